@@ -1,0 +1,57 @@
+import type { Clock, Db, DomainEvent, EventBus, Ids } from '../ports';
+
+export interface Change {
+  actor: string;
+  /** created, updated, deleted, status_changed, … (spec 01 Audit record). */
+  action: string;
+  entityType: string;
+  entityId: string;
+  projectId?: string | null;
+  taskId?: string | null;
+  oldValue?: unknown;
+  newValue?: unknown;
+  /** Published on the event bus in the same transaction as the audit row. */
+  event?: DomainEvent;
+}
+
+/**
+ * The one way a mutation leaves its traces, inside the mutation's own transaction:
+ * 1. an audit row (who, what, before and after);
+ * 2. a per-entity state snapshot of the entity as it now stands (or stood, when deleted);
+ * 3. the change event on the bus.
+ */
+export async function recordChange(
+  deps: { clock: Clock; ids: Ids; events: EventBus },
+  tx: Db,
+  change: Change,
+): Promise<void> {
+  const at = deps.clock.now();
+  await tx.query(
+    `INSERT INTO audit_log (timestamp, actor, action, entity_type, entity_id, project_id, task_id, old_value, new_value)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+    [
+      at,
+      change.actor,
+      change.action,
+      change.entityType,
+      change.entityId,
+      change.projectId ?? null,
+      change.taskId ?? null,
+      jsonOrNull(change.oldValue),
+      jsonOrNull(change.newValue),
+    ],
+  );
+  const state = change.newValue ?? change.oldValue;
+  if (state !== undefined && state !== null) {
+    await tx.query(
+      `INSERT INTO entity_snapshots (id, entity_type, entity_id, state, reason, actor, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+      [deps.ids.uuid(), change.entityType, change.entityId, JSON.stringify(state), change.action, change.actor, at],
+    );
+  }
+  if (change.event) await deps.events.publish(tx, change.event);
+}
+
+function jsonOrNull(value: unknown): string | null {
+  return value === undefined || value === null ? null : JSON.stringify(value);
+}

@@ -1,0 +1,14 @@
+/** A row set as the database returns it. */
+export interface QueryResult<Row> {
+  rows: Row[];
+  rowCount: number;
+}
+
+/**
+ * The database as the core sees it: parameterized SQL and transactions.
+ * `transaction` hands the callback a Db bound to one connection; a throw rolls everything back.
+ */
+export interface Db {
+  query<Row = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<QueryResult<Row>>;
+  transaction<T>(work: (tx: Db) => Promise<T>): Promise<T>;
+}

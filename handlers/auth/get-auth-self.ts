@@ -1,0 +1,16 @@
+import { authSelf, bearerTokenOf, tokenMatches } from '../../core/auth/bearer-token';
+import { publicPaths } from '../routes';
+import { httpHandler, json } from '../middleware/http-handler';
+
+/** GET /api/auth/self (public): what the caller is, and how this server authenticates. */
+export const handler = httpHandler(async (event, app) => {
+  const token = app.config.authToken;
+  return json(
+    200,
+    authSelf({
+      tokenRequired: !!token,
+      presentedValidToken: !!token && tokenMatches(token, bearerTokenOf(event.headers?.authorization)),
+      publicRoutes: publicPaths,
+    }),
+  );
+});

