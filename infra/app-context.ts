@@ -51,7 +51,11 @@ async function connectAndMigrate(url: string): Promise<{ db: PgDb; version: stri
  * - DATABASE_URL set and reachable: use it;
  * - DATABASE_URL set but unreachable: serve the fallback file read-only and retry in the background.
  */
-export async function createAppContext(cfg: Config = loadConfig()): Promise<AppContext> {
+export async function createAppContext(
+  cfg: Config = loadConfig(),
+  options: { reconnectIntervalMs?: number } = {},
+): Promise<AppContext> {
+  const reconnectEvery = options.reconnectIntervalMs ?? RECONNECT_INTERVAL_MS;
   const log = logger();
   let embedded: EmbeddedPostgres | undefined;
   let db: PgDb | undefined;
@@ -93,10 +97,10 @@ export async function createAppContext(cfg: Config = loadConfig()): Promise<AppC
           useDatabase(opened, `PostgreSQL ${opened.version}`);
           log.info('database is back; leaving fallback mode');
         } catch {
-          reconnectTimer = setTimeout(retry, RECONNECT_INTERVAL_MS).unref();
+          reconnectTimer = setTimeout(retry, reconnectEvery).unref();
         }
       };
-      reconnectTimer = setTimeout(retry, RECONNECT_INTERVAL_MS).unref();
+      reconnectTimer = setTimeout(retry, reconnectEvery).unref();
     }
   }
 

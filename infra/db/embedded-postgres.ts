@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { closeSync, existsSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import net from 'node:net';
@@ -102,6 +102,30 @@ async function reachableBinaries(bins: Binaries, as: RunAs): Promise<Binaries> {
   const copied = { postgres: path.join(cache, 'bin', 'postgres'), initdb: path.join(cache, 'bin', 'initdb') };
   if (!canRun(copied.postgres, as)) throw new EmbeddedPostgresError(`user postgres cannot run ${copied.postgres}`);
   return copied;
+}
+
+/**
+ * Where the cluster lives: DATA_DIR/pg. As root, the postgres user must be able to enter it:
+ * a private DATA_DIR (mkdtemp, umask 077) gets search permission for others, nothing more.
+ * When an ancestor is private too (a checkout under /root, say), changing it is not ours to
+ * do: the cluster goes to /var/tmp and DATA_DIR/pg becomes a symbolic link to it.
+ */
+async function clusterDirectory(root: string, as: RunAs, log: (line: string) => void): Promise<string> {
+  const pgdata = path.join(root, 'pg');
+  if (as.uid === undefined) return pgdata;
+  const reachable = (dir: string) => spawnSync('test', ['-x', dir], { ...as }).status === 0;
+  if (!reachable(root)) await fs.chmod(root, ((await fs.stat(root)).mode & 0o777) | 0o011);
+  const existing = await fs.lstat(pgdata).catch(() => undefined);
+  if (existing?.isSymbolicLink()) return fs.realpath(pgdata).catch(() => fs.readlink(pgdata));
+  if (reachable(root)) return pgdata;
+  if (existing) {
+    throw new EmbeddedPostgresError(`user postgres cannot reach ${pgdata} (a parent directory is private); move DATA_DIR or set DATABASE_URL`);
+  }
+  const relocated = path.join('/var/tmp', `task-server-pg-${createHash('sha256').update(root).digest('hex').slice(0, 16)}`, 'pg');
+  await fs.mkdir(path.dirname(relocated), { recursive: true, mode: 0o755 });
+  await fs.symlink(relocated, pgdata);
+  log(`user postgres cannot enter ${root}; keeping the cluster in ${relocated} (linked from ${pgdata})`);
+  return relocated;
 }
 
 /** Whether a process runs; a zombie (killed, not yet reaped) counts as gone. */
@@ -343,10 +367,10 @@ function versionOf(bins: Binaries): string {
 export async function startEmbeddedPostgres(dataDir: string, log: (line: string) => void = () => undefined): Promise<EmbeddedPostgres> {
   const root = path.resolve(dataDir);
   await fs.mkdir(root, { recursive: true });
-  const pgdata = path.join(root, 'pg');
   const stateFile = path.join(root, 'embedded-postgres.json');
   const logFile = path.join(root, 'postgres.log');
   const as = runAsUser();
+  const pgdata = await clusterDirectory(root, as, log);
   const bins = await reachableBinaries(await loadBinaries(), as);
   const version = versionOf(bins);
 

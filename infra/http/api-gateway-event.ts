@@ -1,4 +1,3 @@
-import type { IncomingMessage } from 'node:http';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { routeKeyOf, type Route } from '../../handlers/routes';
 
@@ -13,8 +12,15 @@ function queryParameters(search: URLSearchParams): Record<string, string> | unde
  * Builds the event a Lambda behind an HTTP API would receive, so the runner calls handlers
  * exactly as AWS does.
  */
+export interface RawRequest {
+  method: string;
+  headers: Record<string, string | string[] | undefined>;
+  sourceIp: string;
+  httpVersion: string;
+}
+
 export function toApiGatewayEvent(input: {
-  req: IncomingMessage;
+  req: RawRequest;
   url: URL;
   route: Route;
   pathParameters: Record<string, string>;
@@ -34,21 +40,21 @@ export function toApiGatewayEvent(input: {
     routeKey,
     rawPath: url.pathname,
     rawQueryString: url.search.replace(/^\?/, ''),
-    cookies: req.headers.cookie ? req.headers.cookie.split(';').map((c) => c.trim()) : undefined,
+    cookies: typeof req.headers.cookie === 'string' ? req.headers.cookie.split(';').map((c) => c.trim()) : undefined,
     headers,
     queryStringParameters: queryParameters(url.searchParams),
     pathParameters: Object.keys(input.pathParameters).length ? input.pathParameters : undefined,
     requestContext: {
       accountId: 'local',
       apiId: 'local-runner',
-      domainName: req.headers.host ?? 'localhost',
+      domainName: headers.host ?? 'localhost',
       domainPrefix: 'local',
       http: {
-        method: req.method ?? 'GET',
+        method: req.method,
         path: url.pathname,
         protocol: `HTTP/${req.httpVersion}`,
-        sourceIp: req.socket.remoteAddress ?? '',
-        userAgent: req.headers['user-agent'] ?? '',
+        sourceIp: req.sourceIp,
+        userAgent: headers['user-agent'] ?? '',
       },
       requestId: input.requestId,
       routeKey,

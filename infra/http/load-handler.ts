@@ -11,7 +11,7 @@ const loaded = new Map<string, Promise<LambdaHttpHandler>>();
 export function loadHandler(name: string): Promise<LambdaHttpHandler> {
   let pending = loaded.get(name);
   if (!pending) {
-    pending = import(`../../handlers/${name}.ts`).then((mod: { handler?: LambdaHttpHandler }) => {
+    pending = import(/* @vite-ignore */ `../../handlers/${name}.ts`).then((mod: { handler?: LambdaHttpHandler }) => {
       if (typeof mod.handler !== 'function') throw new Error(`handlers/${name}.ts exports no handler`);
       return mod.handler;
     });

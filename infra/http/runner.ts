@@ -104,7 +104,8 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
       if (err instanceof BodyTooLarge) sendJson(res, 413, { error: 'request body too large', code: 'payload_too_large' });
       return;
     }
-    const event = toApiGatewayEvent({ req, url, route: match.route, pathParameters: match.pathParameters, body, requestId });
+    const raw = { method, headers: req.headers, sourceIp: req.socket.remoteAddress ?? '', httpVersion: req.httpVersion };
+    const event = toApiGatewayEvent({ req: raw, url, route: match.route, pathParameters: match.pathParameters, body, requestId });
     const handler = await loadHandler(match.route.handler);
     const context = { awsRequestId: requestId, functionName: 'local-runner', callbackWaitsForEmptyEventLoop: false } as Context;
     const result = await handler(event, context);

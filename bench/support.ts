@@ -1,0 +1,38 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import { startEmbeddedPostgres } from '../infra/db/embedded-postgres';
+
+export const seconds = Number(process.env.BENCH_SECONDS ?? 5);
+export const connections = Number(process.env.BENCH_CONNECTIONS ?? 20);
+
+/** A database for a benchmark: DATABASE_URL when set, else an embedded PostgreSQL in a temporary directory. */
+export async function benchDatabase(): Promise<{ url: string; dataDir: string; close(): Promise<void> }> {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'task-server-bench-'));
+  if (process.env.DATABASE_URL) {
+    return { url: process.env.DATABASE_URL, dataDir, close: () => rm(dataDir, { recursive: true, force: true }) };
+  }
+  const pg = await startEmbeddedPostgres(dataDir);
+  return {
+    url: pg.url,
+    dataDir,
+    async close() {
+      await pg.stop();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Requests per second of GET url, measured in-process, bounded in time. */
+export async function requestsPerSecond(url: string): Promise<{ rps: number; p99: number; errors: number }> {
+  const result = await autocannon({ url, connections, duration: seconds });
+  return { rps: result.requests.average, p99: result.latency.p99, errors: result.errors + result.non2xx };
+}
+
+export function report(name: string, ours: number, baseline: number, unit: string, extra = ''): void {
+  const ratio = baseline > 0 ? ours / baseline : Number.NaN;
+  console.log(
+    `${name.padEnd(44)} ${ours.toFixed(0).padStart(8)} ${unit}   baseline ${baseline.toFixed(0).padStart(8)} ${unit}   ratio ${ratio.toFixed(2)}${extra ? `   ${extra}` : ''}`,
+  );
+}

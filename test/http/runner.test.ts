@@ -1,0 +1,91 @@
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { routes } from '../../handlers/routes';
+import { startTestApp, type TestApp } from '../support/test-app';
+
+let app: TestApp;
+beforeAll(async () => {
+  app = await startTestApp();
+});
+afterAll(async () => app?.close());
+
+describe('local runner over real HTTP', () => {
+  it('serves health and the projects lifecycle with the CORS header on every response', async () => {
+    const health = await app.http('GET', '/api/health');
+    expect(health.status).toBe(200);
+    expect(health.headers['access-control-allow-origin']).toBe('*');
+    expect(health.headers['content-type']).toMatch(/application\/json/);
+
+    const created = await app.http('POST', '/api/projects', { body: { name: 'Over HTTP' } });
+    expect(created.status).toBe(201);
+    const id = created.body.id;
+    expect((await app.http('GET', `/api/projects/${id}`)).body.name).toBe('Over HTTP');
+    expect((await app.http('PATCH', `/api/projects/${id}`, { body: { name: 'Renamed' } })).body.name).toBe('Renamed');
+    expect((await app.http('DELETE', `/api/projects/${id}`)).body).toEqual({ deleted: true, id });
+    const gone = await app.http('GET', `/api/projects/${id}`);
+    expect(gone.status).toBe(404);
+    expect(gone.headers['access-control-allow-origin']).toBe('*');
+  });
+
+  it('prefers static segments over parameters (/api/projects/default is not a project id)', async () => {
+    await app.http('POST', '/api/projects', { body: { name: 'Any' } });
+    const res = await app.http('GET', '/api/projects/default');
+    expect(res.status).toBe(200);
+    expect(res.body.task_counts).toBeDefined();
+  });
+
+  it('answers CORS preflight with 204, no auth, and the allowed headers', async () => {
+    const res = await app.http('OPTIONS', '/api/projects/x', { headers: { 'access-control-request-method': 'PATCH' } });
+    expect(res.status).toBe(204);
+    expect(res.headers['access-control-allow-origin']).toBe('*');
+    expect(res.headers['access-control-allow-headers']).toMatch(/Authorization/);
+    expect(res.headers['access-control-allow-headers']).toMatch(/Content-Type/);
+    expect(res.headers['access-control-allow-methods']).toMatch(/PATCH/);
+  });
+
+  it('answers an unknown route or method with 404 JSON', async () => {
+    const unknown = await app.http('GET', '/api/does-not-exist');
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.error).toMatch(/no route/);
+    const wrongMethod = await app.http('PUT', '/api/health');
+    expect(wrongMethod.status).toBe(404);
+    expect(wrongMethod.body.error).toMatch(/GET/);
+    expect((await app.http('GET', '/')).status).toBe(404);
+  });
+
+  it('answers malformed JSON with 400 and an oversized body with 413', async () => {
+    const bad = await app.http('POST', '/api/projects', { raw: '{"name": "x",,}' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toMatch(/JSON/);
+    const huge = await app.http('POST', '/api/projects', { raw: JSON.stringify({ name: 'x', description: 'y'.repeat(2 * 1024 * 1024) }) });
+    expect(huge.status).toBe(413);
+    expect(huge.body.error).toMatch(/too large/);
+  });
+
+  it('accepts a JSON body sent with a form content type (curl -d)', async () => {
+    const res = await app.http('POST', '/api/projects', {
+      raw: '{"name":"From curl"}',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    expect(res.status).toBe(201);
+  });
+
+  it('never answers garbage paths, methods and bodies with a 5xx', async () => {
+    const paths = [...new Set(routes.map((r) => r.path))];
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...paths),
+        fc.constantFrom('GET', 'POST', 'PATCH', 'DELETE', 'PUT'),
+        fc.oneof(fc.string(), fc.constantFrom('00000000-0000-4000-8000-000000000000', '%ZZ', '..', 'default')),
+        fc.oneof(fc.string(), fc.json()),
+        async (path, method, param, raw) => {
+          const target = path.replace(/:[A-Za-z]+/g, encodeURIComponent(param) || 'x');
+          const res = await app.http(method, target, { raw: method === 'GET' || method === 'DELETE' ? undefined : raw });
+          expect(res.status, `${method} ${target} ${raw}`).toBeLessThan(500);
+          expect(typeof res.body?.error === 'string' || res.status < 400).toBe(true);
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+});

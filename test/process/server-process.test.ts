@@ -1,0 +1,128 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { chmod, cp, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startChild, type Child } from '../support/child-process';
+
+/** A directory holding only dist/, package.json and node_modules: no sources, no tsx. */
+let installDir: string;
+let dataDir: string;
+
+beforeAll(async () => {
+  installDir = await mkdtemp(path.join(os.tmpdir(), 'task-server-install-'));
+  await chmod(installDir, 0o755);
+  await cp(path.resolve('dist'), path.join(installDir, 'dist'), { recursive: true });
+  await cp(path.resolve('package.json'), path.join(installDir, 'package.json'));
+  await symlink(path.resolve('node_modules'), path.join(installDir, 'node_modules'));
+  dataDir = path.join(installDir, 'data');
+});
+
+afterAll(async () => {
+  await rm(installDir, { recursive: true, force: true });
+});
+
+function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const key of ['DATABASE_URL', 'DASHBOARD_AUTH_TOKEN', 'HOST', 'PORT', 'DATA_DIR', 'TEST_DATABASE_URL', 'VITEST', 'NODE_ENV']) delete env[key];
+  return { ...env, LOG_LEVEL: 'WARN', DISPATCHER_INTERVAL_MS: '0', CRON_MANAGER_PORT: '0', ...extra };
+}
+
+function startServer(extra: Record<string, string> = {}): Child {
+  return startChild(process.execPath, ['dist/server.js'], { cwd: installDir, env: cleanEnv({ DATA_DIR: dataDir, PORT: '0', ...extra }) });
+}
+
+async function ready(child: Child): Promise<string> {
+  const match = await child.waitFor(/task server ready at (http:\/\/\S+)/, 60_000);
+  return match[1]!;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+async function getJson(url: string, init?: RequestInit): Promise<any> {
+  return (await fetch(url, init)).json();
+}
+
+/** PostgreSQL processes serving this test's data directory. */
+function postgresProcesses(): number[] {
+  return readdirSync('/proc')
+    .filter((e) => /^\d+$/.test(e))
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(path.join(dataDir, 'pg'));
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+describe('node dist/server.js on the embedded PostgreSQL', () => {
+  it('starts without the source tree, keeps data across a kill -9, and shuts down cleanly on SIGTERM', async () => {
+    const first = startServer();
+    const url = await ready(first);
+    expect(first.output().match(/task server ready/g)).toHaveLength(1);
+    const health = await getJson(`${url}/api/health`);
+    expect(health).toMatchObject({ status: 'ok', storage_mode: 'embedded' });
+    expect(health.storage_label).toMatch(/embedded PostgreSQL/);
+    const created = await getJson(`${url}/api/projects`, { method: 'POST', body: JSON.stringify({ name: 'Survives crashes' }) });
+
+    first.proc.kill('SIGKILL');
+    await first.exited;
+    expect(postgresProcesses().length).toBeGreaterThan(0); // the orphan a crash leaves
+
+    const second = startServer();
+    const url2 = await ready(second);
+    const again = await getJson(`${url2}/api/projects/${created.id}`);
+    expect(again.name).toBe('Survives crashes');
+
+    second.proc.kill('SIGTERM');
+    const exit = await second.exited;
+    expect(exit.code).toBe(0);
+    expect(postgresProcesses()).toEqual([]);
+
+    // and once more from a clean stop, with a stale postmaster.pid planted as a crash would leave it
+    await writeFile(path.join(dataDir, 'pg', 'postmaster.pid'), '999999\n/nowhere\n0\n1\n\n127.0.0.1\n0 0\nready\n');
+    const third = startServer();
+    const url3 = await ready(third);
+    expect((await getJson(`${url3}/api/projects/${created.id}`)).name).toBe('Survives crashes');
+    third.proc.kill('SIGINT');
+    expect((await third.exited).code).toBe(0);
+  });
+
+  it('keeps the cluster reachable for the postgres user when DATA_DIR sits under a private directory', async () => {
+    const privateParent = await mkdtemp(path.join(os.tmpdir(), 'task-server-private-'));
+    try {
+      const child = startServer({ DATA_DIR: path.join(privateParent, 'data') });
+      const url = await ready(child);
+      expect((await fetch(`${url}/api/health`)).status).toBe(200);
+      child.proc.kill('SIGTERM');
+      expect((await child.exited).code).toBe(0);
+    } finally {
+      const relocated = await realpath(path.join(privateParent, 'data', 'pg')).catch(() => undefined);
+      if (relocated?.startsWith('/var/tmp/')) await rm(path.dirname(relocated), { recursive: true, force: true });
+      await rm(privateParent, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses a non-loopback HOST without a token, with a one-line reason', async () => {
+    const child = startServer({ HOST: '0.0.0.0' });
+    const exit = await child.exited;
+    expect(exit.code).not.toBe(0);
+    expect(child.output()).toMatch(/cannot start: .*DASHBOARD_AUTH_TOKEN/);
+  });
+
+  it('refuses a malformed PORT, naming the variable', async () => {
+    const child = startServer({ PORT: 'eighty' });
+    expect((await child.exited).code).not.toBe(0);
+    expect(child.output()).toMatch(/cannot start: bad environment: PORT/);
+  });
+
+  it('serves on a non-loopback HOST when a token is set, and requires the token', async () => {
+    const child = startServer({ HOST: '0.0.0.0', DASHBOARD_AUTH_TOKEN: 'proc-token' });
+    const url = (await ready(child)).replace('0.0.0.0', '127.0.0.1');
+    expect((await fetch(`${url}/api/projects`)).status).toBe(401);
+    expect((await fetch(`${url}/api/projects`, { headers: { authorization: 'Bearer proc-token' } })).status).toBe(200);
+    child.proc.kill('SIGTERM');
+    expect((await child.exited).code).toBe(0);
+  });
+});

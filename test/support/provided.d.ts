@@ -1,0 +1,8 @@
+declare module 'vitest' {
+  export interface ProvidedContext {
+    pgAdminUrl: string;
+    pgTemplate: string;
+    pgKind: 'embedded' | 'external';
+  }
+}
+export {};

@@ -1,0 +1,49 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, isLoopbackHost, parseConfig } from '../../infra/config';
+
+describe('configuration from the environment', () => {
+  it('applies the defaults of the operating contract', () => {
+    const cfg = parseConfig({});
+    expect(cfg).toMatchObject({
+      host: '127.0.0.1',
+      port: 3876,
+      dataDir: path.resolve('data'),
+      databaseUrl: undefined,
+      authToken: undefined,
+      snapshotDir: path.resolve('data/snapshots'),
+      restoreMaxBytes: 100 * 1024 * 1024,
+      sessionReplayMaxBytes: 20 * 1024 * 1024,
+      runtimeCli: 'runtime',
+      dispatcherIntervalMs: 30_000,
+      cronManagerPort: 3878,
+      logLevel: 'INFO',
+      taskServerUrl: 'http://127.0.0.1:3876',
+      mcpMutations: false,
+    });
+  });
+
+  it('treats empty variables as unset and derives SNAPSHOT_DIR from DATA_DIR', () => {
+    const cfg = parseConfig({ DATABASE_URL: '', DATA_DIR: '/srv/x', DASHBOARD_AUTH_TOKEN: '' });
+    expect(cfg.databaseUrl).toBeUndefined();
+    expect(cfg.authToken).toBeUndefined();
+    expect(cfg.snapshotDir).toBe('/srv/x/snapshots');
+  });
+
+  it('refuses malformed values, naming the variable', () => {
+    expect(() => parseConfig({ PORT: 'abc' })).toThrow(ConfigError);
+    expect(() => parseConfig({ PORT: '70000' })).toThrow(/PORT/);
+    expect(() => parseConfig({ DISPATCHER_INTERVAL_MS: '-1' })).toThrow(/DISPATCHER_INTERVAL_MS/);
+    expect(() => parseConfig({ LOG_LEVEL: 'LOUD' })).toThrow(/LOG_LEVEL/);
+  });
+
+  it('enables MCP mutations only for RUNTIME_MCP_MUTATIONS=1', () => {
+    expect(parseConfig({ RUNTIME_MCP_MUTATIONS: '1' }).mcpMutations).toBe(true);
+    expect(parseConfig({ RUNTIME_MCP_MUTATIONS: 'true' }).mcpMutations).toBe(false);
+  });
+
+  it('knows loopback hosts', () => {
+    for (const h of ['127.0.0.1', 'localhost', '::1', '[::1]', '127.1.2.3']) expect(isLoopbackHost(h), h).toBe(true);
+    for (const h of ['0.0.0.0', '::', '192.168.1.4', 'example.com', '128.0.0.1']) expect(isLoopbackHost(h), h).toBe(false);
+  });
+});
