@@ -54,3 +54,14 @@ export class PayloadTooLargeError extends DomainError {
 export class UpstreamError extends DomainError {
   readonly code = 'upstream_failed';
 }
+
+/** Why a call to the agent runtime failed (runtime contract §1). */
+export type RuntimeFailure = 'unavailable' | 'failed' | 'timed_out' | 'bad_output';
+
+/** A runtime CLI call failed; `failure` says how. Mapped to 502 unless an endpoint says otherwise. */
+export class RuntimeCallError extends DomainError {
+  readonly code = 'runtime_failed';
+  constructor(message: string, readonly failure: RuntimeFailure) {
+    super(message, { failure });
+  }
+}

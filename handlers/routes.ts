@@ -1,37 +1,27 @@
 /**
  * The route table: the one list of every endpoint. It feeds the local runner, the Lambda
  * bundles and serverless.yml (esbuild.config.mjs), GET /api/routes and the auth check.
- * `handler` names the module handlers/<handler>.ts, which exports `handler`.
- * Pure data: importing it loads no handler.
+ * Each group lives in handlers/route-table/<group>.ts. Pure data: importing it loads no handler.
  */
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+import { costRoutes } from './route-table/costs';
+import { foundationRoutes } from './route-table/foundation';
+import type { Route } from './route-table/route';
+import { runtimeRoutes } from './route-table/runtime';
+import { snapshotRoutes } from './route-table/snapshots';
+import { streamRoutes } from './route-table/streams';
+import { taskRoutes } from './route-table/tasks';
+import { workflowRoutes } from './route-table/workflows';
 
-export interface Route {
-  method: HttpMethod;
-  /** Express-style parameters (`:id`); API Gateway's `{id}` form is derived. */
-  path: string;
-  handler: string;
-  /** Reachable without the bearer token (spec 01 Authentication 3). */
-  public?: boolean;
-  /** Served only by the long-lived runner (streams); absent from Lambda. */
-  runnerOnly?: boolean;
-  /** Takes bodies up to RESTORE_MAX_BYTES instead of 1 MB (restore, import). */
-  largeBody?: boolean;
-}
+export type { HttpMethod, Route } from './route-table/route';
 
 export const routes: readonly Route[] = [
-  { method: 'GET', path: '/api/health', handler: 'health/get-health', public: true },
-  { method: 'GET', path: '/api/auth/self', handler: 'auth/get-auth-self', public: true },
-  { method: 'GET', path: '/api/stats', handler: 'health/get-stats' },
-  { method: 'GET', path: '/api/health-status', handler: 'health/get-health-status' },
-  { method: 'GET', path: '/api/routes', handler: 'health/list-routes' },
-
-  { method: 'GET', path: '/api/projects', handler: 'projects/list-projects' },
-  { method: 'POST', path: '/api/projects', handler: 'projects/create-project' },
-  { method: 'GET', path: '/api/projects/default', handler: 'projects/get-default-project' },
-  { method: 'GET', path: '/api/projects/:id', handler: 'projects/get-project' },
-  { method: 'PATCH', path: '/api/projects/:id', handler: 'projects/update-project' },
-  { method: 'DELETE', path: '/api/projects/:id', handler: 'projects/delete-project' },
+  ...foundationRoutes,
+  ...taskRoutes,
+  ...workflowRoutes,
+  ...costRoutes,
+  ...snapshotRoutes,
+  ...runtimeRoutes,
+  ...streamRoutes,
 ];
 
 /** `GET /api/projects/{id}`: the API Gateway route key of a route. */

@@ -1,0 +1,17 @@
+import type { Route } from './route';
+
+/** Health, auth and projects (the foundation issue). */
+export const foundationRoutes: readonly Route[] = [
+  { method: 'GET', path: '/api/health', handler: 'health/get-health', public: true },
+  { method: 'GET', path: '/api/auth/self', handler: 'auth/get-auth-self', public: true },
+  { method: 'GET', path: '/api/stats', handler: 'health/get-stats' },
+  { method: 'GET', path: '/api/health-status', handler: 'health/get-health-status' },
+  { method: 'GET', path: '/api/routes', handler: 'health/list-routes' },
+
+  { method: 'GET', path: '/api/projects', handler: 'projects/list-projects' },
+  { method: 'POST', path: '/api/projects', handler: 'projects/create-project' },
+  { method: 'GET', path: '/api/projects/default', handler: 'projects/get-default-project' },
+  { method: 'GET', path: '/api/projects/:id', handler: 'projects/get-project' },
+  { method: 'PATCH', path: '/api/projects/:id', handler: 'projects/update-project' },
+  { method: 'DELETE', path: '/api/projects/:id', handler: 'projects/delete-project' },
+];
