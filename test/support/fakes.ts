@@ -1,0 +1,36 @@
+import type { Clock, Runtime } from '../../core/ports';
+import { RuntimeCallError, type RuntimeFailure } from '../../core/errors';
+
+/** A clock that stands still until told to move: time rules are tested by moving it, never by sleeping. */
+export function movableClock(start: Date | string = '2026-11-01T12:00:00.000Z') {
+  let now = new Date(start).getTime();
+  const clock: Clock & { set(at: Date | string): void; advance(ms: number): void } = {
+    now: () => new Date(now),
+    set: (at) => {
+      now = new Date(at).getTime();
+    },
+    advance: (ms) => {
+      now += ms;
+    },
+  };
+  return clock;
+}
+
+/**
+ * An in-process Runtime that records every call and answers from a script; for use-case and
+ * handler tests. (The CLI contract itself is tested against the fake runtime executable.)
+ */
+export function recordingRuntime(answer: (args: readonly string[]) => Record<string, unknown> | RuntimeFailure = () => ({ ok: true })) {
+  const calls: string[][] = [];
+  const runtime: Runtime & { calls: string[][] } = {
+    stateDir: '/nonexistent-runtime-state',
+    calls,
+    async run(args) {
+      calls.push([...args]);
+      const result = answer(args);
+      if (typeof result === 'string') throw new RuntimeCallError(`runtime ${args[0]} ${result}`, result);
+      return result;
+    },
+  };
+  return runtime;
+}
