@@ -111,7 +111,7 @@ await mkdir(path.join(root, 'dist/lambda'), { recursive: true });
 
 await build({
   ...common,
-  entryPoints: { server: path.join(root, 'infra/http/main.ts') },
+  entryPoints: { server: path.join(root, 'infra/http/main.ts'), mcp: path.join(root, 'mcp/main.ts') },
   outdir: path.join(root, 'dist'),
   outExtension: { '.js': '.js' },
 });
@@ -136,4 +136,4 @@ await Promise.all(
 
 // dist/ is ESM whatever the package.json beside it says.
 await writeFile(path.join(root, 'dist/package.json'), '{ "type": "module" }\n');
-console.log(`built dist/server.js and ${areas.size} Lambda bundles; serverless.yml ${current === yaml ? 'unchanged' : 'updated'}`);
+console.log(`built dist/server.js, dist/mcp.js and ${areas.size} Lambda bundles; serverless.yml ${current === yaml ? 'unchanged' : 'updated'}`);
