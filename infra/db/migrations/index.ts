@@ -1,4 +1,5 @@
 import initialSchema from './0001_initial_schema';
+import eventOutboxCommitOrder from './0600_event_outbox_commit_order';
 
 /**
  * Applied in order, each once, recorded by name in schema_migrations (snapshot manifests list
@@ -6,4 +7,5 @@ import initialSchema from './0001_initial_schema';
  */
 export const migrations: ReadonlyArray<{ name: string; sql: string }> = [
   { name: '0001_initial_schema', sql: initialSchema },
+  { name: '0600_event_outbox_commit_order', sql: eventOutboxCommitOrder },
 ];
