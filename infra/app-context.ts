@@ -9,7 +9,7 @@ import { migrate } from './db/migrate';
 import { PgDb } from './db/pg-db';
 import { outboxEventBus } from './events/outbox-event-bus';
 import { logger } from './logger';
-import { unavailableRuntime } from './runtime/unavailable-runtime';
+import { cliRuntime } from './runtime/cli-runtime';
 
 /** What the storage section of /api/health reports. */
 export interface StorageInfo {
@@ -67,7 +67,7 @@ export async function createAppContext(
     clock: systemClock,
     ids: randomIds,
     events: outboxEventBus,
-    runtime: unavailableRuntime(cfg.runtimeStateDir),
+    runtime: cliRuntime({ executable: cfg.runtimeCli, timeoutMs: cfg.runtimeCliTimeoutMs, stateDir: cfg.runtimeStateDir, replayMaxBytes: cfg.sessionReplayMaxBytes }),
   };
 
   const useDatabase = (opened: { db: PgDb; version: string }, label: string) => {

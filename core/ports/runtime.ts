@@ -1,5 +1,5 @@
 /**
- * The agent runtime as the core sees it (../shared/runtime-contract.md): one CLI call at a
+ * The agent runtime as the core sees it (docs/runtime-contract.md): one CLI call at a
  * time, answered with the parsed JSON document it printed, and a read-only state directory.
  * Adapters throw RuntimeCallError (core/errors.ts) for every failure kind of the contract.
  */
@@ -8,4 +8,50 @@ export interface Runtime {
   run(args: readonly string[]): Promise<Record<string, unknown>>;
   /** Absolute path of RUNTIME_STATE_DIR (sessions and transcripts); read-only. */
   readonly stateDir: string;
+  /**
+   * The file seam: session indexes and transcripts under stateDir. Optional so that in-process
+   * fakes need not provide it; the session reader answers 502 (unavailable) without it.
+   */
+  readonly files?: RuntimeStateFiles;
+}
+
+/**
+ * Read-only access to RUNTIME_STATE_DIR. Every id passed here has already been validated by
+ * the core (core/runtime/ids.ts); adapters check again that no path leaves the directory.
+ */
+export interface RuntimeStateFiles {
+  /** Names of the directories under agents/ (unsorted); empty when there is none. */
+  listAgentIds(): Promise<string[]>;
+  /** The raw text of agents/<agentId>/sessions/sessions.json, or undefined when the file is absent. */
+  readSessionIndex(agentId: string): Promise<string | undefined>;
+  /**
+   * The lines of agents/<agentId>/sessions/<sessionId>.jsonl, read as a stream, or undefined when
+   * the file is absent. The stream stops at the last complete line within the byte cap.
+   */
+  openTranscript(agentId: string, sessionId: string): Promise<TranscriptStream | undefined>;
+}
+
+export interface TranscriptStream {
+  /** One string per physical line, in order (line numbers start at 1); never the whole file at once. */
+  lines: AsyncIterable<string>;
+  /** True when the file is larger than the cap, so lines past it are not read. */
+  truncated: boolean;
+  /** Releases the file early (a consumer that stops before the end). Safe to call twice. */
+  close(): void;
+}
+
+/** Legacy scheduled-job definition files (spec 01 POST/DELETE /api/cron/jobs), one JSON file per job. */
+export interface LegacyJobFiles {
+  /** Every readable definition; unreadable files are reported by name rather than failing the list. */
+  list(): Promise<{ jobs: Array<{ id: string; definition: unknown }>; unreadable: string[] }>;
+  /** Writes the definition atomically; false when a job of that id already exists. */
+  create(id: string, definition: Record<string, unknown>): Promise<boolean>;
+  /** Removes the definition; false when there was none. */
+  remove(id: string): Promise<boolean>;
+}
+
+/** A small JSON file under DATA_DIR that something outside the server maintains (the citation queue). */
+export interface DataFile {
+  /** The file's text, or undefined when it does not exist. */
+  read(): Promise<string | undefined>;
 }

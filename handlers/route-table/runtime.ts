@@ -1,4 +1,16 @@
 import type { Route } from './route';
 
-/** Agent-runtime proxies, scheduled jobs, session reader, task sessions, chat (spec 01). */
-export const runtimeRoutes: readonly Route[] = [];
+/**
+ * Agent-runtime proxies, scheduled jobs, session reader, task sessions, chat, citation queue (spec 01).
+ * GET /api/cron-admin/jobs is not here: the cron-manager server (infra/cron-manager) serves it on
+ * its own port.
+ */
+export const runtimeRoutes: readonly Route[] = [
+  { method: 'GET', path: '/api/runtime/health', handler: 'runtime/get-runtime-health' },
+  { method: 'GET', path: '/api/runtime/tasks', handler: 'runtime/list-runtime-tasks' },
+  { method: 'GET', path: '/api/runtime/tasks/audit', handler: 'runtime/get-runtime-task-audit' },
+  { method: 'GET', path: '/api/runtime/agents', handler: 'runtime/list-runtime-agents' },
+  { method: 'POST', path: '/api/runtime/memory/index', handler: 'runtime/index-runtime-memory' },
+  { method: 'GET', path: '/api/runtime/memory/promote', handler: 'runtime/list-promotion-candidates' },
+  { method: 'POST', path: '/api/runtime/memory/promote', handler: 'runtime/promote-runtime-memory' },
+];

@@ -1,0 +1,133 @@
+import { spawn } from 'node:child_process';
+import { RuntimeCallError } from '../../core/errors';
+import type { Runtime } from '../../core/ports';
+import { logger } from '../logger';
+import { runtimeStateFiles } from './state-files';
+
+/** Enough for any list the runtime prints; more is a runaway process, not an answer. */
+export const RUNTIME_STDOUT_MAX_BYTES = 16 * 1024 * 1024;
+const STDERR_KEPT_BYTES = 4 * 1024;
+/** Variables the runtime has no business seeing. */
+const WITHHELD_ENV = ['DASHBOARD_AUTH_TOKEN', 'DATABASE_URL', 'TEST_DATABASE_URL', 'POSTGRES_PASSWORD'];
+
+export interface CliRuntimeOptions {
+  executable: string;
+  timeoutMs: number;
+  stateDir: string;
+  replayMaxBytes: number;
+  stdoutMaxBytes?: number;
+}
+
+function childEnv(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const key of WITHHELD_ENV) delete env[key];
+  return env;
+}
+
+/** What a call is called in messages: the subcommand words, never the values (messages, texts). */
+function callName(args: readonly string[]): string {
+  return args.filter((a) => !a.startsWith('-')).slice(0, 2).join(' ');
+}
+
+function firstLine(text: string, max = 200): string {
+  const line = text.trim().split('\n')[0] ?? '';
+  return line.length > max ? `${line.slice(0, max)}…` : line;
+}
+
+/**
+ * Runs RUNTIME_CLI with an argument array (no shell), a timeout and a bounded stdout, and turns
+ * every failure of the contract into a RuntimeCallError of its kind:
+ * missing executable → unavailable; non-zero exit or an `ok: false` / `error` body → failed;
+ * timeout → timed_out; stdout that is not one JSON object, or too large → bad_output.
+ */
+export function cliRuntime(options: CliRuntimeOptions): Runtime {
+  const maxStdout = options.stdoutMaxBytes ?? RUNTIME_STDOUT_MAX_BYTES;
+  const run = (args: readonly string[]) =>
+    new Promise<Record<string, unknown>>((resolve, reject) => {
+      const name = callName(args);
+      const fail = (message: string, failure: RuntimeCallError['failure']) => {
+        logger().warn('runtime call failed', { call: name, failure, reason: message });
+        reject(new RuntimeCallError(`runtime ${name}: ${message}`, failure));
+      };
+      let child;
+      try {
+        child = spawn(options.executable, [...args], { shell: false, stdio: ['ignore', 'pipe', 'pipe'], env: childEnv() });
+      } catch (err) {
+        fail(`cannot start ${options.executable}: ${(err as Error).message}`, 'unavailable');
+        return;
+      }
+      const stdout: Buffer[] = [];
+      let stdoutBytes = 0;
+      let stderr = '';
+      let settled = false;
+      let overflow = false;
+      let timedOut = false;
+      const settle = (action: () => void) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        action();
+      };
+      const timer = setTimeout(() => {
+        timedOut = true;
+        child.kill('SIGKILL');
+      }, options.timeoutMs);
+      child.stdout.on('data', (chunk: Buffer) => {
+        stdoutBytes += chunk.length;
+        if (stdoutBytes > maxStdout) {
+          overflow = true;
+          child.kill('SIGKILL');
+          return;
+        }
+        stdout.push(chunk);
+      });
+      child.stderr.on('data', (chunk: Buffer) => {
+        if (stderr.length < STDERR_KEPT_BYTES) stderr += chunk.toString('utf8').slice(0, STDERR_KEPT_BYTES - stderr.length);
+      });
+      child.on('error', (err: NodeJS.ErrnoException) => {
+        const missing = err.code === 'ENOENT' || err.code === 'EACCES' || err.code === 'ENOTDIR';
+        settle(() =>
+          fail(
+            missing ? `agent runtime unavailable: ${options.executable} not found or not executable` : `cannot run ${options.executable}: ${err.message}`,
+            'unavailable',
+          ),
+        );
+      });
+      child.on('close', (code, signal) => {
+        settle(() => {
+          if (timedOut) return fail(`no answer within ${options.timeoutMs} ms`, 'timed_out');
+          if (overflow) return fail(`printed more than ${maxStdout} bytes`, 'bad_output');
+          const text = Buffer.concat(stdout).toString('utf8');
+          let doc: unknown;
+          try {
+            doc = JSON.parse(text);
+          } catch {
+            doc = undefined;
+          }
+          const body = typeof doc === 'object' && doc !== null && !Array.isArray(doc) ? (doc as Record<string, unknown>) : undefined;
+          const reported = body && (body.ok === false || body.error !== undefined) ? errorText(body) : undefined;
+          if (code !== 0 || signal) {
+            const why = reported ?? (firstLine(stderr) || 'no message');
+            return fail(`exited with ${signal ? `signal ${signal}` : `code ${code}`}: ${why}`, 'failed');
+          }
+          if (!body) return fail(text.trim() ? 'printed something that is not a JSON object' : 'printed nothing', 'bad_output');
+          if (reported !== undefined) return fail(reported, 'failed');
+          resolve(body);
+        });
+      });
+    });
+  return {
+    stateDir: options.stateDir,
+    run,
+    files: runtimeStateFiles(options.stateDir, options.replayMaxBytes),
+  };
+}
+
+function errorText(body: Record<string, unknown>): string {
+  const error = body.error;
+  if (typeof error === 'string' && error) return firstLine(error, 300);
+  if (typeof error === 'object' && error !== null && typeof (error as { message?: unknown }).message === 'string') {
+    return firstLine((error as { message: string }).message, 300);
+  }
+  return 'the runtime reported a failure (ok: false)';
+}

@@ -1,0 +1,102 @@
+import { createReadStream } from 'node:fs';
+import { open, readdir, readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import type { RuntimeStateFiles, TranscriptStream } from '../../core/ports/runtime';
+
+const NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
+const BACKWARD_CHUNK = 64 * 1024;
+
+/**
+ * Second line of defence behind the core's id validation: a name is one plain path segment,
+ * and the joined path must still be inside the state directory.
+ */
+export function pathInside(root: string, ...segments: string[]): string {
+  for (const s of segments) {
+    if (!NAME.test(s) || s.includes('..')) throw new Error(`unsafe path segment ${JSON.stringify(s)}`);
+  }
+  const resolved = path.resolve(root, ...segments);
+  const base = path.resolve(root);
+  if (resolved !== base && !resolved.startsWith(base + path.sep)) throw new Error('path escapes the state directory');
+  return resolved;
+}
+
+function isMissing(err: unknown): boolean {
+  const code = (err as NodeJS.ErrnoException).code;
+  return code === 'ENOENT' || code === 'ENOTDIR';
+}
+
+/**
+ * Where the readable window of a capped file ends: just after the last newline within the first
+ * `cap` bytes, so a line cut by the cap is dropped instead of reported as malformed.
+ * Reads backwards in small chunks; never the whole window.
+ */
+async function endOfLastCompleteLine(file: string, cap: number): Promise<number> {
+  const handle = await open(file, 'r');
+  try {
+    const buffer = Buffer.alloc(BACKWARD_CHUNK);
+    let end = cap;
+    while (end > 0) {
+      const start = Math.max(0, end - BACKWARD_CHUNK);
+      const { bytesRead } = await handle.read(buffer, 0, end - start, start);
+      const at = buffer.subarray(0, bytesRead).lastIndexOf(0x0a);
+      if (at >= 0) return start + at + 1;
+      end = start;
+    }
+    return 0;
+  } finally {
+    await handle.close();
+  }
+}
+
+export function runtimeStateFiles(stateDir: string, maxBytes: number): RuntimeStateFiles {
+  const agentsDir = path.resolve(stateDir, 'agents');
+  return {
+    async listAgentIds() {
+      try {
+        const entries = await readdir(agentsDir, { withFileTypes: true });
+        return entries.filter((e) => e.isDirectory() && NAME.test(e.name) && !e.name.includes('..')).map((e) => e.name);
+      } catch (err) {
+        if (isMissing(err)) return [];
+        throw err;
+      }
+    },
+
+    async readSessionIndex(agentId) {
+      try {
+        return await readFile(pathInside(agentsDir, agentId, 'sessions', 'sessions.json'), 'utf8');
+      } catch (err) {
+        if (isMissing(err)) return undefined;
+        throw err;
+      }
+    },
+
+    async openTranscript(agentId, sessionId): Promise<TranscriptStream | undefined> {
+      const file = pathInside(agentsDir, agentId, 'sessions', `${sessionId}.jsonl`);
+      let size: number;
+      try {
+        const info = await stat(file);
+        if (!info.isFile()) return undefined;
+        size = info.size;
+      } catch (err) {
+        if (isMissing(err)) return undefined;
+        throw err;
+      }
+      const truncated = size > maxBytes;
+      const windowEnd = truncated ? await endOfLastCompleteLine(file, maxBytes) : size;
+      if (windowEnd === 0) {
+        return { lines: (async function* () {})(), truncated, close() {} };
+      }
+      const stream = createReadStream(file, { start: 0, end: windowEnd - 1, encoding: 'utf8', highWaterMark: 256 * 1024 });
+      const reader = createInterface({ input: stream, crlfDelay: Infinity });
+      return {
+        lines: reader,
+        truncated,
+        close() {
+          reader.close();
+          stream.destroy();
+        },
+      };
+    },
+  };
+}

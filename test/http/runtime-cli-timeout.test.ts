@@ -1,0 +1,29 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { clearFakeRuntimeEnv, fakeRuntimeEnv } from '../fixtures/runtime/fake-runtime-env';
+import { startTestApp, type TestApp } from '../support/test-app';
+
+let app: TestApp;
+beforeAll(async () => {
+  app = await startTestApp({ env: fakeRuntimeEnv({ FAKE_RUNTIME_MODE: 'hang', RUNTIME_CLI_TIMEOUT_MS: '500' }) });
+});
+afterAll(async () => {
+  clearFakeRuntimeEnv();
+  await app?.close();
+});
+
+describe('a runtime that never answers (RUNTIME_CLI_TIMEOUT_MS)', () => {
+  it('GET /api/runtime/health answers 502 timed_out once the timeout passes', async () => {
+    const res = await app.http('GET', '/api/runtime/health');
+    expect(res.status).toBe(502);
+    expect(res.body).toMatchObject({ code: 'runtime_failed', failure: 'timed_out' });
+    expect(res.body.error).toMatch(/500 ms/);
+  });
+
+  it('GET /api/runtime/agents and tasks time out the same way', async () => {
+    for (const path of ['/api/runtime/agents', '/api/runtime/tasks']) {
+      const res = await app.http('GET', path);
+      expect(res.status, path).toBe(502);
+      expect(res.body.failure).toBe('timed_out');
+    }
+  });
+});
