@@ -36,6 +36,7 @@ const envSchema = z.object({
     .default('INFO'),
   TASK_SERVER_URL: z.string().min(1).default('http://127.0.0.1:3876'),
   RUNTIME_MCP_MUTATIONS: z.string().optional(),
+  MODEL_PRICES_FILE: z.string().min(1).optional(),
 });
 
 export interface Config {
@@ -55,6 +56,8 @@ export interface Config {
   logLevel: string;
   taskServerUrl: string;
   mcpMutations: boolean;
+  /** JSON price table used to price usage reported without a cost (infra/costs/model-prices.ts). */
+  modelPricesFile: string | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -88,6 +91,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     logLevel: e.LOG_LEVEL,
     taskServerUrl: e.TASK_SERVER_URL,
     mcpMutations: e.RUNTIME_MCP_MUTATIONS === '1',
+    modelPricesFile: e.MODEL_PRICES_FILE ? path.resolve(e.MODEL_PRICES_FILE) : undefined,
   };
 }
 

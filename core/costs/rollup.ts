@@ -1,0 +1,102 @@
+import { z } from 'zod';
+import type { Deps } from '../ports';
+import { parseInput } from '../validation';
+import { answeringValidation, degradableRead, type Answer } from './availability';
+import { roundUsd, runAgentSql, UNASSIGNED, usageAtSql, usageDaySql } from './usage';
+import { costWindow, windowDaysSchema } from './window';
+
+/** What a rollup groups by, and the SQL of each key (a run without one lands in "Unassigned"). */
+export const rollupGroupings = {
+  agent: { key: runAgentSql, join: '' },
+  department: { key: 'ap.department_id', join: `LEFT JOIN agent_profiles ap ON ap.agent_id = ${runAgentSql}` },
+  workflow_type: { key: 'r.workflow_type', join: '' },
+} as const;
+export type RollupGrouping = keyof typeof rollupGroupings;
+const groupings = Object.keys(rollupGroupings) as [RollupGrouping, ...RollupGrouping[]];
+
+export const costRollupQuerySchema = z
+  .object({
+    group_by: z.enum(groupings, { message: `must be one of ${groupings.join(', ')}` }).default('agent'),
+    days: windowDaysSchema,
+  })
+  .loose();
+
+interface Row {
+  key: string | null;
+  day: string;
+  cost: number | null;
+  runs: number;
+  input: number;
+  output: number;
+}
+
+interface Group {
+  key: string;
+  cost: number;
+  runs: number;
+  tokens: { input: number; output: number };
+  series: Array<{ date: string; cost: number }>;
+}
+
+/**
+ * GET /api/costs/rollup: totals per group over the window, each with its daily series (one point per
+ * day that had runs, date ascending); groups by cost descending, then key.
+ */
+export async function getCostRollup(deps: Pick<Deps, 'storage' | 'clock'>, query: unknown): Promise<Answer> {
+  return answeringValidation(async () => {
+    const { group_by, days } = parseInput(costRollupQuerySchema, query ?? {}, 'query');
+    const now = deps.clock.now();
+    const timestamp = now.toISOString();
+    return degradableRead(
+      deps.storage,
+      async (db) => {
+        const window = costWindow(now, days);
+        const grouping = rollupGroupings[group_by];
+        const { rows } = await db.query<Row>(
+          `SELECT ${grouping.key} AS key, to_char(${usageDaySql}, 'YYYY-MM-DD') AS day, sum(r.cost_estimate) AS cost,
+                  count(*)::int AS runs, coalesce(sum(r.input_tokens), 0) AS input, coalesce(sum(r.output_tokens), 0) AS output
+             FROM workflow_runs r ${grouping.join}
+            WHERE ${usageAtSql} >= $1 AND ${usageAtSql} < $2
+            GROUP BY 1, 2
+            ORDER BY 2`,
+          [window.start, window.end],
+        );
+        const groups = new Map<string, Group>();
+        for (const row of rows) {
+          const key = row.key ?? UNASSIGNED;
+          let group = groups.get(key);
+          if (!group) {
+            group = { key, cost: 0, runs: 0, tokens: { input: 0, output: 0 }, series: [] };
+            groups.set(key, group);
+          }
+          const cost = row.cost ?? 0;
+          group.cost += cost;
+          group.runs += row.runs;
+          group.tokens.input += row.input;
+          group.tokens.output += row.output;
+          const last = group.series[group.series.length - 1];
+          // unkeyed runs and a key literally named Unassigned share one group, so their days merge
+          if (last?.date === row.day) last.cost = roundUsd(last.cost + cost);
+          else group.series.push({ date: row.day, cost: roundUsd(cost) });
+        }
+        const sorted = [...groups.values()]
+          .map((g) => ({ ...g, cost: roundUsd(g.cost) }))
+          .sort((a, b) => b.cost - a.cost || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+        return {
+          status: 200,
+          body: {
+            available: true,
+            group_by,
+            window_days: days,
+            currency: 'USD',
+            group_count: sorted.length,
+            groups: sorted,
+            total_window: roundUsd(sorted.reduce((sum, g) => sum + g.cost, 0)),
+            timestamp,
+          },
+        };
+      },
+      { group_by, window_days: days, timestamp },
+    );
+  });
+}

@@ -1,0 +1,88 @@
+import { z } from 'zod';
+import type { Db, Deps } from '../ports';
+import { parseInput } from '../validation';
+import { answeringValidation, degradableRead, type Answer } from './availability';
+import { addDays, isoDay, roundUsd, runAgentSql, usageAtSql, usageDaySql } from './usage';
+import { costWindow, windowDaysSchema, type CostWindow } from './window';
+
+export const costSummaryQuerySchema = z.object({ days: windowDaysSchema }).loose();
+
+export interface DayBucket {
+  date: string;
+  cost: number;
+  runs: number;
+  tokens: { input: number; output: number };
+}
+
+interface DayRow {
+  day: string;
+  cost: number | null;
+  runs: number;
+  input: number;
+  output: number;
+}
+
+/** Daily cost, run and token totals over the window, one row per UTC day that had runs. */
+export async function dailyUsage(db: Db, window: CostWindow): Promise<Map<string, DayBucket>> {
+  const { rows } = await db.query<DayRow>(
+    `SELECT to_char(${usageDaySql}, 'YYYY-MM-DD') AS day, sum(r.cost_estimate) AS cost, count(*)::int AS runs,
+            coalesce(sum(r.input_tokens), 0) AS input, coalesce(sum(r.output_tokens), 0) AS output
+       FROM workflow_runs r
+      WHERE ${usageAtSql} >= $1 AND ${usageAtSql} < $2
+      GROUP BY 1`,
+    [window.start, window.end],
+  );
+  return new Map(
+    rows.map((row) => [row.day, { date: row.day, cost: roundUsd(row.cost ?? 0), runs: row.runs, tokens: { input: row.input, output: row.output } }]),
+  );
+}
+
+/**
+ * GET /api/costs/summary: daily totals for the window (every day listed, zero when idle), today's
+ * totals, the mean daily cost across the window's buckets, the window total and its costliest run.
+ */
+export async function getCostSummary(deps: Pick<Deps, 'storage' | 'clock'>, query: unknown): Promise<Answer> {
+  return answeringValidation(async () => {
+    const { days } = parseInput(costSummaryQuerySchema, query ?? {}, 'query');
+    const now = deps.clock.now();
+    const timestamp = now.toISOString();
+    return degradableRead(
+      deps.storage,
+      async (db) => {
+        const window = costWindow(now, days);
+        const [byDay, top] = await Promise.all([
+          dailyUsage(db, window),
+          db.query<{ id: string; workflow_type: string; owner_agent_id: string | null; status: string; cost: number }>(
+            `SELECT r.id, r.workflow_type, ${runAgentSql} AS owner_agent_id, r.status, r.cost_estimate AS cost
+               FROM workflow_runs r
+              WHERE ${usageAtSql} >= $1 AND ${usageAtSql} < $2 AND r.cost_estimate IS NOT NULL
+              ORDER BY r.cost_estimate DESC, r.id LIMIT 1`,
+            [window.start, window.end],
+          ),
+        ]);
+        const buckets: DayBucket[] = [];
+        for (let i = 0; i < days; i++) {
+          const date = isoDay(addDays(window.start, i));
+          buckets.push(byDay.get(date) ?? { date, cost: 0, runs: 0, tokens: { input: 0, output: 0 } });
+        }
+        const today = buckets[buckets.length - 1]!;
+        const total = roundUsd(buckets.reduce((sum, b) => sum + b.cost, 0));
+        return {
+          status: 200,
+          body: {
+            available: true,
+            window_days: days,
+            currency: 'USD',
+            today: { cost: today.cost, tokens: today.tokens, runs: today.runs },
+            days: buckets,
+            avg_daily_7d: roundUsd(total / buckets.length),
+            total_window: total,
+            top_run: top.rows[0] ?? null,
+            timestamp,
+          },
+        };
+      },
+      { window_days: days, timestamp },
+    );
+  });
+}

@@ -1,0 +1,41 @@
+/**
+ * How a workflow run's usage is attributed, in one place for cost analytics, budget spend and
+ * the dispatcher gate (spec 02: bucketed by reported_at, then started_at, then created_at).
+ * `r` is the workflow_runs alias every query here uses.
+ */
+
+/** The instant a run's usage counts at; matches the expression index workflow_runs_usage_day. */
+export const usageAtSql = 'coalesce(r.reported_at, r.started_at, r.created_at)';
+
+/** The UTC day of that instant. */
+export const usageDaySql = `(${usageAtSql} AT TIME ZONE 'UTC')::date`;
+
+/** The agent a run's spend belongs to: the agent that owns it, else the agent it was routed to. */
+export const runAgentSql = 'coalesce(r.owner_agent_id, r.target_agent_id)';
+
+/** Tokens a cap in tokens counts: input plus output; cached tokens are a subset of input, never added. */
+export const runTokensSql = '(coalesce(r.input_tokens, 0) + coalesce(r.output_tokens, 0))';
+
+/** The name of the group of runs whose agent (or the agent's department) is unknown. */
+export const UNASSIGNED = 'Unassigned';
+
+const DAY_MS = 86_400_000;
+
+/** Start of the UTC day of `at`. */
+export function utcDayStart(at: Date): Date {
+  return new Date(Math.floor(at.getTime() / DAY_MS) * DAY_MS);
+}
+
+export function addDays(at: Date, days: number): Date {
+  return new Date(at.getTime() + days * DAY_MS);
+}
+
+/** YYYY-MM-DD of a UTC day. */
+export function isoDay(at: Date): string {
+  return at.toISOString().slice(0, 10);
+}
+
+/** Sums of floating costs are rounded to a micro-dollar so that 0.1 + 0.2 reads 0.3. */
+export function roundUsd(value: number): number {
+  return Math.round(value * 1e6) / 1e6;
+}

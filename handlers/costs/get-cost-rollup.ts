@@ -1,0 +1,8 @@
+import { getCostRollup } from '../../core/costs/rollup';
+import { httpHandler, json } from '../middleware/http-handler';
+
+/** GET /api/costs/rollup?group_by=&days= */
+export const handler = httpHandler(async (event, app) => {
+  const answer = await getCostRollup(app.deps, event.queryStringParameters);
+  return json(answer.status, answer.body);
+});

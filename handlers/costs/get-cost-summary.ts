@@ -1,0 +1,8 @@
+import { getCostSummary } from '../../core/costs/summary';
+import { httpHandler, json } from '../middleware/http-handler';
+
+/** GET /api/costs/summary?days= */
+export const handler = httpHandler(async (event, app) => {
+  const answer = await getCostSummary(app.deps, event.queryStringParameters);
+  return json(answer.status, answer.body);
+});

@@ -1,0 +1,173 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { movableClock } from '../support/fakes';
+import { startTestApp, type TestApp } from '../support/test-app';
+
+let app: TestApp;
+const NOW = '2026-11-20T15:00:00.000Z';
+
+interface RunSeed {
+  type?: string;
+  agent?: string | null;
+  target?: string | null;
+  cost?: number | null;
+  input?: number | null;
+  output?: number | null;
+  cached?: number | null;
+  reported?: string | null;
+  started?: string | null;
+  created?: string;
+  status?: string;
+}
+
+async function seedRun(run: RunSeed): Promise<string> {
+  const { rows } = await app.db.query<{ id: string }>(
+    `INSERT INTO workflow_runs (id, workflow_type, owner_agent_id, target_agent_id, status, cost_estimate, input_tokens, output_tokens,
+                                cached_tokens, reported_at, started_at, created_at)
+     VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id`,
+    [
+      run.type ?? 'research',
+      run.agent === undefined ? 'agent-a' : run.agent,
+      run.target ?? null,
+      run.status ?? 'completed',
+      run.cost === undefined ? 1 : run.cost,
+      run.input ?? 100,
+      run.output ?? 10,
+      run.cached ?? null,
+      run.reported === undefined ? NOW : run.reported,
+      run.started ?? null,
+      run.created ?? NOW,
+    ],
+  );
+  return rows[0]!.id;
+}
+
+beforeAll(async () => {
+  app = await startTestApp();
+  app.ctx.deps.clock = movableClock(NOW);
+  await app.db.query(`INSERT INTO departments (id, name) VALUES ('research', 'Research')`);
+  await app.db.query(`INSERT INTO agent_profiles (agent_id, department_id) VALUES ('agent-a', 'research'), ('agent-b', NULL)`);
+  await seedRun({ agent: 'agent-a', cost: 2.5, input: 1000, output: 200, cached: 900 });
+  await seedRun({ agent: 'agent-b', cost: 4, type: 'writing', reported: '2026-11-19T23:59:59.999Z' });
+  // no reported_at: bucketed by started_at (yesterday), not created_at (today)
+  await seedRun({ agent: 'agent-c', cost: 1, reported: null, started: '2026-11-19T01:00:00Z', created: NOW });
+  // neither reported nor started: created_at
+  await seedRun({ agent: null, target: null, cost: null, reported: null, created: '2026-11-18T12:00:00Z' });
+  // outside a 7-day window, inside a 30-day one
+  await seedRun({ agent: 'agent-a', cost: 100, reported: '2026-11-10T00:00:00Z' });
+  // just outside the window edge of days=1 (yesterday's last instant is covered above), and in the future day
+  await seedRun({ agent: 'agent-a', cost: 7, reported: '2026-11-21T00:00:00Z' });
+});
+afterAll(async () => app?.close());
+
+describe('GET /api/costs/summary', () => {
+  it('lists every UTC day of the window ascending, bucketing by reported_at, then started_at, then created_at', async () => {
+    const res = await app.call('GET', '/api/costs/summary');
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ available: true, window_days: 7, currency: 'USD', timestamp: NOW });
+    expect(res.body.days.map((d: { date: string }) => d.date)).toEqual([
+      '2026-11-14', '2026-11-15', '2026-11-16', '2026-11-17', '2026-11-18', '2026-11-19', '2026-11-20',
+    ]);
+    const byDate = Object.fromEntries(res.body.days.map((d: { date: string }) => [d.date, d]));
+    expect(byDate['2026-11-20']).toEqual({ date: '2026-11-20', cost: 2.5, runs: 1, tokens: { input: 1000, output: 200 } });
+    expect(byDate['2026-11-19']).toMatchObject({ cost: 5, runs: 2 });
+    expect(byDate['2026-11-18']).toMatchObject({ cost: 0, runs: 1 });
+    expect(byDate['2026-11-14']).toEqual({ date: '2026-11-14', cost: 0, runs: 0, tokens: { input: 0, output: 0 } });
+    expect(res.body.today).toEqual({ cost: 2.5, tokens: { input: 1000, output: 200 }, runs: 1 });
+    expect(res.body.total_window).toBe(7.5);
+    expect(res.body.avg_daily_7d).toBeCloseTo(7.5 / 7, 6);
+    expect(res.body.top_run).toMatchObject({ workflow_type: 'writing', owner_agent_id: 'agent-b', status: 'completed', cost: 4 });
+  });
+
+  it('clamps days to 1..90 and refuses a non-number with 400 validation_failed', async () => {
+    const one = await app.call('GET', '/api/costs/summary?days=0');
+    expect(one.body.window_days).toBe(1);
+    expect(one.body.days).toHaveLength(1);
+    expect(one.body.total_window).toBe(2.5);
+    const many = await app.call('GET', '/api/costs/summary?days=1000');
+    expect(many.body.window_days).toBe(90);
+    expect(many.body.days).toHaveLength(90);
+    expect(many.body.total_window).toBe(107.5);
+    expect(many.body.top_run.cost).toBe(100);
+    const negative = await app.call('GET', '/api/costs/summary?days=-5');
+    expect(negative.body.window_days).toBe(1);
+    const bad = await app.call('GET', '/api/costs/summary?days=week');
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toBe('validation_failed');
+    expect(bad.body.details[0].path).toBe('days');
+  });
+
+  it('answers top_run null and zero totals over an empty window', async () => {
+    app.ctx.deps.clock = movableClock('2027-06-01T00:00:00Z');
+    try {
+      const res = await app.call('GET', '/api/costs/summary?days=3');
+      expect(res.body).toMatchObject({ available: true, total_window: 0, avg_daily_7d: 0, top_run: null });
+    } finally {
+      app.ctx.deps.clock = movableClock(NOW);
+    }
+  });
+});
+
+describe('GET /api/costs/rollup', () => {
+  it('groups by agent by default, cost descending, each series date ascending with only days that had runs', async () => {
+    const res = await app.call('GET', '/api/costs/rollup?days=30');
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ available: true, group_by: 'agent', window_days: 30, currency: 'USD', group_count: 4, total_window: 107.5 });
+    expect(res.body.groups.map((g: { key: string }) => g.key)).toEqual(['agent-a', 'agent-b', 'agent-c', 'Unassigned']);
+    expect(res.body.groups[0]).toEqual({
+      key: 'agent-a',
+      cost: 102.5,
+      runs: 2,
+      tokens: { input: 1100, output: 210 },
+      series: [
+        { date: '2026-11-10', cost: 100 },
+        { date: '2026-11-20', cost: 2.5 },
+      ],
+    });
+    expect(res.body.groups[3]).toMatchObject({ key: 'Unassigned', cost: 0, runs: 1 });
+  });
+
+  it('groups by department through the agent profile; unmapped agents land in Unassigned', async () => {
+    const res = await app.call('GET', '/api/costs/rollup?group_by=department&days=7');
+    expect(res.body.groups).toEqual([
+      { key: 'Unassigned', cost: 5, runs: 3, tokens: { input: 300, output: 30 }, series: [{ date: '2026-11-18', cost: 0 }, { date: '2026-11-19', cost: 5 }] },
+      { key: 'research', cost: 2.5, runs: 1, tokens: { input: 1000, output: 200 }, series: [{ date: '2026-11-20', cost: 2.5 }] },
+    ]);
+  });
+
+  it('groups by workflow_type', async () => {
+    const res = await app.call('GET', '/api/costs/rollup?group_by=workflow_type&days=7');
+    expect(res.body.groups.map((g: { key: string; cost: number }) => [g.key, g.cost])).toEqual([
+      ['writing', 4],
+      ['research', 3.5],
+    ]);
+  });
+
+  it('refuses an unknown group_by with 400 validation_failed naming the legal values', async () => {
+    const res = await app.call('GET', '/api/costs/rollup?group_by=model');
+    expect(res.status).toBe(400);
+    expect(res.body.error).toBe('validation_failed');
+    expect(res.body.details[0]).toMatchObject({ path: 'group_by' });
+    expect(res.body.details[0].message).toMatch(/agent, department, workflow_type/);
+  });
+
+  it('answers over real HTTP too', async () => {
+    const res = await app.http('GET', '/api/costs/rollup?group_by=workflow_type&days=1');
+    expect(res.status).toBe(200);
+    expect(res.body.groups).toEqual([{ key: 'research', cost: 2.5, runs: 1, tokens: { input: 1000, output: 200 }, series: [{ date: '2026-11-20', cost: 2.5 }] }]);
+  });
+});
+
+describe('cost reads when a query fails', () => {
+  it('answers 200 {available: false, reason: query_failed}', async () => {
+    await app.db.query('ALTER TABLE workflow_runs RENAME TO workflow_runs_away');
+    try {
+      const summary = await app.call('GET', '/api/costs/summary');
+      expect(summary.status).toBe(200);
+      expect(summary.body).toMatchObject({ available: false, reason: 'query_failed', window_days: 7 });
+      const rollup = await app.call('GET', '/api/costs/rollup');
+      expect(rollup.body).toMatchObject({ available: false, reason: 'query_failed' });
+    } finally {
+      await app.db.query('ALTER TABLE workflow_runs_away RENAME TO workflow_runs');
+    }
+  });
+});
