@@ -1,4 +1,19 @@
 import type { Route } from './route';
 
 /** Tasks, views, agents, audit, history, legacy export/import, workspaces, org summary (spec 01). */
-export const taskRoutes: readonly Route[] = [];
+export const taskRoutes: readonly Route[] = [
+  { method: 'GET', path: '/api/tasks', handler: 'tasks/get-legacy-tasks' },
+  { method: 'POST', path: '/api/tasks', handler: 'tasks/create-task' },
+  { method: 'GET', path: '/api/tasks/all', handler: 'tasks/list-all-tasks' },
+  { method: 'GET', path: '/api/tasks/:id', handler: 'tasks/get-task' },
+  { method: 'PATCH', path: '/api/tasks/:id', handler: 'tasks/update-task' },
+  { method: 'DELETE', path: '/api/tasks/:id', handler: 'tasks/delete-task' },
+  { method: 'POST', path: '/api/tasks/:id/archive', handler: 'tasks/archive-task' },
+  { method: 'POST', path: '/api/tasks/:id/restore', handler: 'tasks/restore-task' },
+  { method: 'POST', path: '/api/tasks/:id/move', handler: 'tasks/move-task' },
+  { method: 'POST', path: '/api/tasks/:id/dependencies', handler: 'tasks/change-task-dependencies' },
+  { method: 'POST', path: '/api/tasks/:id/subtasks', handler: 'tasks/link-subtask' },
+  { method: 'GET', path: '/api/tasks/:id/history', handler: 'tasks/get-task-history' },
+  { method: 'POST', path: '/api/tasks/:id/retry', handler: 'tasks/retry-task' },
+  { method: 'GET', path: '/api/task-options', handler: 'task-options/get-task-options' },
+];

@@ -1,0 +1,107 @@
+import { z } from 'zod';
+import { auditColumns, type AuditRecord } from '../audit/audit-record';
+import { NotFoundError } from '../errors';
+import type { Db, Deps } from '../ports';
+import { requireDb } from '../storage';
+import { parseId, parseInput, uuidSchema } from '../validation';
+import { taskColumns, timestampSchema, type Task } from './task';
+
+/** Query of GET /api/tasks/all: `project_id` narrows to one project, `updated_since` to recent changes. */
+export const listAllTasksQuerySchema = z.strictObject({
+  project_id: uuidSchema.optional(),
+  updated_since: timestampSchema.optional(),
+});
+
+type FallbackTask = Record<string, unknown>;
+
+const timeOf = (value: unknown): number => (value ? new Date(value as string).getTime() : Number.NaN);
+
+/**
+ * Every task that is not soft-deleted, oldest first; archived ones included (this is the "all"
+ * listing). Served from the fallback copy while the database is away.
+ */
+export async function listAllTasks(deps: Pick<Deps, 'storage'>, query: unknown): Promise<Array<Task | FallbackTask>> {
+  const filter = parseInput(listAllTasksQuerySchema, query ?? {}, 'query');
+  const since = filter.updated_since?.getTime();
+  if (deps.storage.mode === 'fallback') {
+    return deps.storage.fallback.tasks.filter(
+      (t) =>
+        !t.deleted_at &&
+        (!filter.project_id || t.project_id === filter.project_id) &&
+        (since === undefined || timeOf(t.updated_at) >= since),
+    );
+  }
+  const { rows } = await deps.storage.db.query<Task>(listAllTasksSql, [filter.project_id ?? null, filter.updated_since ?? null]);
+  return rows;
+}
+
+/** Exported so that the index test can EXPLAIN exactly what the endpoint runs. */
+export const listAllTasksSql = `SELECT ${taskColumns} FROM tasks
+  WHERE deleted_at IS NULL AND ($1::uuid IS NULL OR project_id = $1) AND ($2::timestamptz IS NULL OR updated_at >= $2)
+  ORDER BY created_at, id`;
+
+export async function findTask(db: Db, id: string, lock = false): Promise<Task | undefined> {
+  const { rows } = await db.query<Task>(`SELECT ${taskColumns} FROM tasks WHERE id = $1${lock ? ' FOR UPDATE' : ''}`, [id]);
+  return rows[0];
+}
+
+export interface TaskLink {
+  id: string;
+  title: string;
+  status: string;
+}
+
+export type TaskDetail = (Task | FallbackTask) & {
+  dependencies: TaskLink[];
+  subtasks: TaskLink[];
+  history: { url: string; entries: number | null };
+};
+
+/**
+ * One task (soft-deleted ones too, so that they can be restored) with its dependencies and
+ * subtasks resolved to {id, title, status}, and a pointer to its audit history.
+ */
+export async function getTask(deps: Pick<Deps, 'storage'>, rawId: unknown): Promise<TaskDetail> {
+  const id = parseId(rawId);
+  const history = { url: `/api/tasks/${id}/history` };
+  if (deps.storage.mode === 'fallback') {
+    const tasks = deps.storage.fallback.tasks;
+    const task = tasks.find((t) => t.id === id);
+    if (!task) throw new NotFoundError(`task ${id} not found`);
+    const deps_ = new Set((task.dependency_ids as string[] | undefined) ?? []);
+    const link = (t: FallbackTask): TaskLink => ({ id: String(t.id), title: String(t.title), status: String(t.status) });
+    return {
+      ...task,
+      dependencies: tasks.filter((t) => deps_.has(String(t.id)) && !t.deleted_at).map(link),
+      subtasks: tasks.filter((t) => t.parent_task_id === id && !t.deleted_at).map(link),
+      history: { ...history, entries: null },
+    };
+  }
+  const db = deps.storage.db;
+  const task = await findTask(db, id);
+  if (!task) throw new NotFoundError(`task ${id} not found`);
+  const [dependencies, subtasks, entries] = await Promise.all([
+    db.query<TaskLink>(
+      `SELECT id, title, status FROM tasks WHERE id = ANY($1::uuid[]) AND deleted_at IS NULL ORDER BY array_position($1::uuid[], id)`,
+      [task.dependency_ids],
+    ),
+    db.query<TaskLink>(
+      'SELECT id, title, status FROM tasks WHERE parent_task_id = $1 AND deleted_at IS NULL ORDER BY created_at, id',
+      [id],
+    ),
+    db.query<{ n: number }>('SELECT count(*)::int AS n FROM audit_log WHERE task_id = $1', [id]),
+  ]);
+  return { ...task, dependencies: dependencies.rows, subtasks: subtasks.rows, history: { ...history, entries: entries.rows[0]?.n ?? 0 } };
+}
+
+/** GET /api/tasks/:id/history: every audit record of the task, newest first. */
+export async function getTaskHistory(deps: Pick<Deps, 'storage'>, rawId: unknown): Promise<{ task_id: string; history: AuditRecord[] }> {
+  const id = parseId(rawId);
+  const db = requireDb(deps.storage);
+  const [task, history] = await Promise.all([
+    findTask(db, id),
+    db.query<AuditRecord>(`SELECT ${auditColumns} FROM audit_log WHERE task_id = $1 ORDER BY timestamp DESC, id DESC`, [id]),
+  ]);
+  if (!task && history.rowCount === 0) throw new NotFoundError(`task ${id} not found`);
+  return { task_id: id, history: history.rows };
+}

@@ -1,0 +1,125 @@
+import { z } from 'zod';
+import { jsonObjectSchema, uuidSchema } from '../validation';
+
+/**
+ * The database-backed status list (spec 01 Task.status): the public contract's seven, then the
+ * pipeline statuses the table's CHECK rule also allows. A move is valid exactly when its target is here.
+ */
+export const publicTaskStatuses = ['backlog', 'ready', 'in_progress', 'blocked', 'review', 'completed', 'archived'] as const;
+export const taskStatuses = [
+  ...publicTaskStatuses,
+  'topic_candidate',
+  'drafting',
+  'image_pending',
+  'image_ready',
+  'qa_pending',
+  'ready_to_publish',
+  'published',
+  'retrying',
+  'failed',
+  'cancelled',
+] as const;
+export type TaskStatus = (typeof taskStatuses)[number];
+export const taskStatusSchema = z.enum(taskStatuses, { message: `must be one of ${taskStatuses.join(', ')}` });
+
+/** Statuses after which a task counts as done (not open) in counts and queues. */
+export const closedTaskStatuses: ReadonlySet<string> = new Set(['completed', 'archived', 'published', 'cancelled']);
+
+export const taskPriorities = ['low', 'medium', 'high', 'critical'] as const;
+export const taskPrioritySchema = z.enum(taskPriorities, { message: `must be one of ${taskPriorities.join(', ')}` });
+
+export interface Task {
+  id: string;
+  project_id: string;
+  title: string;
+  description: string;
+  status: TaskStatus;
+  priority: (typeof taskPriorities)[number];
+  owner: string | null;
+  due_date: Date | null;
+  start_date: Date | null;
+  estimated_effort: number | null;
+  actual_effort: number | null;
+  parent_task_id: string | null;
+  dependency_ids: string[];
+  labels: string[];
+  created_at: Date;
+  updated_at: Date;
+  completed_at: Date | null;
+  recurrence_rule: string | null;
+  metadata: Record<string, unknown>;
+  deleted_at: Date | null;
+  archived_at: Date | null;
+  locked_at: Date | null;
+  locked_by: string | null;
+  retry_count: number;
+  status_updated_at: Date | null;
+  active_workflow_run_id: string | null;
+}
+
+/** The columns every task query returns, in one place (the whole row, in table order). */
+export const taskColumns =
+  'id, project_id, title, description, status, priority, owner, due_date, start_date, estimated_effort, actual_effort, ' +
+  'parent_task_id, dependency_ids, labels, created_at, updated_at, completed_at, recurrence_rule, metadata, deleted_at, ' +
+  'archived_at, locked_at, locked_by, retry_count, status_updated_at, active_workflow_run_id';
+
+/** A timestamp given as ISO 8601 date-time (with offset) or a plain YYYY-MM-DD date. */
+export const timestampSchema = z
+  .union([z.iso.datetime({ offset: true }), z.iso.date()], { message: 'must be an ISO 8601 timestamp or YYYY-MM-DD date' })
+  .transform((s) => new Date(s))
+  .refine((d) => !Number.isNaN(d.getTime()) && d.getUTCFullYear() >= 1970 && d.getUTCFullYear() <= 9999, {
+    message: 'must be a timestamp between years 1970 and 9999',
+  });
+
+const title = z.string().trim().min(1, 'must not be empty').max(500, 'at most 500 characters');
+const owner = z.string().trim().min(1, 'must not be empty').max(200, 'at most 200 characters').nullable();
+const effort = z.number().finite().min(0, 'must be at least 0').max(1_000_000).nullable();
+const labels = z.array(z.string().trim().min(1).max(100)).max(100, 'at most 100 labels');
+const dependencyIds = z.array(uuidSchema).max(500, 'at most 500 dependencies');
+
+const writableFields = {
+  project_id: uuidSchema,
+  title,
+  description: z.string().max(100_000),
+  status: taskStatusSchema,
+  priority: taskPrioritySchema,
+  owner,
+  due_date: timestampSchema.nullable(),
+  start_date: timestampSchema.nullable(),
+  estimated_effort: effort,
+  actual_effort: effort,
+  parent_task_id: uuidSchema.nullable(),
+  dependency_ids: dependencyIds,
+  labels,
+  recurrence_rule: z.string().max(500).nullable(),
+  metadata: jsonObjectSchema,
+};
+
+/** POST /api/tasks: a partial Task, project_id and title required; unknown fields are refused. */
+export const createTaskSchema = z.strictObject({
+  ...writableFields,
+  description: writableFields.description.default(''),
+  status: writableFields.status.default('backlog'),
+  priority: writableFields.priority.default('medium'),
+  owner: writableFields.owner.default(null),
+  due_date: writableFields.due_date.default(null),
+  start_date: writableFields.start_date.default(null),
+  estimated_effort: effort.default(null),
+  actual_effort: effort.default(null),
+  parent_task_id: writableFields.parent_task_id.default(null),
+  dependency_ids: dependencyIds.default([]),
+  labels: labels.default([]),
+  recurrence_rule: writableFields.recurrence_rule.default(null),
+  metadata: jsonObjectSchema.default({}),
+});
+export type CreateTaskInput = z.infer<typeof createTaskSchema>;
+
+/** PATCH /api/tasks/:id: any writable field, at least one; unknown fields and bad values are 400. */
+export const updateTaskSchema = z
+  .strictObject(writableFields)
+  .partial()
+  .refine((patch) => Object.keys(patch).length > 0, { message: 'name at least one field to update' });
+export type UpdateTaskInput = z.infer<typeof updateTaskSchema>;
+
+/** Who may hold a task's lock or own it: an agent name. */
+export const agentNameSchema = z.string().trim().min(1, 'must not be empty').max(200, 'at most 200 characters');

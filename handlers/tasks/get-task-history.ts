@@ -1,0 +1,5 @@
+import { getTaskHistory } from '../../core/tasks/queries';
+import { httpHandler, json } from '../middleware/http-handler';
+
+/** GET /api/tasks/:id/history */
+export const handler = httpHandler(async (event, app) => json(200, await getTaskHistory(app.deps, event.pathParameters?.id)));

@@ -1,0 +1,5 @@
+import { updateTask } from '../../core/tasks/commands';
+import { httpHandler, json } from '../middleware/http-handler';
+
+/** PATCH /api/tasks/:id */
+export const handler = httpHandler(async (event, app) => json(200, await updateTask(app.deps, event.pathParameters?.id, event.body)));
