@@ -65,3 +65,61 @@ export class RuntimeCallError extends DomainError {
     super(message, { failure });
   }
 }
+
+/*
+ * Snapshot and restore (spec 02). Its error bodies name the condition in `error` itself
+ * ({error: 'invalid_manifest', ...}), so each of these classes uses its code as its message
+ * and carries the human explanation under `message`.
+ */
+
+/** Spec 02: mutating endpoints without a database answer 503 {available: false, reason: 'no_database'}. */
+export class NoDatabaseError extends DomainError {
+  readonly code = 'no_database';
+  constructor(explanation = 'no database: nothing was written') {
+    super('no_database', { available: false, reason: 'no_database', message: explanation });
+  }
+}
+
+export class SnapshotNotFoundError extends DomainError {
+  readonly code = 'snapshot_not_found';
+  constructor(explanation: string) {
+    super('snapshot_not_found', { message: explanation });
+  }
+}
+
+/** A body or artifact that is not JSON at all (the "parse" step of the restore validation order). */
+export class MalformedJsonError extends DomainError {
+  readonly code = 'malformed_json';
+  constructor(explanation: string) {
+    super('malformed_json', { message: explanation });
+  }
+}
+
+export class InvalidManifestError extends DomainError {
+  readonly code = 'invalid_manifest';
+  constructor(explanation: string, details: ValidationIssue[] = []) {
+    super('invalid_manifest', { message: explanation, details });
+  }
+}
+
+export class ArtifactCorruptError extends DomainError {
+  readonly code = 'artifact_corrupt';
+  constructor(explanation: string) {
+    super('artifact_corrupt', { message: explanation });
+  }
+}
+
+export class SchemaTooNewError extends DomainError {
+  readonly code = 'schema_too_new';
+  constructor(readonly missing: string[]) {
+    super('schema_too_new', { message: `the artifact needs migrations this server lacks: ${missing.join(', ')}`, missing });
+  }
+}
+
+/** A restore apply failed part-way; re-sending the same restoreId resumes it (spec 02 Restore lifecycle). */
+export class RestoreFailedError extends DomainError {
+  readonly code = 'restore_failed';
+  constructor(restoreId: string, step: string, explanation: string, completedTables: string[]) {
+    super('restore_failed', { message: explanation, restoreId, failed_step: step, completed_tables: completedTables });
+  }
+}

@@ -9,4 +9,12 @@ export const statusByErrorCode: Readonly<Record<string, number>> = {
   upstream_failed: 502,
   runtime_failed: 502,
   storage_unavailable: 503,
+  // snapshot and restore (spec 02)
+  malformed_json: 400,
+  invalid_manifest: 400,
+  artifact_corrupt: 400,
+  snapshot_not_found: 404,
+  schema_too_new: 409,
+  restore_failed: 500,
+  no_database: 503,
 };

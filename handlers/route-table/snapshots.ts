@@ -1,4 +1,10 @@
 import type { Route } from './route';
 
 /** Full-state snapshots, restore, settings (spec 02). */
-export const snapshotRoutes: readonly Route[] = [];
+export const snapshotRoutes: readonly Route[] = [
+  { method: 'POST', path: '/api/snapshots', handler: 'snapshots/create-snapshot' },
+  { method: 'GET', path: '/api/snapshots', handler: 'snapshots/list-snapshots' },
+  { method: 'GET', path: '/api/snapshots/:id/download', handler: 'snapshots/download-snapshot' },
+  { method: 'GET', path: '/api/settings', handler: 'settings/get-settings' },
+  { method: 'PATCH', path: '/api/settings', handler: 'settings/update-settings' },
+];

@@ -1,0 +1,68 @@
+/**
+ * What the snapshot use cases need from the artifact store (infra/snapshots/file-store.ts keeps
+ * artifacts as files in SNAPSHOT_DIR). Defined here, beside its only users, rather than in
+ * core/ports, because nothing else needs it.
+ */
+
+/** Random-access bytes: an artifact file, or a request body already in memory. */
+export interface ByteSource {
+  readonly size: number;
+  read(position: number, length: number): Promise<Uint8Array>;
+  close(): Promise<void>;
+}
+
+/** The body of an artifact being written; nothing is visible in the store until commit. */
+export interface ArtifactWriter {
+  write(text: string): Promise<void>;
+  /** Writes `head`, the body written so far, then `tail` into the final file, fsyncs it and renames it into place. */
+  commit(head: string, tail: string): Promise<{ sizeBytes: number }>;
+  /** Removes whatever was written; safe to call after a failure at any point. */
+  abort(): Promise<void>;
+}
+
+export interface StoredArtifact {
+  id: string;
+  sizeBytes: number;
+}
+
+export interface SnapshotStore {
+  createWriter(snapshotId: string): Promise<ArtifactWriter>;
+  /** Artifact files present, unordered. Files that cannot be read are left out. */
+  list(): Promise<StoredArtifact[]>;
+  /** The artifact of a snapshot id, or null when there is none (or the id is not a snapshot id). */
+  open(snapshotId: string): Promise<ByteSource | null>;
+}
+
+/** Who produced an artifact (manifest.generator). */
+export interface Generator {
+  name: string;
+  version: string;
+}
+
+/** The dependencies of snapshot and restore use cases: the usual ports plus the store and the generator. */
+export interface SnapshotPorts {
+  snapshots: SnapshotStore;
+  generator: Generator;
+}
+
+/** A ByteSource over bytes already in memory (a restore request body). */
+export function memorySource(bytes: Uint8Array): ByteSource {
+  return {
+    size: bytes.length,
+    async read(position, length) {
+      return bytes.subarray(position, Math.min(bytes.length, position + length));
+    },
+    async close() {},
+  };
+}
+
+/** The part [start, end) of another source, addressed from 0 (the artifact inside a request envelope). */
+export function sliceSource(source: ByteSource, start: number, end: number): ByteSource {
+  return {
+    size: end - start,
+    read(position, length) {
+      return source.read(start + position, Math.min(length, end - start - position));
+    },
+    close: () => source.close(),
+  };
+}

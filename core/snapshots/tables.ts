@@ -1,0 +1,56 @@
+/**
+ * The tables a full-state snapshot carries (spec 02 "Snapshot artifact", tiers A to D), as data:
+ * each with its primary key. The array order is the restore write order: the dependency chain of
+ * spec 02 (workflows, projects, tasks, workflow_runs, workflow_steps, workflow_approvals,
+ * workflow_artifacts), with workspaces placed before projects because projects reference it, then
+ * the remaining tables each after the tables it references, and audit_log last.
+ * Deletes of replace mode run over the reverse of this order.
+ * A database test checks that every foreign key between these tables points backwards in this list.
+ */
+export interface SnapshotTable {
+  name: string;
+  tier: 'A' | 'B' | 'C' | 'D';
+  primaryKey: readonly string[];
+}
+
+export const snapshotTables: readonly SnapshotTable[] = [
+  { name: 'workflows', tier: 'A', primaryKey: ['id'] },
+  { name: 'workspaces', tier: 'A', primaryKey: ['id'] },
+  { name: 'projects', tier: 'A', primaryKey: ['id'] },
+  { name: 'tasks', tier: 'A', primaryKey: ['id'] },
+  { name: 'workflow_runs', tier: 'B', primaryKey: ['id'] },
+  { name: 'workflow_steps', tier: 'B', primaryKey: ['id'] },
+  { name: 'workflow_approvals', tier: 'B', primaryKey: ['id'] },
+  { name: 'workflow_artifacts', tier: 'B', primaryKey: ['id'] },
+  { name: 'saved_views', tier: 'A', primaryKey: ['id'] },
+  { name: 'departments', tier: 'A', primaryKey: ['id'] },
+  { name: 'agent_profiles', tier: 'A', primaryKey: ['agent_id'] },
+  { name: 'workflow_templates', tier: 'B', primaryKey: ['name'] },
+  { name: 'workflow_agent_routing', tier: 'B', primaryKey: ['workflow_type'] },
+  { name: 'budgets', tier: 'C', primaryKey: ['id'] },
+  { name: 'budget_events', tier: 'C', primaryKey: ['id'] },
+  { name: 'action_receipts', tier: 'C', primaryKey: ['action_id'] },
+  { name: 'service_catalog', tier: 'D', primaryKey: ['id'] },
+  { name: 'service_requests', tier: 'D', primaryKey: ['id'] },
+  { name: 'department_daily_metrics', tier: 'D', primaryKey: ['department_id', 'day'] },
+  { name: 'task_runs', tier: 'D', primaryKey: ['id'] },
+  { name: 'cron_job_runs', tier: 'D', primaryKey: ['id'] },
+  { name: 'agent_heartbeats', tier: 'D', primaryKey: ['agent_name'] },
+  { name: 'audit_log', tier: 'C', primaryKey: ['id'] },
+];
+
+export const snapshotTableByName = new Map(snapshotTables.map((t) => [t.name, t]));
+
+/** Table names in the artifact's (canonical, alphabetical) order. */
+export const snapshotTableNamesSorted: readonly string[] = snapshotTables.map((t) => t.name).sort();
+
+/** Identifies a row by its primary key: the value for a one-column key, else an object of the key columns. */
+export function primaryKeyOf(table: SnapshotTable, row: Record<string, unknown>): unknown {
+  if (table.primaryKey.length === 1) return row[table.primaryKey[0]!];
+  return Object.fromEntries(table.primaryKey.map((c) => [c, row[c]]));
+}
+
+/** A string that is equal for two rows exactly when their primary keys are equal. */
+export function primaryKeyText(table: SnapshotTable, row: Record<string, unknown>): string {
+  return JSON.stringify(table.primaryKey.map((c) => row[c]));
+}

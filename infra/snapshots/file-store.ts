@@ -1,0 +1,160 @@
+import { constants } from 'node:fs';
+import { lstat, mkdir, open, readdir, rename, unlink, type FileHandle } from 'node:fs/promises';
+import path from 'node:path';
+import type { ArtifactWriter, ByteSource, SnapshotStore, StoredArtifact } from '../../core/snapshots/store';
+
+/**
+ * Snapshot artifacts as files in SNAPSHOT_DIR, named `<snapshot id>.json` (spec 02: the registry is
+ * the directory listing). Only lowercase UUIDs name files, so no id can reach outside the directory;
+ * symbolic links are never followed. Work files start with a dot and are never listed.
+ */
+const SNAPSHOT_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const FLUSH_BYTES = 1 << 20;
+const COPY_CHUNK = 1 << 20;
+
+export function isSnapshotId(id: string): boolean {
+  return SNAPSHOT_ID.test(id);
+}
+
+async function removeQuietly(file: string): Promise<void> {
+  await unlink(file).catch(() => undefined);
+}
+
+async function fsyncDirectory(dir: string): Promise<void> {
+  const handle = await open(dir, constants.O_RDONLY).catch(() => undefined);
+  if (!handle) return;
+  await handle.sync().catch(() => undefined); // some file systems refuse fsync on directories
+  await handle.close();
+}
+
+class FileArtifactWriter implements ArtifactWriter {
+  private pending: string[] = [];
+  private pendingBytes = 0;
+  private committed = false;
+
+  constructor(
+    private readonly dir: string,
+    private readonly id: string,
+    private body: FileHandle | undefined,
+  ) {}
+
+  private get bodyPath() {
+    return path.join(this.dir, `.${this.id}.body.tmp`);
+  }
+  private get tempPath() {
+    return path.join(this.dir, `.${this.id}.tmp`);
+  }
+  private get finalPath() {
+    return path.join(this.dir, `${this.id}.json`);
+  }
+
+  private async flush(): Promise<void> {
+    if (!this.pending.length || !this.body) return;
+    const chunk = this.pending.join('');
+    this.pending = [];
+    this.pendingBytes = 0;
+    await this.body.write(chunk);
+  }
+
+  async write(text: string): Promise<void> {
+    this.pending.push(text);
+    this.pendingBytes += text.length;
+    if (this.pendingBytes >= FLUSH_BYTES) await this.flush();
+  }
+
+  async commit(head: string, tail: string): Promise<{ sizeBytes: number }> {
+    await this.flush();
+    await this.body!.close();
+    this.body = undefined;
+    const source = await open(this.bodyPath, 'r');
+    const target = await open(this.tempPath, 'wx');
+    let size = 0;
+    try {
+      size += (await target.write(head)).bytesWritten;
+      const buffer = Buffer.allocUnsafe(COPY_CHUNK);
+      for (;;) {
+        const { bytesRead } = await source.read(buffer, 0, COPY_CHUNK, null);
+        if (!bytesRead) break;
+        await target.write(buffer, 0, bytesRead);
+        size += bytesRead;
+      }
+      size += (await target.write(tail)).bytesWritten;
+      await target.sync();
+    } finally {
+      await source.close();
+      await target.close();
+    }
+    await rename(this.tempPath, this.finalPath);
+    this.committed = true;
+    await fsyncDirectory(this.dir);
+    await removeQuietly(this.bodyPath);
+    return { sizeBytes: size };
+  }
+
+  async abort(): Promise<void> {
+    await this.body?.close().catch(() => undefined);
+    this.body = undefined;
+    await removeQuietly(this.bodyPath);
+    await removeQuietly(this.tempPath);
+    if (this.committed) await removeQuietly(this.finalPath);
+  }
+}
+
+async function fileSource(file: string): Promise<ByteSource | null> {
+  let handle: FileHandle;
+  try {
+    handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW);
+  } catch {
+    return null;
+  }
+  const stat = await handle.stat();
+  if (!stat.isFile()) {
+    await handle.close();
+    return null;
+  }
+  return {
+    size: stat.size,
+    async read(position, length) {
+      const buffer = Buffer.allocUnsafe(Math.max(0, length));
+      let filled = 0;
+      while (filled < length) {
+        const { bytesRead } = await handle.read(buffer, filled, length - filled, position + filled);
+        if (!bytesRead) break;
+        filled += bytesRead;
+      }
+      return buffer.subarray(0, filled);
+    },
+    close: () => handle.close().catch(() => undefined),
+  };
+}
+
+export function fileSnapshotStore(dir: string): SnapshotStore {
+  return {
+    async createWriter(id) {
+      if (!isSnapshotId(id)) throw new Error(`not a snapshot id: ${id}`);
+      await mkdir(dir, { recursive: true });
+      const body = await open(path.join(dir, `.${id}.body.tmp`), 'wx');
+      return new FileArtifactWriter(dir, id, body);
+    },
+    async list() {
+      let names: string[];
+      try {
+        names = await readdir(dir);
+      } catch {
+        return [];
+      }
+      const found: StoredArtifact[] = [];
+      for (const name of names) {
+        const id = name.endsWith('.json') ? name.slice(0, -5) : '';
+        if (!isSnapshotId(id)) continue;
+        const stat = await lstat(path.join(dir, name)).catch(() => undefined);
+        if (stat?.isFile()) found.push({ id, sizeBytes: stat.size });
+      }
+      return found;
+    },
+    async open(id) {
+      if (!isSnapshotId(id)) return null;
+      return fileSource(path.join(dir, `${id}.json`));
+    },
+  };
+}
