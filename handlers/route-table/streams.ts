@@ -1,4 +1,10 @@
 import type { Route } from './route';
 
-/** Server-Sent Event streams (spec 01 Events); runnerOnly. */
-export const streamRoutes: readonly Route[] = [];
+/**
+ * Server-Sent Event streams (spec 01 Events). runnerOnly: the runner hands them to
+ * infra/events/event-streams.ts; the handler only answers where streams are not served.
+ */
+export const streamRoutes: readonly Route[] = [
+  { method: 'GET', path: '/api/events', handler: 'events/stream-events', runnerOnly: true },
+  { method: 'GET', path: '/api/events/stream', handler: 'events/stream-events', runnerOnly: true },
+];

@@ -1,5 +1,6 @@
 import { config, ConfigError, isLoopbackHost } from '../config';
 import { createAppContext, setAppContext, startFallbackRefresher } from '../app-context';
+import { EventStreams } from '../events/event-streams';
 import { logger } from '../logger';
 import { startRunner } from './runner';
 
@@ -36,9 +37,10 @@ async function main(): Promise<void> {
   setAppContext(ctx);
   const stopFallback = startFallbackRefresher(ctx);
 
+  const streams = new EventStreams(ctx);
   let runner;
   try {
-    runner = await startRunner({ host: cfg.host, port: cfg.port, largeBodyLimit: cfg.restoreMaxBytes });
+    runner = await startRunner({ host: cfg.host, port: cfg.port, largeBodyLimit: cfg.restoreMaxBytes, streams });
   } catch (err) {
     await ctx.close();
     const code = (err as NodeJS.ErrnoException).code;
@@ -53,13 +55,16 @@ async function main(): Promise<void> {
     }
     stopping = true;
     logger().info('shutting down', { signal });
-    await runner.close();
+    await runner.close(); // ends open streams first, so in-flight requests can finish
+    await streams.stop();
     await stopFallback();
     await ctx.close();
     process.exit(0);
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
+  // The outbox listener and pruner start once the runner listens; stream requests wait for them.
+  await streams.start();
 
   process.stdout.write(`task server ready at ${runner.url} (storage: ${ctx.deps.storage.label})\n`);
 }

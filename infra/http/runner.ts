@@ -52,12 +52,21 @@ function sendJson(res: http.ServerResponse, status: number, body: unknown): void
   send(res, status, { 'content-type': 'application/json; charset=utf-8' }, JSON.stringify(body));
 }
 
+/** Serves the runnerOnly stream routes (infra/events/event-streams.ts); it authenticates and logs them itself. */
+export interface StreamServer {
+  serve(req: http.IncomingMessage, res: http.ServerResponse, request: { path: string; url: URL; requestId: string }): Promise<void>;
+  /** Ends open streams so that close() can finish. */
+  endAll(): Promise<void>;
+}
+
 export interface RunnerOptions {
   host: string;
   port: number;
   /** Per-route body cap; routes flagged largeBody get this instead of 1 MB. */
   largeBodyLimit: number;
   routes?: readonly Route[];
+  /** Without it, stream routes fall through to their handler, which says streams are not served there. */
+  streams?: StreamServer;
 }
 
 export interface Runner {
@@ -95,6 +104,10 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
         error: allowed.length ? `no route for ${method} ${path} (this path takes ${allowed.join(', ')})` : `no route for ${method} ${path}`,
         code: 'not_found',
       });
+      return;
+    }
+    if (match.route.runnerOnly && options.streams) {
+      await options.streams.serve(req, res, { path: match.route.path, url, requestId });
       return;
     }
     let body: string | undefined;
@@ -148,6 +161,7 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
       // Stop accepting, let in-flight requests finish, then drop idle keep-alive sockets.
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
+      await options.streams?.endAll();
       if (inFlight > 0) await new Promise<void>((resolve) => (drained = resolve));
       server.closeIdleConnections();
       await closed;

@@ -1,0 +1,252 @@
+import type http from 'node:http';
+import { bearerTokenOf, tokenMatches } from '../../core/auth/bearer-token';
+import type { EventChannel } from '../../core/ports';
+import type { AppContext } from '../app-context';
+import { logger } from '../logger';
+import { OutboxListener } from './outbox-listener';
+import { outboxHorizon, pruneOutbox, readOutboxAfter, type OutboxEvent } from './outbox-store';
+import { FrameBatch, StreamClient, type DropReason } from './stream-client';
+import { readStreamSettings, STREAM_SETTING_DEFAULTS, type StreamSettings } from './stream-settings';
+
+/** Spec 01 Events: /api/events carries channel `events`; the bridge-fed stream carries both. */
+export const channelsByStreamPath: Readonly<Record<string, readonly EventChannel[]>> = {
+  '/api/events': ['events'],
+  '/api/events/stream': ['events', 'stream'],
+};
+
+export interface EventStreamsOptions {
+  /** Bytes that may wait for one client before it is dropped as too slow. */
+  maxBufferedBytes?: number;
+  /** The `retry:` hint sent to clients (ms before an EventSource reconnects). */
+  retryMs?: number;
+  /** A reconnect that missed more events than this gets `resync` instead of a replay. */
+  replayLimit?: number;
+  /** Outbox rows older than this are pruned. */
+  retentionMs?: number;
+  pruneIntervalMs?: number;
+}
+
+const DEFAULTS = {
+  maxBufferedBytes: 1024 * 1024,
+  retryMs: 2_000,
+  replayLimit: 10_000,
+  retentionMs: 24 * 60 * 60 * 1000,
+  pruneIntervalMs: 10 * 60 * 1000,
+};
+
+const REPLAY_PAGE = 500;
+const SHUTDOWN_GRACE_MS = 2_000;
+
+const CORS = { 'access-control-allow-origin': '*' };
+
+function sendJson(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { ...CORS, 'content-type': 'application/json; charset=utf-8', ...headers });
+  res.end(JSON.stringify(body));
+}
+
+/** Last-Event-ID as an outbox id; anything else is a position this server cannot place. */
+function parseLastEventId(value: string | string[] | undefined): number | 'none' | 'unknown' {
+  const raw = Array.isArray(value) ? value[0] : value;
+  if (raw === undefined || raw.trim() === '') return 'none';
+  return /^\d{1,15}$/.test(raw.trim()) ? Number(raw.trim()) : 'unknown';
+}
+
+export interface StreamRequest {
+  /** The route-table path of the stream (`/api/events` or `/api/events/stream`). */
+  path: string;
+  url: URL;
+  requestId: string;
+}
+
+/**
+ * The SSE side of the runner: authenticates and admits stream clients, replays what a
+ * reconnecting client missed from the outbox, fans the listener's pages out to every client,
+ * and prunes the outbox by age. One per runner process.
+ */
+export class EventStreams {
+  private readonly options: typeof DEFAULTS;
+  private readonly clients = new Set<StreamClient>();
+  private readonly listener: OutboxListener;
+  private pruneTimer: NodeJS.Timeout | undefined;
+  private started: Promise<void> | undefined;
+  private markStarted!: () => void;
+  private readonly startGate = new Promise<void>((resolve) => (this.markStarted = resolve));
+  private closing = false;
+  private dropped = 0;
+
+  constructor(
+    private readonly ctx: Pick<AppContext, 'config' | 'deps' | 'database'>,
+    options: EventStreamsOptions = {},
+  ) {
+    this.options = { ...DEFAULTS, ...options };
+    this.listener = new OutboxListener({
+      connectionString: () => this.ctx.database()?.pool.options.connectionString,
+      onEvents: (events) => this.fanOut(events),
+      onLog: (message, detail) => logger().info(message, detail ?? {}),
+    });
+  }
+
+  /** Opens the LISTEN connection and the pruner. Streams admitted earlier wait for this. */
+  start(): Promise<void> {
+    this.started ??= (async () => {
+      await this.listener.start();
+      this.pruneTimer = setInterval(() => void this.prune(), this.options.pruneIntervalMs);
+      this.pruneTimer.unref();
+      void this.prune();
+      this.markStarted();
+    })();
+    return this.started;
+  }
+
+  async stop(): Promise<void> {
+    await this.endAll();
+    if (this.pruneTimer) clearInterval(this.pruneTimer);
+    this.pruneTimer = undefined;
+    await this.listener.stop();
+  }
+
+  /** Ends every stream cleanly (the terminating chunk is sent) and refuses new ones. */
+  async endAll(): Promise<void> {
+    this.closing = true;
+    const open = [...this.clients];
+    const ended = Promise.all(open.map((c) => new Promise<void>((resolve) => (c.res.writableFinished || c.res.destroyed ? resolve() : c.res.once('close', () => resolve())))));
+    for (const client of open) client.drop('shutdown');
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([ended, new Promise<void>((resolve) => (timer = setTimeout(resolve, SHUTDOWN_GRACE_MS)))]);
+    clearTimeout(timer);
+    for (const client of open) if (!client.res.destroyed) client.res.destroy();
+  }
+
+  stats(): { clients: number; dropped: number; listening: boolean; cursor: number | undefined } {
+    return { clients: this.clients.size, dropped: this.dropped, listening: this.listener.isConnected, cursor: this.listener.cursor };
+  }
+
+  /** Deletes outbox rows older than the retention; returns how many. */
+  async prune(): Promise<number> {
+    const db = this.ctx.database();
+    if (!db || this.ctx.deps.storage.mode !== 'database') return 0;
+    try {
+      const before = new Date(this.ctx.deps.clock.now().getTime() - this.options.retentionMs);
+      return await pruneOutbox(db, before);
+    } catch (err) {
+      logger().warn('outbox prune failed', { error: (err as Error).message });
+      return 0;
+    }
+  }
+
+  /** Serves GET /api/events and GET /api/events/stream (the runner hands requests over as they are). */
+  async serve(req: http.IncomingMessage, res: http.ServerResponse, request: StreamRequest): Promise<void> {
+    req.resume();
+    const channels = channelsByStreamPath[request.path];
+    if (!channels) return sendJson(res, 404, { error: `no stream at ${request.path}`, code: 'not_found' });
+    if (this.closing) return sendJson(res, 503, { error: 'the server is shutting down', code: 'shutting_down' }, { 'retry-after': '5' });
+    if (!this.authorized(req, request.url)) {
+      return sendJson(res, 401, { error: 'missing or invalid bearer token', code: 'unauthorized' });
+    }
+    let settings: StreamSettings;
+    try {
+      settings = await readStreamSettings(this.ctx.deps.storage);
+    } catch {
+      settings = { ...STREAM_SETTING_DEFAULTS };
+    }
+    await this.startGate;
+    if (res.destroyed) return;
+    if (this.clients.size >= settings.maxClients) {
+      logger().warn('stream refused: client limit reached', { path: request.path, limit: settings.maxClients });
+      return sendJson(
+        res,
+        503,
+        { error: `too many stream clients: the limit is ${settings.maxClients} (setting SSE_MAX_CLIENTS); retry later`, code: 'too_many_stream_clients', limit: settings.maxClients },
+        { 'retry-after': '10' },
+      );
+    }
+
+    const client = new StreamClient(res, channels, this.options.maxBufferedBytes, (c, reason) => this.onDrop(c, reason, request));
+    // Live pages after the listener's position go to this client; older ones come from the replay.
+    client.lastSentId = this.listener.cursor ?? 0;
+    const lastEventId = parseLastEventId(req.headers['last-event-id']);
+    if (lastEventId !== 'none') client.beginReplay();
+    this.clients.add(client);
+    res.on('close', () => {
+      const wasOpen = this.clients.delete(client);
+      client.release();
+      if (wasOpen) logger().info('stream closed', { requestId: request.requestId, path: request.path, durationMs: Date.now() - client.openedAt });
+    });
+    res.writeHead(200, {
+      ...CORS,
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+      'x-request-id': request.requestId,
+    });
+    res.write(`: connected\n\nretry: ${this.options.retryMs}\n\n`);
+    client.startHeartbeat(settings.heartbeatIntervalMs);
+    logger().info('stream opened', { requestId: request.requestId, path: request.path, clients: this.clients.size, resume: lastEventId !== 'none' });
+    if (lastEventId !== 'none') await this.replay(client, lastEventId);
+  }
+
+  private authorized(req: http.IncomingMessage, url: URL): boolean {
+    const expected = this.ctx.config.authToken;
+    if (!expected) return true;
+    // The header wins when present; the query parameter is the legacy fallback for clients that cannot set one.
+    const header = req.headers.authorization;
+    const presented = header !== undefined ? bearerTokenOf(header) : (url.searchParams.get('token') ?? undefined);
+    return tokenMatches(expected, presented);
+  }
+
+  /**
+   * Sends what a reconnecting client missed, then switches it to live pages without a gap or a
+   * repeat: live pages queue while the replay runs and are filtered by the last id sent.
+   */
+  private async replay(client: StreamClient, lastEventId: number | 'unknown'): Promise<void> {
+    const position = client.lastSentId;
+    try {
+      const db = this.ctx.database();
+      if (!db || this.ctx.deps.storage.mode !== 'database') return this.resync(client, position, 'database unavailable');
+      if (lastEventId === 'unknown') return this.resync(client, position, 'unknown Last-Event-ID');
+      const horizon = await outboxHorizon(db);
+      if (lastEventId < horizon.prunedThrough) return this.resync(client, position, 'events since Last-Event-ID were pruned');
+      if (lastEventId > horizon.lastIssued) return this.resync(client, position, 'Last-Event-ID was not issued by this server');
+      let after = lastEventId;
+      let sent = 0;
+      for (;;) {
+        const page = await readOutboxAfter(db, after, { channels: client.channels, limit: REPLAY_PAGE });
+        if (client.isClosed) return;
+        if (page.length === 0) break;
+        sent += page.length;
+        if (sent > this.options.replayLimit) return this.resync(client, Math.max(position, page[page.length - 1]!.id), 'too many missed events');
+        await client.writePaced(new FrameBatch(page).textFor(client.channels, after));
+        after = page[page.length - 1]!.id;
+        if (page.length < REPLAY_PAGE) break;
+      }
+      client.lastSentId = Math.max(client.lastSentId, after);
+      client.endReplay();
+    } catch (err) {
+      logger().warn('stream replay failed', { error: (err as Error).message });
+      this.resync(client, position, 'replay failed');
+    }
+  }
+
+  /** Tells the client to refetch its state, then carries on live from `position`. */
+  private resync(client: StreamClient, position: number, reason: string): void {
+    if (client.isClosed) return;
+    client.lastSentId = Math.max(client.lastSentId, position);
+    client.write(`id: ${client.lastSentId}\nevent: resync\ndata: ${JSON.stringify({ reason })}\n\n`);
+    client.endReplay();
+  }
+
+  private fanOut(events: OutboxEvent[]): void {
+    if (this.clients.size === 0) return;
+    const batch = new FrameBatch(events);
+    for (const client of this.clients) client.deliver(batch);
+  }
+
+  private onDrop(client: StreamClient, reason: DropReason, request: StreamRequest): void {
+    this.clients.delete(client);
+    if (reason === 'slow-client') {
+      this.dropped++;
+      logger().warn('stream client dropped: it does not read fast enough', { requestId: request.requestId, path: request.path });
+    }
+  }
+}

@@ -1,0 +1,151 @@
+import pg from 'pg';
+import type { Db, QueryResult } from '../../core/ports';
+import { OUTBOX_NOTIFY_CHANNEL } from './outbox-event-bus';
+import { latestOutboxId, readOutboxAfter, type OutboxEvent } from './outbox-store';
+
+export interface OutboxListenerOptions {
+  /** The connection string of the live database, or undefined while there is none (fallback mode). */
+  connectionString: () => string | undefined;
+  /** Called with each page of newly committed events, in id order, never twice for one id. */
+  onEvents: (events: OutboxEvent[]) => void;
+  onLog?: (message: string, detail?: Record<string, unknown>) => void;
+  reconnectMinMs?: number;
+  reconnectMaxMs?: number;
+  pageSize?: number;
+}
+
+/** A pg.Client seen through the Db port, so the outbox SQL has one home (outbox-store.ts). */
+function clientDb(client: pg.Client): Db {
+  return {
+    async query<Row>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<Row>> {
+      const result = await client.query(sql, params as unknown[]);
+      return { rows: result.rows as Row[], rowCount: result.rowCount ?? 0 };
+    },
+    transaction() {
+      throw new Error('the outbox listener connection runs no transactions');
+    },
+  };
+}
+
+/**
+ * Follows the outbox from one dedicated connection: LISTEN wakes it, and it reads every row
+ * after its cursor (so a burst of notifications costs one read, and notifications lost while
+ * disconnected cost nothing: the first read after reconnecting catches up). It reconnects with
+ * backoff forever, until stopped.
+ */
+export class OutboxListener {
+  /** The last id handed to onEvents; undefined until the first connection sets it to the outbox head. */
+  cursor: number | undefined;
+  private client: pg.Client | undefined;
+  private stopped = false;
+  private reading = false;
+  private readAgain = false;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private retryDelay: number;
+  private connected: Promise<void> | undefined;
+
+  constructor(private readonly options: OutboxListenerOptions) {
+    this.retryDelay = options.reconnectMinMs ?? 250;
+  }
+
+  /** Connects once (without throwing: failures schedule a reconnect) and resolves when the cursor is set or the attempt failed. */
+  start(): Promise<void> {
+    this.stopped = false;
+    this.connected ??= this.connect();
+    return this.connected;
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
+    const client = this.client;
+    this.client = undefined;
+    await client?.end().catch(() => undefined);
+  }
+
+  get isConnected(): boolean {
+    return this.client !== undefined;
+  }
+
+  private async connect(): Promise<void> {
+    const url = this.options.connectionString();
+    if (!url) return this.scheduleReconnect('no database');
+    const client = new pg.Client({ connectionString: url, application_name: 'task-server-outbox-listener' });
+    let failed = false;
+    const onLost = (err?: Error) => {
+      if (failed) return;
+      failed = true;
+      if (this.client === client) this.client = undefined;
+      client.removeAllListeners('notification');
+      void client.end().catch(() => undefined);
+      this.scheduleReconnect(err?.message ?? 'connection ended');
+    };
+    client.on('error', onLost);
+    client.on('end', () => onLost());
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${OUTBOX_NOTIFY_CHANNEL}`);
+      if (this.cursor === undefined) this.cursor = await latestOutboxId(clientDb(client));
+    } catch (err) {
+      onLost(err as Error);
+      return;
+    }
+    if (this.stopped) {
+      await client.end().catch(() => undefined);
+      return;
+    }
+    this.client = client;
+    this.retryDelay = this.options.reconnectMinMs ?? 250;
+    client.on('notification', (message) => {
+      if (this.cursor !== undefined && Number(message.payload) <= this.cursor) return;
+      this.read();
+    });
+    this.options.onLog?.('outbox listener connected', { cursor: this.cursor });
+    this.read();
+  }
+
+  private scheduleReconnect(reason: string): void {
+    this.connected = undefined;
+    if (this.stopped || this.retryTimer) return;
+    this.options.onLog?.('outbox listener reconnecting', { reason, inMs: this.retryDelay });
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      this.connected = this.connect();
+    }, this.retryDelay);
+    this.retryTimer.unref();
+    this.retryDelay = Math.min(this.retryDelay * 2, this.options.reconnectMaxMs ?? 5_000);
+  }
+
+  /** Reads pages after the cursor until none is left; concurrent wake-ups fold into one more pass. */
+  private read(): void {
+    if (this.reading) {
+      this.readAgain = true;
+      return;
+    }
+    this.reading = true;
+    void (async () => {
+      try {
+        do {
+          this.readAgain = false;
+          for (;;) {
+            const client = this.client;
+            if (!client || this.cursor === undefined) return;
+            const page = await readOutboxAfter(clientDb(client), this.cursor, { limit: this.options.pageSize ?? 1_000 });
+            if (page.length === 0) break;
+            // The connection may have been replaced while reading; a stale page is dropped, the cursor decides.
+            if (this.client !== client) return;
+            this.cursor = page[page.length - 1]!.id;
+            this.options.onEvents(page);
+            if (page.length < (this.options.pageSize ?? 1_000)) break;
+          }
+        } while (this.readAgain);
+      } catch (err) {
+        this.options.onLog?.('outbox read failed', { error: (err as Error).message });
+      } finally {
+        this.reading = false;
+        if (this.readAgain && this.client) this.read();
+      }
+    })();
+  }
+}
