@@ -71,8 +71,11 @@ export function watch(url: string, names: string[], options: { headers?: Record<
     for (const w of waiters) w();
   });
   const opened = new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`stream ${url} did not open: ${JSON.stringify(errors)}`)), 10_000);
+    const fail = () => reject(new Error(`stream ${url} did not open: ${JSON.stringify(errors)}`));
+    const timer = setTimeout(fail, 10_000);
     source.addEventListener('open', () => (clearTimeout(timer), resolve()), { once: true });
+    // A refusal (4xx/5xx) closes an EventSource for good.
+    source.addEventListener('error', () => source.readyState === source.CLOSED && (clearTimeout(timer), fail()));
   });
   opened.catch(() => undefined); // awaited by the tests that care; a stream closed early must not fail the run
   return {
