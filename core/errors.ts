@@ -123,3 +123,16 @@ export class RestoreFailedError extends DomainError {
     super('restore_failed', { message: explanation, restoreId, failed_step: step, completed_tables: completedTables });
   }
 }
+
+/** An action the caller asked for ran and failed (spec 01: a cron run-now or a job-file write answers 500). */
+export class ExecutionFailedError extends DomainError {
+  readonly code = 'execution_failed';
+}
+
+/** Too many requests in a window (chat's CHAT_RATE_LIMIT); `retryAfterSeconds` says when to try again. */
+export class RateLimitedError extends DomainError {
+  readonly code = 'rate_limited';
+  constructor(message: string, readonly retryAfterSeconds: number) {
+    super(message, { retryAfterSeconds });
+  }
+}

@@ -9,6 +9,9 @@ export const statusByErrorCode: Readonly<Record<string, number>> = {
   upstream_failed: 502,
   runtime_failed: 502,
   storage_unavailable: 503,
+  // agent runtime integration (spec 01)
+  execution_failed: 500,
+  rate_limited: 429,
   // snapshot and restore (spec 02)
   malformed_json: 400,
   invalid_manifest: 400,

@@ -13,4 +13,14 @@ export const runtimeRoutes: readonly Route[] = [
   { method: 'POST', path: '/api/runtime/memory/index', handler: 'runtime/index-runtime-memory' },
   { method: 'GET', path: '/api/runtime/memory/promote', handler: 'runtime/list-promotion-candidates' },
   { method: 'POST', path: '/api/runtime/memory/promote', handler: 'runtime/promote-runtime-memory' },
+
+  { method: 'GET', path: '/api/cron/jobs', handler: 'cron/list-cron-jobs' },
+  { method: 'POST', path: '/api/cron/jobs', handler: 'cron/create-cron-job' },
+  { method: 'DELETE', path: '/api/cron/jobs/:id', handler: 'cron/delete-cron-job' },
+  { method: 'GET', path: '/api/cron/jobs/:id/runs', handler: 'cron/list-job-runs' },
+  { method: 'POST', path: '/api/cron/jobs/:id/run', handler: 'cron/run-cron-job' },
+  { method: 'POST', path: '/api/cron/jobs/:id/enable', handler: 'cron/enable-cron-job' },
+  { method: 'POST', path: '/api/cron/jobs/:id/disable', handler: 'cron/disable-cron-job' },
+
+  { method: 'GET', path: '/api/citation-queue/status', handler: 'citation-queue/get-citation-status' },
 ];

@@ -1,5 +1,6 @@
 import { config, ConfigError, isLoopbackHost } from '../config';
 import { createAppContext, setAppContext, startFallbackRefresher } from '../app-context';
+import { startCronManager, type CronManager } from '../cron-manager/cron-manager-server';
 import { EventStreams } from '../events/event-streams';
 import { logger } from '../logger';
 import { startRunner } from './runner';
@@ -47,6 +48,19 @@ async function main(): Promise<void> {
     fail(code === 'EADDRINUSE' ? `port ${cfg.port} on ${cfg.host} is already in use` : (err as Error).message);
   }
 
+  let cronManager: CronManager | undefined;
+  if (cfg.cronManagerPort > 0) {
+    try {
+      cronManager = await startCronManager({ ctx, port: cfg.cronManagerPort, authToken: cfg.authToken });
+      logger().info('cron manager listening', { url: cronManager.url });
+    } catch (err) {
+      await runner.close();
+      await ctx.close();
+      const code = (err as NodeJS.ErrnoException).code;
+      fail(code === 'EADDRINUSE' ? `cron-manager port ${cfg.cronManagerPort} is already in use (CRON_MANAGER_PORT=0 turns it off)` : (err as Error).message);
+    }
+  }
+
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) {
@@ -55,6 +69,7 @@ async function main(): Promise<void> {
     }
     stopping = true;
     logger().info('shutting down', { signal });
+    await cronManager?.close();
     await runner.close(); // ends open streams first, so in-flight requests can finish
     await streams.stop();
     await stopFallback();

@@ -28,3 +28,20 @@ describe('a missing runtime executable', () => {
     }
   });
 });
+
+describe('health-status without a runtime', () => {
+  it('reports the gateway unavailable, leaves the cron check out, and degrades the overall status', async () => {
+    const res = await app.http('GET', '/api/health-status');
+    expect(res.status).toBe(200);
+    expect(res.body.status).toBe('degraded');
+    expect(res.body.gateway).toMatchObject({ status: 'unavailable', healthy: false, agent_count: 0, failure: 'unavailable' });
+    expect(res.body.checks).not.toHaveProperty('cron');
+  });
+
+  it('lists no runtime jobs but still answers 200 with runtime.ok false', async () => {
+    const res = await app.http('GET', '/api/cron/jobs');
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ jobs: [], runtime: { ok: false, failure: 'unavailable' } });
+    expect((await app.http('POST', '/api/cron/jobs/daily-digest/run')).status).toBe(500);
+  });
+});

@@ -1,0 +1,243 @@
+import { z } from 'zod';
+import { OPERATOR_ACTOR } from '../actors';
+import { recordChange } from '../audit/record-change';
+import { ConflictError, ExecutionFailedError, NotFoundError, RuntimeCallError } from '../errors';
+import type { Deps } from '../ports';
+import type { LegacyJobFiles } from '../ports/runtime';
+import { requireDb } from '../storage';
+import { parseInput } from '../validation';
+import { runtimeCalls } from './calls';
+import { jobIdSchema, parseJobId } from './ids';
+import { arrayField, isoFromEpochMs, isRecord, stringOrNull } from './payload';
+
+/** A scheduled job as spec 01 lists it; `legacy` tells the runtime's jobs from the definition files. */
+export interface ScheduledJob {
+  id: string;
+  name: string;
+  description: string;
+  schedule: string;
+  enabled: boolean;
+  status: 'success' | 'failed' | 'unknown';
+  lastRun: string | null;
+  nextRun: string | null;
+  agentId: string | null;
+  model: string | null;
+  legacy: boolean;
+  _raw: unknown;
+}
+
+/** Scheduler lastStatus → job status (spec 01 Scheduled job). Anything else is unknown. */
+const jobStatusByLastStatus: Readonly<Record<string, ScheduledJob['status']>> = { ok: 'success', error: 'failed' };
+
+/** Run entry status → run history status. Anything not listed counts as failed (a run that did not say ok). */
+const runStatusByEntryStatus: Readonly<Record<string, 'success' | 'failed' | 'running'>> = {
+  ok: 'success',
+  success: 'success',
+  error: 'failed',
+  failed: 'failed',
+  running: 'running',
+};
+
+const UNITS: Array<[number, string]> = [
+  [86_400_000, 'd'],
+  [3_600_000, 'h'],
+  [60_000, 'm'],
+  [1000, 's'],
+];
+
+/** 5400000 → "1h30m"; 1500 → "1500ms". */
+export function readableDuration(ms: number): string {
+  if (!Number.isFinite(ms) || ms <= 0) return `${ms}ms`;
+  if (ms % 1000 !== 0) return `${ms}ms`;
+  let rest = ms;
+  let out = '';
+  for (const [size, unit] of UNITS) {
+    if (rest >= size) {
+      out += `${Math.floor(rest / size)}${unit}`;
+      rest %= size;
+    }
+  }
+  return out;
+}
+
+/** The scheduler's schedule object as one readable string. */
+export function readableSchedule(schedule: unknown): string {
+  if (!isRecord(schedule)) return 'unknown';
+  if (schedule.kind === 'cron' && typeof schedule.expr === 'string') {
+    return typeof schedule.tz === 'string' && schedule.tz ? `${schedule.expr} (${schedule.tz})` : schedule.expr;
+  }
+  if (schedule.kind === 'every' && typeof schedule.everyMs === 'number') return `every ${readableDuration(schedule.everyMs)}`;
+  if (schedule.kind === 'at') {
+    const at = isoFromEpochMs(schedule.atMs);
+    if (at) return `at ${at}`;
+  }
+  return 'unknown';
+}
+
+/** Spec 01 Scheduled job normalization; undefined for a record without a usable id (it cannot be controlled). */
+export function normalizeSchedulerRecord(record: unknown): ScheduledJob | undefined {
+  if (!isRecord(record) || typeof record.id !== 'string' || !record.id) return undefined;
+  const state = isRecord(record.state) ? record.state : {};
+  const payload = isRecord(record.payload) ? record.payload : {};
+  return {
+    id: record.id,
+    name: stringOrNull(record.name) ?? record.id,
+    description: typeof record.description === 'string' ? record.description : '',
+    schedule: readableSchedule(record.schedule),
+    enabled: record.enabled === true,
+    status: (typeof state.lastStatus === 'string' && jobStatusByLastStatus[state.lastStatus]) || 'unknown',
+    lastRun: isoFromEpochMs(state.lastRunAtMs),
+    nextRun: isoFromEpochMs(state.nextRunAtMs),
+    agentId: stringOrNull(record.agentId),
+    model: stringOrNull(payload.model),
+    legacy: false,
+    _raw: record,
+  };
+}
+
+/** A run history entry: {id, status, startedAt}, with the entry itself under _raw. */
+export function normalizeRunEntry(entry: unknown, jobId: string) {
+  const e = isRecord(entry) ? entry : {};
+  const startedAt = isoFromEpochMs(e.ts);
+  return {
+    id: typeof e.id === 'string' && e.id ? e.id : `${jobId}@${typeof e.ts === 'number' ? e.ts : 'unknown'}`,
+    status: (typeof e.status === 'string' && runStatusByEntryStatus[e.status]) || 'failed',
+    startedAt,
+    _raw: entry,
+  };
+}
+
+const cronField = z.string().trim().regex(/^[0-9A-Za-z*/,?#LW-]{1,64}$/, 'must be a cron field such as *, 5, */10, 1-5 or MON').default('*');
+
+/** POST /api/cron/jobs: a legacy job definition (spec 01). */
+export const legacyJobSchema = z.strictObject({
+  id: jobIdSchema,
+  description: z.string().max(2000).default(''),
+  minute: cronField,
+  hour: cronField,
+  dom: cronField,
+  month: cronField,
+  dow: cronField,
+  command: z.string().trim().min(1, 'must not be empty').max(4000, 'at most 4000 characters'),
+});
+
+function legacyJob(id: string, definition: unknown): ScheduledJob & { command: string | null } {
+  const d = isRecord(definition) ? definition : {};
+  const field = (k: string) => (typeof d[k] === 'string' ? (d[k] as string) : '*');
+  return {
+    id,
+    name: id,
+    description: typeof d.description === 'string' ? d.description : '',
+    schedule: ['minute', 'hour', 'dom', 'month', 'dow'].map(field).join(' '),
+    enabled: true,
+    status: 'unknown',
+    lastRun: null,
+    nextRun: null,
+    agentId: null,
+    model: null,
+    legacy: true,
+    command: typeof d.command === 'string' ? d.command : null,
+    _raw: definition,
+  };
+}
+
+/**
+ * GET /api/cron/jobs: the runtime's jobs, then the legacy definition files. A runtime failure does
+ * not hide the legacy jobs: the list comes back with `runtime: {ok: false, failure, error}`.
+ */
+export async function listScheduledJobs(deps: Pick<Deps, 'runtime'>, legacyFiles: LegacyJobFiles) {
+  const [runtimeSide, legacySide] = await Promise.all([
+    deps.runtime.run(runtimeCalls.cronList()).then(
+      (doc) => ({ ok: true as const, records: arrayField(doc, 'jobs', 'cron list') }),
+      (err: unknown) => {
+        if (err instanceof RuntimeCallError) return { ok: false as const, failure: err.failure, error: err.message };
+        throw err;
+      },
+    ),
+    legacyFiles.list(),
+  ]);
+  const runtimeJobs = runtimeSide.ok ? runtimeSide.records.map(normalizeSchedulerRecord).filter((j) => j !== undefined) : [];
+  const jobs = [...runtimeJobs, ...legacySide.jobs.map((f) => legacyJob(f.id, f.definition))];
+  return {
+    jobs,
+    runtime: runtimeSide.ok ? { ok: true } : { ok: false, failure: runtimeSide.failure, error: runtimeSide.error },
+    ...(legacySide.unreadable.length ? { unreadableLegacyFiles: legacySide.unreadable } : {}),
+  };
+}
+
+const runsQuery = z.strictObject({
+  limit: z.coerce.number({ message: 'must be a number' }).int('must be a whole number').min(1, 'must be at least 1').max(500, 'must be at most 500').default(50),
+});
+
+/** GET /api/cron/jobs/:id/runs?limit (default 50, at most 500): newest first as the runtime lists them. */
+export async function listJobRuns(deps: Pick<Deps, 'runtime'>, rawId: unknown, query: unknown) {
+  const id = parseJobId(rawId);
+  const { limit } = parseInput(runsQuery, query ?? {}, 'query');
+  const doc = await deps.runtime.run(runtimeCalls.cronRuns(id, limit));
+  return { jobId: id, runs: arrayField(doc, 'entries', 'cron runs').slice(0, limit).map((e) => normalizeRunEntry(e, id)) };
+}
+
+async function audit(deps: Deps, action: string, jobId: string, newValue: unknown, oldValue?: unknown) {
+  await requireDb(deps.storage).transaction((tx) =>
+    recordChange(deps, tx, { actor: OPERATOR_ACTOR, action, entityType: 'cron_job', entityId: jobId, newValue, oldValue }),
+  );
+}
+
+/**
+ * POST /api/cron/jobs/:id/run: 1. validate; 2. require the database (audited action);
+ * 3. ask the runtime to run the job now; a failed call is a 500 (spec 01), not a 502; 4. audit `cron.run`.
+ */
+export async function runJobNow(deps: Deps, rawId: unknown) {
+  const id = parseJobId(rawId);
+  requireDb(deps.storage);
+  let data: Record<string, unknown>;
+  try {
+    data = await deps.runtime.run(runtimeCalls.cronRun(id));
+  } catch (err) {
+    if (err instanceof RuntimeCallError) throw new ExecutionFailedError(`job ${id} was not started: ${err.message}`, { success: false, failure: err.failure });
+    throw err;
+  }
+  await audit(deps, 'cron.run', id, { jobId: id, requestedAt: deps.clock.now().toISOString() });
+  return { success: true, message: `job ${id} started`, data };
+}
+
+/** POST /api/cron/jobs/:id/enable and /disable: the runtime's answer under data; audited. */
+export async function setJobEnabled(deps: Deps, rawId: unknown, enabled: boolean) {
+  const id = parseJobId(rawId);
+  requireDb(deps.storage);
+  const data = await deps.runtime.run(enabled ? runtimeCalls.cronEnable(id) : runtimeCalls.cronDisable(id));
+  await audit(deps, enabled ? 'cron.enabled' : 'cron.disabled', id, { jobId: id, enabled });
+  return { success: true, data };
+}
+
+/** POST /api/cron/jobs: writes a legacy definition file atomically; 409 when that id exists. Audited `created`. */
+export async function createLegacyJob(deps: Deps, files: LegacyJobFiles, body: unknown) {
+  const input = parseInput(legacyJobSchema, body ?? {}, 'job');
+  requireDb(deps.storage);
+  const { id, ...rest } = input;
+  const definition = { id, ...rest, createdAt: deps.clock.now().toISOString() };
+  let created: boolean;
+  try {
+    created = await files.create(id, definition);
+  } catch (err) {
+    throw new ExecutionFailedError(`job file for ${id} could not be written: ${(err as Error).message}`, { success: false });
+  }
+  if (!created) throw new ConflictError(`a legacy job named ${id} already exists; delete it first`);
+  await audit(deps, 'created', id, definition);
+  return { success: true, id };
+}
+
+/** DELETE /api/cron/jobs/:id: removes the legacy definition file; 404 when there is none. Audited `deleted`. */
+export async function deleteLegacyJob(deps: Deps, files: LegacyJobFiles, rawId: unknown) {
+  const id = parseJobId(rawId);
+  requireDb(deps.storage);
+  let removed: boolean;
+  try {
+    removed = await files.remove(id);
+  } catch (err) {
+    throw new ExecutionFailedError(`job file for ${id} could not be removed: ${(err as Error).message}`, { success: false });
+  }
+  if (!removed) throw new NotFoundError(`no legacy job file named ${id}`);
+  await audit(deps, 'deleted', id, undefined, { jobId: id });
+  return { success: true, id };
+}
