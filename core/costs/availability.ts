@@ -13,18 +13,18 @@ export interface Answer<Body = unknown> {
 export type Unavailable = { available: false; reason: 'no_database' | 'query_failed' };
 
 /**
- * Runs a read that needs the database and answers spec 02's degradation family: 200
- * {available: false, reason} without a database or when a query fails. Domain errors
- * (validation, not found) pass through to the caller.
+ * Runs work that needs the database and answers spec 02's degradation family for reads (and for
+ * every budget endpoint): 200 {available: false, reason} without a database or when a query
+ * fails. Domain errors (validation, not found) pass through to the caller.
  */
-export async function degradableRead<Body>(
+export async function degradable<Body>(
   storage: Storage,
-  read: (db: Db) => Promise<Answer<Body>>,
+  work: (db: Db) => Promise<Answer<Body>>,
   extra: Record<string, unknown> = {},
 ): Promise<Answer<Body | (Unavailable & Record<string, unknown>)>> {
   if (storage.mode !== 'database') return { status: 200, body: { available: false, reason: 'no_database', ...extra } };
   try {
-    return await read(storage.db);
+    return await work(storage.db);
   } catch (err) {
     if (err instanceof DomainError && err.code !== 'storage_unavailable') throw err;
     const reason = err instanceof DomainError ? 'no_database' : 'query_failed';

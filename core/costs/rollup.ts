@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Deps } from '../ports';
 import { parseInput } from '../validation';
-import { answeringValidation, degradableRead, type Answer } from './availability';
+import { answeringValidation, degradable, type Answer } from './availability';
 import { roundUsd, runAgentSql, UNASSIGNED, usageAtSql, usageDaySql } from './usage';
 import { costWindow, windowDaysSchema } from './window';
 
@@ -47,7 +47,7 @@ export async function getCostRollup(deps: Pick<Deps, 'storage' | 'clock'>, query
     const { group_by, days } = parseInput(costRollupQuerySchema, query ?? {}, 'query');
     const now = deps.clock.now();
     const timestamp = now.toISOString();
-    return degradableRead(
+    return degradable(
       deps.storage,
       async (db) => {
         const window = costWindow(now, days);

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Db, Deps } from '../ports';
 import { parseInput } from '../validation';
-import { answeringValidation, degradableRead, type Answer } from './availability';
+import { answeringValidation, degradable, type Answer } from './availability';
 import { addDays, isoDay, roundUsd, runAgentSql, usageAtSql, usageDaySql } from './usage';
 import { costWindow, windowDaysSchema, type CostWindow } from './window';
 
@@ -46,7 +46,7 @@ export async function getCostSummary(deps: Pick<Deps, 'storage' | 'clock'>, quer
     const { days } = parseInput(costSummaryQuerySchema, query ?? {}, 'query');
     const now = deps.clock.now();
     const timestamp = now.toISOString();
-    return degradableRead(
+    return degradable(
       deps.storage,
       async (db) => {
         const window = costWindow(now, days);

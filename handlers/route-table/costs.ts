@@ -4,4 +4,9 @@ import type { Route } from './route';
 export const costRoutes: readonly Route[] = [
   { method: 'GET', path: '/api/costs/summary', handler: 'costs/get-cost-summary' },
   { method: 'GET', path: '/api/costs/rollup', handler: 'costs/get-cost-rollup' },
+
+  { method: 'GET', path: '/api/budgets', handler: 'budgets/list-budgets' },
+  { method: 'POST', path: '/api/budgets', handler: 'budgets/create-budget' },
+  { method: 'PATCH', path: '/api/budgets/:id', handler: 'budgets/update-budget' },
+  { method: 'GET', path: '/api/budgets/:id/ledger', handler: 'budgets/get-budget-ledger' },
 ];

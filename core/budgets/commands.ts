@@ -1,0 +1,147 @@
+import { OPERATOR_ACTOR } from '../actors';
+import { recordChange } from '../audit/record-change';
+import { answeringValidation, degradable, type Answer } from '../costs/availability';
+import { ConflictError, ValidationError } from '../errors';
+import type { Db, Deps } from '../ports';
+import { parseInput, uuidSchema } from '../validation';
+import { budgetColumns, createBudgetSchema, updateBudgetSchema, type BudgetRow, type CreateBudgetInput, type UpdateBudgetInput } from './budget';
+import { evaluateBudgets, viewOf } from './evaluation';
+import { budgetNotFound, findBudget } from './queries';
+
+function budgetEvent(action: string, budgetId: string) {
+  return { name: 'budget:changed', payload: { action, budgetId }, channel: 'events' as const };
+}
+
+/** The chosen answer to a second active budget in one (scope, scope_id, period): 409 naming the first. */
+function duplicateActive(existingId: string): Answer {
+  return {
+    status: 409,
+    body: {
+      error: 'duplicate_active_budget',
+      details: [{ path: 'scope', message: 'an active budget already exists for this scope, scope_id and period; deactivate it first' }],
+      existing_budget_id: existingId,
+    },
+  };
+}
+
+async function activeTwin(db: Db, b: Pick<BudgetRow, 'scope' | 'scope_id' | 'period'>, exceptId: string | null): Promise<string | undefined> {
+  const { rows } = await db.query<{ id: string }>(
+    `SELECT id FROM budgets WHERE active AND scope = $1 AND coalesce(scope_id, '') = coalesce($2, '') AND period = $3
+        AND ($4::uuid IS NULL OR id <> $4) LIMIT 1`,
+    [b.scope, b.scope_id, b.period, exceptId],
+  );
+  return rows[0]?.id;
+}
+
+/** A project or department scope must name one that exists (an agent may be known only to the runtime). */
+async function assertScopeExists(db: Db, scope: string, scopeId: string | null): Promise<void> {
+  const missing = (message: string) => new ValidationError(message, [{ path: 'scope_id', message }]);
+  if (scope === 'project') {
+    if (!uuidSchema.safeParse(scopeId).success) throw missing('must be the id (UUID) of a project');
+    const { rowCount } = await db.query('SELECT 1 FROM projects WHERE id = $1', [scopeId]);
+    if (!rowCount) throw missing(`no project ${scopeId}`);
+  } else if (scope === 'department') {
+    const { rowCount } = await db.query('SELECT 1 FROM departments WHERE id = $1', [scopeId]);
+    if (!rowCount) throw missing(`no department ${scopeId}`);
+  }
+}
+
+/**
+ * POST /api/budgets:
+ * 1. validate (exactly one cap, scope rules; fleet's scope_id stored as null);
+ * 2. refuse a second active budget of the same scope, scope_id and period (409);
+ * 3. insert, audit `created`, publish budget:changed; answer with the derived fields.
+ */
+export async function createBudget(deps: Deps, body: unknown, actor = OPERATOR_ACTOR): Promise<Answer> {
+  return answeringValidation(async () => {
+    const input = parseInput(createBudgetSchema, body ?? {}, 'budget');
+    return degradable(deps.storage, (db) => insertBudget(deps, db, input, actor));
+  });
+}
+
+async function insertBudget(deps: Deps, db: Db, input: CreateBudgetInput, actor: string): Promise<Answer> {
+  const id = deps.ids.uuid();
+  const now = deps.clock.now();
+  try {
+    const created = await db.transaction(async (tx) => {
+      await assertScopeExists(tx, input.scope, input.scope_id);
+      if (input.active) {
+        const twin = await activeTwin(tx, input, null);
+        if (twin) return duplicateActive(twin);
+      }
+      const { rows } = await tx.query<BudgetRow>(
+        `INSERT INTO budgets (id, name, scope, scope_id, period, cap_usd, cap_tokens, action_on_exceed, active, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10) RETURNING ${budgetColumns}`,
+        [id, input.name, input.scope, input.scope_id, input.period, input.cap_usd, input.cap_tokens, input.action_on_exceed, input.active, now],
+      );
+      await recordChange(deps, tx, { actor, action: 'created', entityType: 'budget', entityId: id, newValue: rows[0], event: budgetEvent('created', id) });
+      return rows[0]!;
+    });
+    if ('status' in created && 'body' in created) return created;
+    const [evaluated] = await evaluateBudgets(db, [created], now);
+    return { status: 201, body: { available: true, budget: viewOf(evaluated!), timestamp: now.toISOString() } };
+  } catch (err) {
+    // two creates racing past the check: the partial unique index decides
+    if (err instanceof ConflictError) {
+      const twin = await activeTwin(db, input, null);
+      if (twin) return duplicateActive(twin);
+    }
+    throw err;
+  }
+}
+
+/**
+ * PATCH /api/budgets/:id: name, action_on_exceed, active, or one cap (the sibling cap is cleared).
+ * Re-activating into an occupied (scope, scope_id, period) is the same 409 as a duplicate create.
+ */
+export async function updateBudget(deps: Deps, rawId: unknown, body: unknown, actor = OPERATOR_ACTOR): Promise<Answer> {
+  if (!uuidSchema.safeParse(rawId).success) return budgetNotFound();
+  const id = rawId as string;
+  return answeringValidation(async () => {
+    const patch = parseInput(updateBudgetSchema, body ?? {}, 'budget update');
+    return degradable(deps.storage, (db) => patchBudget(deps, db, id, patch, actor));
+  });
+}
+
+async function patchBudget(deps: Deps, db: Db, id: string, patch: UpdateBudgetInput, actor: string): Promise<Answer> {
+  const now = deps.clock.now();
+  const fields: Record<string, unknown> = { ...patch };
+  if (patch.cap_usd !== undefined) fields.cap_tokens = null;
+  if (patch.cap_tokens !== undefined) fields.cap_usd = null;
+  try {
+    const updated = await db.transaction(async (tx) => {
+      const before = await findBudget(tx, id, true);
+      if (!before) return budgetNotFound();
+      if (patch.active === true && !before.active) {
+        const twin = await activeTwin(tx, before, id);
+        if (twin) return duplicateActive(twin);
+      }
+      const names = Object.keys(fields);
+      const { rows } = await tx.query<BudgetRow>(
+        `UPDATE budgets SET ${names.map((n, i) => `${n} = $${i + 2}`).join(', ')}, updated_at = $${names.length + 2}
+          WHERE id = $1 RETURNING ${budgetColumns}`,
+        [id, ...names.map((n) => fields[n]), now],
+      );
+      await recordChange(deps, tx, {
+        actor,
+        action: 'updated',
+        entityType: 'budget',
+        entityId: id,
+        oldValue: before,
+        newValue: rows[0],
+        event: budgetEvent('updated', id),
+      });
+      return rows[0]!;
+    });
+    if ('status' in updated && 'body' in updated) return updated;
+    const [evaluated] = await evaluateBudgets(db, [updated], now);
+    return { status: 200, body: { available: true, budget: viewOf(evaluated!), timestamp: now.toISOString() } };
+  } catch (err) {
+    if (err instanceof ConflictError) {
+      const current = await findBudget(db, id);
+      const twin = current && (await activeTwin(db, current, id));
+      if (twin) return duplicateActive(twin);
+    }
+    throw err;
+  }
+}

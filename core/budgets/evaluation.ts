@@ -1,0 +1,72 @@
+import type { Db } from '../ports';
+import type { BudgetRow } from './budget';
+import { periodWindow, type PeriodWindow } from './periods';
+import { deriveSpend } from './spend';
+import { evaluate, overCapEvent, type BudgetStatus, type Evaluation, type Spend } from './status';
+
+/** A budget as the API shows it: the row plus its derived period, spend, percentage and status. */
+export interface BudgetView extends BudgetRow {
+  period_key: string;
+  current_spend: Spend;
+  pct_of_cap: number;
+  status: BudgetStatus;
+}
+
+export interface EvaluatedBudget {
+  budget: BudgetRow;
+  window: PeriodWindow;
+  spend: Spend;
+  evaluation: Evaluation;
+}
+
+/** Derives spend and status of each budget for the period containing `now` (or the given windows). */
+export async function evaluateBudgets(
+  db: Db,
+  budgets: readonly BudgetRow[],
+  now: Date,
+  windowOf: (b: BudgetRow) => PeriodWindow = (b) => periodWindow(b.period, now),
+): Promise<EvaluatedBudget[]> {
+  const windows = budgets.map(windowOf);
+  const spend = await deriveSpend(
+    db,
+    budgets.map((b, i) => ({ id: b.id, scope: b.scope, scope_id: b.scope_id, start: windows[i]!.start, end: windows[i]!.end })),
+  );
+  return budgets.map((budget, i) => {
+    const s = spend.get(budget.id)!;
+    return { budget, window: windows[i]!, spend: s, evaluation: evaluate(budget, s) };
+  });
+}
+
+export function viewOf(e: EvaluatedBudget): BudgetView {
+  return { ...e.budget, period_key: e.window.key, current_spend: e.spend, pct_of_cap: e.evaluation.pct_of_cap, status: e.evaluation.status };
+}
+
+/**
+ * Appends the ledger events that the evaluations call for, each at most once per (budget, period,
+ * kind) (the unique key decides): an active budget at or over its cap emits warned, paused or
+ * hard_stopped by its action; an active budget back under its cap whose latest event is a breach
+ * emits recovered (period rollover, a raised cap). Inactive budgets emit nothing.
+ */
+export async function recordLedgerEvents(db: Db, evaluated: readonly EvaluatedBudget[], now: Date): Promise<void> {
+  const due = evaluated.filter((e) => e.budget.active);
+  if (due.length === 0) return;
+  const kinds = due.map((e) => (e.evaluation.atOrOver ? overCapEvent[e.budget.action_on_exceed] : 'recovered'));
+  const details = due.map((e) =>
+    JSON.stringify({
+      [e.evaluation.unit === 'usd' ? 'spend_usd' : 'spend_tokens']: e.evaluation.spent,
+      [e.evaluation.unit === 'usd' ? 'cap_usd' : 'cap_tokens']: e.evaluation.cap,
+      pct_of_cap: e.evaluation.pct_of_cap,
+      runs: e.spend.runs,
+    }),
+  );
+  await db.query(
+    `INSERT INTO budget_events (budget_id, period_key, event_kind, detail, created_at, updated_at)
+     SELECT e.budget_id, e.period_key, e.kind, e.detail::jsonb, $5, $5
+       FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[]) AS e(budget_id, period_key, kind, detail)
+      WHERE e.kind <> 'recovered'
+         OR (SELECT be.event_kind FROM budget_events be WHERE be.budget_id = e.budget_id
+              ORDER BY be.created_at DESC, be.id DESC LIMIT 1) IN ('warned', 'paused', 'hard_stopped')
+     ON CONFLICT (budget_id, period_key, event_kind) DO NOTHING`,
+    [due.map((e) => e.budget.id), due.map((e) => e.window.key), kinds, details, now],
+  );
+}

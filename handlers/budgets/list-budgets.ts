@@ -1,0 +1,8 @@
+import { listBudgets } from '../../core/budgets/queries';
+import { httpHandler, json } from '../middleware/http-handler';
+
+/** GET /api/budgets */
+export const handler = httpHandler(async (_event, app) => {
+  const answer = await listBudgets(app.deps);
+  return json(answer.status, answer.body);
+});

@@ -1,0 +1,8 @@
+import { updateBudget } from '../../core/budgets/commands';
+import { httpHandler, json } from '../middleware/http-handler';
+
+/** PATCH /api/budgets/:id */
+export const handler = httpHandler(async (event, app) => {
+  const answer = await updateBudget(app.deps, event.pathParameters?.id, event.body);
+  return json(answer.status, answer.body);
+});
