@@ -16,4 +16,18 @@ export const taskRoutes: readonly Route[] = [
   { method: 'GET', path: '/api/tasks/:id/history', handler: 'tasks/get-task-history' },
   { method: 'POST', path: '/api/tasks/:id/retry', handler: 'tasks/retry-task' },
   { method: 'GET', path: '/api/task-options', handler: 'task-options/get-task-options' },
+
+  { method: 'GET', path: '/api/views', handler: 'views/list-views' },
+  { method: 'POST', path: '/api/views', handler: 'views/create-view' },
+  { method: 'GET', path: '/api/views/board', handler: 'views/get-board-view' },
+  { method: 'GET', path: '/api/views/timeline', handler: 'views/get-timeline-view' },
+  { method: 'GET', path: '/api/views/agent', handler: 'views/get-agent-queue-view' },
+  { method: 'GET', path: '/api/views/:id', handler: 'views/get-view' },
+  { method: 'PATCH', path: '/api/views/:id', handler: 'views/update-view' },
+  { method: 'DELETE', path: '/api/views/:id', handler: 'views/delete-view' },
+
+  { method: 'POST', path: '/api/agent/claim', handler: 'agents/claim-task' },
+  { method: 'POST', path: '/api/agent/release', handler: 'agents/release-task' },
+  { method: 'POST', path: '/api/agents/heartbeat', handler: 'agents/record-heartbeat' },
+  { method: 'GET', path: '/api/agents/status', handler: 'agents/list-agent-status' },
 ];

@@ -1,0 +1,5 @@
+import { recordHeartbeat } from '../../core/agents/liveness';
+import { httpHandler, json } from '../middleware/http-handler';
+
+/** POST /api/agents/heartbeat {agent_name, status, metadata?} */
+export const handler = httpHandler(async (event, app) => json(200, await recordHeartbeat(app.deps, event.body)));

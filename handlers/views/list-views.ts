@@ -1,0 +1,5 @@
+import { listViews } from '../../core/views/saved-views';
+import { httpHandler, json } from '../middleware/http-handler';
+
+/** GET /api/views?project_id= */
+export const handler = httpHandler(async (event, app) => json(200, await listViews(app.deps, event.queryStringParameters)));
