@@ -1,0 +1,145 @@
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import http from 'node:http';
+import { createParser } from 'eventsource-parser';
+import pg from 'pg';
+import { benchDatabase, report, seconds } from './support';
+
+/**
+ * SSE fan-out: BENCH_STREAM_CLIENTS (200) clients on /api/events of a runner process, while
+ * another process publishes BENCH_STREAM_RATE (1000) events/s through the outbox for
+ * BENCH_SECONDS. Delivery latency (send → frame parsed by a client) p50/p99 and the runner's
+ * RSS, next to a bare NOTIFY round trip at the same rate from the same kind of process.
+ */
+const clients = Number(process.env.BENCH_STREAM_CLIENTS ?? 200);
+const rate = Number(process.env.BENCH_STREAM_RATE ?? 1000);
+/** Clients that parse every frame for latency; the rest read and discard (all 200 are served alike). */
+const sampled = Math.min(clients, Number(process.env.BENCH_STREAM_SAMPLED ?? 20));
+/**
+ * Events per publishing transaction. Commits that carry events are serialized (that is what
+ * keeps outbox ids in commit order, migration 0600), so one event per transaction tops out at
+ * the disk's commit rate; see bench/README.md.
+ */
+const batch = Number(process.env.BENCH_STREAM_BATCH ?? 4);
+
+const wallNow = () => performance.timeOrigin + performance.now();
+
+function percentile(values: number[], p: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+function rssMb(pid: number): number {
+  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return match ? Number(match[1]) / 1024 : Number.NaN;
+}
+
+function runChild(args: string[], env: NodeJS.ProcessEnv): { proc: ReturnType<typeof spawn>; output: () => string; exited: Promise<number | null> } {
+  const proc = spawn(process.execPath, ['--import', 'tsx', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  proc.stdout!.on('data', (c: Buffer) => (out += c.toString()));
+  proc.stderr!.on('data', (c: Buffer) => (out += c.toString()));
+  return { proc, output: () => out, exited: new Promise((r) => proc.on('exit', (code) => r(code))) };
+}
+
+async function publish(url: string, mode: 'outbox' | 'notify'): Promise<{ sent: number; achievedRate: number; commitP50: number }> {
+  const child = runChild(['bench/stream-publisher.ts', url, mode, String(rate), String(seconds), String(batch)], process.env);
+  const code = await child.exited;
+  const last = child.output().trim().split('\n').pop() ?? '';
+  if (code !== 0) throw new Error(`publisher failed: ${child.output()}`);
+  return JSON.parse(last) as { sent: number; achievedRate: number; commitP50: number };
+}
+
+export async function run(): Promise<void> {
+  const database = await benchDatabase();
+  const env = { ...process.env, DATABASE_URL: database.url, DATA_DIR: database.dataDir, PORT: '0', LOG_LEVEL: 'ERROR', DISPATCHER_INTERVAL_MS: '0', CRON_MANAGER_PORT: '0' };
+  delete env.DASHBOARD_AUTH_TOKEN;
+  const runner = runChild(['infra/http/main.ts'], env);
+  const deadline = Date.now() + 60_000;
+  let base: string | undefined;
+  while (!base) {
+    base = /task server ready at (http:\/\/\S+)/.exec(runner.output())?.[1];
+    if (!base && (Date.now() > deadline || runner.proc.exitCode !== null)) throw new Error(`runner did not start: ${runner.output()}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const admin = new pg.Client({ connectionString: database.url });
+  await admin.connect();
+  await admin.query(
+    `INSERT INTO settings (key, value, source, type) VALUES ('SSE_MAX_CLIENTS', $1, 'config', 'number')
+     ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`,
+    [JSON.stringify(clients + 10)],
+  );
+
+  // The clients.
+  const latencies: number[] = [];
+  let frames = 0;
+  const agent = new http.Agent({ keepAlive: false, maxSockets: Infinity });
+  const requests: http.ClientRequest[] = [];
+  await Promise.all(
+    Array.from({ length: clients }, (_, i) =>
+      new Promise<void>((resolve, reject) => {
+        const req = http.get(`${base}/api/events`, { agent, headers: { accept: 'text/event-stream' } }, (res) => {
+          if (res.statusCode !== 200) return reject(new Error(`client ${i}: ${res.statusCode}`));
+          if (i < sampled) {
+            const parser = createParser({
+              onEvent: (e) => {
+                if (e.event !== 'bench:tick') return;
+                frames++;
+                latencies.push(wallNow() - (JSON.parse(e.data) as { t: number }).t);
+              },
+            });
+            res.setEncoding('utf8');
+            res.on('data', (chunk: string) => parser.feed(chunk));
+          } else {
+            res.resume();
+          }
+          res.on('error', () => undefined);
+          resolve();
+        });
+        req.on('error', reject);
+        requests.push(req);
+      }),
+    ),
+  );
+  const idleRss = rssMb(runner.proc.pid!);
+  let peakRss = idleRss;
+  const sampler = setInterval(() => (peakRss = Math.max(peakRss, rssMb(runner.proc.pid!))), 100);
+  const published = await publish(database.url, 'outbox');
+  // let the tail of the stream arrive (bounded)
+  for (let i = 0; i < 100 && frames < published.sent * sampled; i++) await new Promise((r) => setTimeout(r, 20));
+  clearInterval(sampler);
+  const delivered = frames / sampled;
+  for (const req of requests) req.destroy();
+
+  // The baseline: LISTEN in this process, NOTIFY from a publisher process at the same rate.
+  const bare: number[] = [];
+  const listener = new pg.Client({ connectionString: database.url });
+  await listener.connect();
+  listener.on('notification', (n) => bare.push(wallNow() - (JSON.parse(n.payload!) as { t: number }).t));
+  await listener.query('LISTEN bench_bare_notify');
+  const bareSent = await publish(database.url, 'notify');
+  for (let i = 0; i < 100 && bare.length < bareSent.sent; i++) await new Promise((r) => setTimeout(r, 20));
+  await listener.end();
+
+  const us = (ms: number) => ms * 1000;
+  report(
+    `SSE delivery p50 (${clients} clients, ${rate}/s)`,
+    us(percentile(latencies, 50)),
+    us(percentile(bare, 50)),
+    'µs',
+    `vs bare NOTIFY round trip; of which the publishing transaction (insert + commit) p50 ${(published.commitP50 * 1000).toFixed(0)} µs`,
+  );
+  report(
+    `SSE delivery p99 (${clients} clients, ${rate}/s)`,
+    us(percentile(latencies, 99)),
+    us(percentile(bare, 99)),
+    'µs',
+    `published ${published.sent} at ${published.achievedRate.toFixed(0)}/s in transactions of ${batch}, each sampled client got ${delivered.toFixed(0)}; runner RSS ${idleRss.toFixed(0)} MB connected, ${peakRss.toFixed(0)} MB peak`,
+  );
+
+  await admin.end();
+  runner.proc.kill('SIGTERM');
+  await runner.exited;
+  await database.close();
+}
