@@ -53,7 +53,7 @@ async function publish(url: string, mode: 'outbox' | 'notify'): Promise<{ sent: 
 
 export async function run(): Promise<void> {
   const database = await benchDatabase();
-  const env = { ...process.env, DATABASE_URL: database.url, DATA_DIR: database.dataDir, PORT: '0', LOG_LEVEL: 'ERROR', DISPATCHER_INTERVAL_MS: '0', CRON_MANAGER_PORT: '0' };
+  const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: database.url, DATA_DIR: database.dataDir, PORT: '0', LOG_LEVEL: 'ERROR', DISPATCHER_INTERVAL_MS: '0', CRON_MANAGER_PORT: '0' };
   delete env.DASHBOARD_AUTH_TOKEN;
   const runner = runChild(['infra/http/main.ts'], env);
   const deadline = Date.now() + 60_000;
