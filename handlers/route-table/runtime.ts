@@ -22,5 +22,12 @@ export const runtimeRoutes: readonly Route[] = [
   { method: 'POST', path: '/api/cron/jobs/:id/enable', handler: 'cron/enable-cron-job' },
   { method: 'POST', path: '/api/cron/jobs/:id/disable', handler: 'cron/disable-cron-job' },
 
+  { method: 'GET', path: '/api/rt/agents', handler: 'rt/list-agents' },
+  { method: 'GET', path: '/api/rt/sessions', handler: 'rt/list-sessions' },
+  { method: 'GET', path: '/api/rt/sessions/:sessionId', handler: 'rt/get-session' },
+  { method: 'GET', path: '/api/rt/sessions/:sessionId/messages', handler: 'rt/list-session-messages' },
+  { method: 'GET', path: '/api/rt/sessions/:sessionId/events', handler: 'rt/list-session-events' },
+  { method: 'GET', path: '/api/rt/sessions/:sessionId/events/:line', handler: 'rt/get-session-event' },
+
   { method: 'GET', path: '/api/citation-queue/status', handler: 'citation-queue/get-citation-status' },
 ];

@@ -103,7 +103,7 @@ describe('run now, enable, disable', () => {
     const off = await app.http('POST', '/api/cron/jobs/inbox-poll/disable');
     expect(off.body.data.enabled).toBe(false);
     const { rows } = await app.db.query(`SELECT action FROM audit_log WHERE entity_id = 'inbox-poll' ORDER BY id`);
-    expect(rows.map((r) => r.action)).toEqual(['cron.enabled', 'cron.disabled']);
+    expect(rows.map((r) => (r as { action: string }).action)).toEqual(['cron.enabled', 'cron.disabled']);
     const unknown = await app.http('POST', '/api/cron/jobs/ghost/enable');
     expect(unknown.status).toBe(502);
     expect(unknown.body.error).toMatch(/unknown job ghost/);
@@ -164,7 +164,7 @@ describe('legacy job definition files', () => {
     const again = await app.http('DELETE', '/api/cron/jobs/temp-job');
     expect(again.status).toBe(404);
     const { rows } = await app.db.query(`SELECT action FROM audit_log WHERE entity_id = 'temp-job' ORDER BY id`);
-    expect(rows.map((r) => r.action)).toEqual(['created', 'deleted']);
+    expect(rows.map((r) => (r as { action: string }).action)).toEqual(['created', 'deleted']);
   });
 
   it('a corrupt definition file is reported by name, not a failure of the whole list', async () => {

@@ -1,0 +1,380 @@
+import { z } from 'zod';
+import { NotFoundError, RuntimeCallError, ValidationError } from '../errors';
+import type { Deps } from '../ports';
+import type { RuntimeStateFiles, TranscriptStream } from '../ports/runtime';
+import { parseInput } from '../validation';
+import { fileNameIdSchema, parseSessionId, parseSessionKey } from './ids';
+import { isRecord } from './payload';
+import { eventsOfLine, parseLine, toolCallIdsOf, toolResultIdOf, type ParsedLine, type ReplayEvent, type ToolCallInfo, type ToolResultInfo } from './replay';
+
+/** Spec 01 "Agent-runtime session reader" limits. */
+export const EVENTS_DEFAULT_LIMIT = 500;
+export const EVENTS_MAX_LIMIT = 2000;
+export const MESSAGES_DEFAULT_LIMIT = 50;
+export const DETAIL_DEFAULT_MESSAGES = 30;
+/** Spec silent: message pages and the detail's message count are capped like events are. */
+export const MESSAGES_MAX_LIMIT = 500;
+
+const SESSION_NOT_FOUND = 'Session not found';
+
+function filesOf(deps: Pick<Deps, 'runtime'>): RuntimeStateFiles {
+  if (!deps.runtime.files) throw new RuntimeCallError('the runtime state directory is not available to this server', 'unavailable');
+  return deps.runtime.files;
+}
+
+/** A positive whole number from a query string, capped (a huge value is clamped, not refused). */
+const cappedCount = (fallback: number, max: number) =>
+  z
+    .string()
+    .regex(/^\d+$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(z.number().min(1, 'must be at least 1'))
+    .transform((n) => Math.min(n, max))
+    .default(fallback);
+const lineCursor = z.string().regex(/^\d+$/, 'must be a whole number of 0 or more').transform(Number).pipe(z.number().max(Number.MAX_SAFE_INTEGER, 'too large')).default(0);
+const agentParam = fileNameIdSchema.default('main');
+const booleanParam = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1').default(false);
+
+// ---------------------------------------------------------------------------------------------
+// Session indexes
+
+export interface SessionMetadata {
+  sessionId: string;
+  key: string;
+  kind: string | null;
+  channel: string | null;
+  icon: string | null;
+  status: string | null;
+  updatedAt: number | null;
+  agentId?: string;
+}
+
+/** An agent's session index, newest first; undefined when the agent has no index file. */
+export async function readSessionIndex(files: RuntimeStateFiles, agentId: string): Promise<SessionMetadata[] | undefined> {
+  const text = await files.readSessionIndex(agentId);
+  if (text === undefined) return undefined;
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch {
+    throw new RuntimeCallError(`session index of agent ${agentId} is not valid JSON`, 'bad_output');
+  }
+  if (!isRecord(doc)) throw new RuntimeCallError(`session index of agent ${agentId} is not an object`, 'bad_output');
+  const sessions: SessionMetadata[] = [];
+  for (const [key, value] of Object.entries(doc)) {
+    if (!isRecord(value) || typeof value.sessionId !== 'string') continue;
+    const str = (v: unknown) => (typeof v === 'string' ? v : null);
+    sessions.push({
+      sessionId: value.sessionId,
+      key,
+      kind: str(value.kind) ?? parseSessionKey(key)?.kind ?? null,
+      channel: str(value.channel),
+      icon: str(value.icon),
+      status: str(value.status),
+      updatedAt: typeof value.updatedAt === 'number' && Number.isFinite(value.updatedAt) ? value.updatedAt : null,
+    });
+  }
+  return sessions.sort((a, b) => (b.updatedAt ?? 0) - (a.updatedAt ?? 0) || a.key.localeCompare(b.key));
+}
+
+/** GET /api/rt/agents: every agent directory with the number of sessions its index lists. */
+export async function listRuntimeAgents(deps: Pick<Deps, 'runtime'>) {
+  const files = filesOf(deps);
+  const ids = (await files.listAgentIds()).filter((id) => fileNameIdSchema.safeParse(id).success).sort();
+  const agents = await Promise.all(
+    ids.map(async (agentId) => {
+      try {
+        return { agentId, sessions: (await readSessionIndex(files, agentId))?.length ?? 0 };
+      } catch (err) {
+        if (err instanceof RuntimeCallError) return { agentId, sessions: 0, error: err.message };
+        throw err;
+      }
+    }),
+  );
+  return { agents };
+}
+
+const listSessionsQuery = z.strictObject({
+  agent: agentParam,
+  all: booleanParam,
+  active: z
+    .string()
+    .regex(/^\d+(\.\d+)?$/, 'must be a number of minutes')
+    .transform(Number)
+    .pipe(z.number().positive('must be more than 0').max(5_256_000, 'at most ten years of minutes'))
+    .optional(),
+});
+
+/** GET /api/rt/sessions?agent&all&active: newest first; `active` keeps sessions updated within that many minutes. */
+export async function listRuntimeSessions(deps: Pick<Deps, 'runtime' | 'clock'>, query: unknown) {
+  const q = parseInput(listSessionsQuery, query ?? {}, 'query');
+  const files = filesOf(deps);
+  const since = q.active === undefined ? undefined : deps.clock.now().getTime() - q.active * 60_000;
+  const recent = (s: SessionMetadata) => since === undefined || (s.updatedAt ?? 0) >= since;
+  if (q.all) {
+    const ids = (await files.listAgentIds()).filter((id) => fileNameIdSchema.safeParse(id).success).sort();
+    const perAgent = await Promise.all(
+      ids.map(async (agentId) => ((await readSessionIndex(files, agentId)) ?? []).map((s) => ({ ...s, agentId }))),
+    );
+    const sessions = perAgent.flat().filter(recent).sort((a, b) => (b.updatedAt ?? 0) - (a.updatedAt ?? 0));
+    return { sessions, total: sessions.length };
+  }
+  const index = await readSessionIndex(files, q.agent);
+  if (!index) throw new NotFoundError(`Agent not found: ${q.agent} has no session index`);
+  const sessions = index.filter(recent);
+  return { agentId: q.agent, sessions, total: sessions.length };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Transcript scans
+
+/** Calls `visit` for every line of the transcript, in order, without holding more than one line. */
+async function scan(transcript: TranscriptStream, visit: (lineNo: number, text: string) => void): Promise<number> {
+  let n = 0;
+  try {
+    for await (const text of transcript.lines) visit(++n, text);
+  } finally {
+    transcript.close();
+  }
+  return n;
+}
+
+async function openOr404(files: RuntimeStateFiles, agentId: string, sessionId: string): Promise<TranscriptStream> {
+  const transcript = await files.openTranscript(agentId, sessionId);
+  if (!transcript) throw new NotFoundError(SESSION_NOT_FOUND);
+  return transcript;
+}
+
+const isBlank = (text: string) => text.trim() === '';
+
+const eventsQuery = z.strictObject({
+  agent: agentParam,
+  afterLine: lineCursor,
+  limit: cappedCount(EVENTS_DEFAULT_LIMIT, EVENTS_MAX_LIMIT),
+});
+
+/**
+ * GET /api/rt/sessions/:sessionId/events?agent&afterLine&limit. Steps:
+ * 1. validate ids and numbers; open the transcript as a stream (404 when absent);
+ * 2. read every line once: lines up to afterLine only feed the tool-call index and `partial`;
+ *    lines after it become events until the page holds `limit` (whole lines: the last line's extra
+ *    blocks stay on the page); later lines complete the pairing of the page's tool calls with their
+ *    results, `partial`, `hasMore` and `totalLines` — the scan always reaches the end (or the cap).
+ */
+export async function sessionEvents(deps: Pick<Deps, 'runtime'>, rawSessionId: unknown, query: unknown) {
+  const sessionId = parseSessionId(rawSessionId);
+  const q = parseInput(eventsQuery, query ?? {}, 'query');
+  const transcript = await openOr404(filesOf(deps), q.agent, sessionId);
+  const events: ReplayEvent[] = [];
+  const callLineById = new Map<string, number>();
+  const awaitingResult = new Map<string, ToolCallInfo[]>();
+  let partial = false;
+  let lastPageLine = 0;
+  let hasMore = false;
+
+  const totalLines = await scan(transcript, (n, text) => {
+    if (isBlank(text)) return;
+    const parsed = parseLine(text);
+    if (!parsed.ok) partial = true;
+    const pageFull = events.length >= q.limit;
+    if (n <= q.afterLine || pageFull) {
+      if (pageFull && n > lastPageLine) hasMore = true;
+      for (const id of toolCallIdsOf(parsed)) if (!callLineById.has(id)) callLineById.set(id, n);
+      const answered = toolResultIdOf(parsed);
+      if (answered !== undefined) {
+        for (const call of awaitingResult.get(answered) ?? []) call.resultLine = n;
+        awaitingResult.delete(answered);
+      }
+      return;
+    }
+    lastPageLine = n;
+    for (const event of eventsOfLine(n, parsed)) {
+      events.push(event);
+      if (event.kind === 'tool_call') {
+        const call = event.tool as ToolCallInfo;
+        if (call.toolCallId) {
+          if (!callLineById.has(call.toolCallId)) callLineById.set(call.toolCallId, n);
+          awaitingResult.set(call.toolCallId, [...(awaitingResult.get(call.toolCallId) ?? []), call]);
+        }
+      } else if (event.kind === 'tool_result') {
+        const result = event.tool as ToolResultInfo;
+        if (result.toolCallId) {
+          result.callLine = callLineById.get(result.toolCallId) ?? null;
+          for (const call of awaitingResult.get(result.toolCallId) ?? []) call.resultLine = n;
+          awaitingResult.delete(result.toolCallId);
+        }
+      }
+    }
+  });
+
+  return {
+    sessionId,
+    agentId: q.agent,
+    events,
+    nextAfterLine: hasMore ? lastPageLine : Math.max(q.afterLine, totalLines),
+    hasMore,
+    totalLines,
+    partial,
+    truncated: transcript.truncated,
+  };
+}
+
+const detailLine = z.string().regex(/^\d+$/, 'Invalid line number').transform(Number).pipe(z.number().min(1, 'Invalid line number').max(Number.MAX_SAFE_INTEGER, 'Invalid line number'));
+const detailQuery = z.strictObject({ agent: agentParam });
+
+/**
+ * GET /api/rt/sessions/:sessionId/events/:line: the line's events with full bodies, its tool pairing,
+ * and the raw parsed line as `source`. 400 "Invalid line number", 404 "Session not found" or "Event not found".
+ */
+export async function sessionEventDetail(deps: Pick<Deps, 'runtime'>, rawSessionId: unknown, rawLine: unknown, query: unknown) {
+  const sessionId = parseSessionId(rawSessionId);
+  const lineCheck = detailLine.safeParse(rawLine);
+  if (!lineCheck.success) throw new ValidationError('Invalid line number', [{ path: 'line', message: 'must be a whole number of 1 or more' }]);
+  const line = lineCheck.data;
+  const q = parseInput(detailQuery, query ?? {}, 'query');
+  const transcript = await openOr404(filesOf(deps), q.agent, sessionId);
+  let target: ParsedLine | undefined;
+  let events: ReplayEvent[] = [];
+  const callLineById = new Map<string, number>();
+  const awaiting = new Map<string, ToolCallInfo>();
+
+  const totalLines = await scan(transcript, (n, text) => {
+    if (n < line) {
+      if (isBlank(text)) return;
+      for (const id of toolCallIdsOf(parseLine(text))) if (!callLineById.has(id)) callLineById.set(id, n);
+      return;
+    }
+    if (n === line) {
+      if (isBlank(text)) return;
+      target = parseLine(text);
+      events = eventsOfLine(n, target, null);
+      for (const event of events) {
+        if (event.kind === 'tool_call' && (event.tool as ToolCallInfo).toolCallId) awaiting.set((event.tool as ToolCallInfo).toolCallId!, event.tool as ToolCallInfo);
+        if (event.kind === 'tool_result') {
+          const result = event.tool as ToolResultInfo;
+          result.callLine = result.toolCallId ? (callLineById.get(result.toolCallId) ?? null) : null;
+        }
+      }
+      return;
+    }
+    // After the line: only a pending call's result is of interest; lines without the id are skipped unparsed.
+    if (awaiting.size === 0) return;
+    for (const [id, call] of awaiting) {
+      if (!text.includes(id)) continue;
+      if (toolResultIdOf(parseLine(text)) === id) {
+        call.resultLine = n;
+        awaiting.delete(id);
+      }
+    }
+  });
+
+  if (!target || events.length === 0) throw new NotFoundError('Event not found', { line, totalLines });
+  const [event, ...extraEvents] = events;
+  return {
+    sessionId,
+    agentId: q.agent,
+    line,
+    found: true,
+    event,
+    extraEvents,
+    source: target.ok ? target.value : target.text,
+    totalLines,
+    truncated: transcript.truncated,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Message views
+
+interface MessageEntry {
+  line: number;
+  type: string;
+  message: { role: unknown; content: unknown } | null;
+  timestamp?: unknown;
+  data?: unknown;
+  raw?: string;
+}
+
+/** A line as a message-view entry; undefined when `messagesOnly` and the line is not a message. */
+function messageEntry(n: number, parsed: ParsedLine, messagesOnly: boolean): MessageEntry | undefined {
+  if (!parsed.ok) return messagesOnly ? undefined : { line: n, type: 'invalid', message: null, raw: parsed.text.slice(0, 400) };
+  const value = parsed.value;
+  const type = isRecord(value) && typeof value.type === 'string' ? value.type : 'unknown';
+  const message = isRecord(value) && type === 'message' && isRecord(value.message) ? value.message : undefined;
+  if (message) return { line: n, type, timestamp: (value as Record<string, unknown>).timestamp ?? null, message: { role: message.role ?? null, content: message.content ?? null } };
+  if (messagesOnly) return undefined;
+  return { line: n, type, message: null, data: value };
+}
+
+const messagesQuery = z.strictObject({
+  agent: agentParam,
+  after: lineCursor,
+  limit: cappedCount(MESSAGES_DEFAULT_LIMIT, MESSAGES_MAX_LIMIT),
+  filter: z.enum(['messages', 'all']).default('messages'),
+});
+
+/** GET /api/rt/sessions/:sessionId/messages?agent&after&limit&filter: message entries after a line, oldest first. */
+export async function sessionMessages(deps: Pick<Deps, 'runtime'>, rawSessionId: unknown, query: unknown) {
+  const sessionId = parseSessionId(rawSessionId);
+  const q = parseInput(messagesQuery, query ?? {}, 'query');
+  const transcript = await openOr404(filesOf(deps), q.agent, sessionId);
+  const messages: MessageEntry[] = [];
+  let hasMore = false;
+  await scan(transcript, (n, text) => {
+    if (n <= q.after || hasMore || isBlank(text)) return;
+    const full = messages.length >= q.limit;
+    if (full && q.filter === 'all') {
+      hasMore = true;
+      return;
+    }
+    if (full && !text.includes('"message"')) return;
+    const entry = messageEntry(n, parseLine(text), q.filter === 'messages');
+    if (!entry) return;
+    if (full) hasMore = true;
+    else messages.push(entry);
+  });
+  return { sessionId, messages, nextCursor: hasMore ? messages.at(-1)!.line : null, hasMore };
+}
+
+const detailSessionQuery = z.strictObject({ agent: agentParam, messages: cappedCount(DETAIL_DEFAULT_MESSAGES, MESSAGES_MAX_LIMIT) });
+
+/**
+ * GET /api/rt/sessions/:sessionId?agent&messages: the index metadata plus the last `messages`
+ * message entries (kept in a ring while streaming, never the whole transcript).
+ * 404 "Session not found" when neither the index nor the transcript knows the session.
+ */
+export async function sessionDetail(deps: Pick<Deps, 'runtime'>, rawSessionId: unknown, query: unknown) {
+  const sessionId = parseSessionId(rawSessionId);
+  const q = parseInput(detailSessionQuery, query ?? {}, 'query');
+  const files = filesOf(deps);
+  const indexed = (await readSessionIndex(files, q.agent))?.find((s) => s.sessionId === sessionId);
+  const transcript = await files.openTranscript(q.agent, sessionId);
+  if (!indexed && !transcript) throw new NotFoundError(SESSION_NOT_FOUND);
+  const metadata = indexed ?? { sessionId, key: null, kind: null, channel: null, icon: null, status: null, updatedAt: null };
+  const last: MessageEntry[] = [];
+  let seen = 0;
+  let partial = false;
+  const totalLines = transcript
+    ? await scan(transcript, (n, text) => {
+        if (isBlank(text)) return;
+        const parsed = parseLine(text);
+        if (!parsed.ok) partial = true;
+        const entry = messageEntry(n, parsed, true);
+        if (!entry) return;
+        seen++;
+        last.push(entry);
+        if (last.length > q.messages) last.shift();
+      })
+    : 0;
+  return {
+    ...metadata,
+    agentId: q.agent,
+    messages: last,
+    totalLines,
+    hasOlder: seen > last.length,
+    oldestLine: last[0]?.line ?? null,
+    partial,
+    truncated: transcript?.truncated ?? false,
+    transcriptAvailable: transcript !== undefined,
+  };
+}

@@ -1,0 +1,7 @@
+import { sessionEventDetail } from '../../core/runtime/session-reader';
+import { httpHandler, json } from '../middleware/http-handler';
+
+/** GET /api/rt/sessions/:sessionId/events/:line?agent */
+export const handler = httpHandler(async (event, app) =>
+  json(200, await sessionEventDetail(app.deps, event.pathParameters?.sessionId, event.pathParameters?.line, event.queryStringParameters)),
+);

@@ -1,0 +1,7 @@
+import { sessionEvents } from '../../core/runtime/session-reader';
+import { httpHandler, json } from '../middleware/http-handler';
+
+/** GET /api/rt/sessions/:sessionId/events?agent&afterLine&limit */
+export const handler = httpHandler(async (event, app) =>
+  json(200, await sessionEvents(app.deps, event.pathParameters?.sessionId, event.queryStringParameters)),
+);

@@ -1,0 +1,7 @@
+import { sessionMessages } from '../../core/runtime/session-reader';
+import { httpHandler, json } from '../middleware/http-handler';
+
+/** GET /api/rt/sessions/:sessionId/messages?agent&after&limit&filter */
+export const handler = httpHandler(async (event, app) =>
+  json(200, await sessionMessages(app.deps, event.pathParameters?.sessionId, event.queryStringParameters)),
+);
