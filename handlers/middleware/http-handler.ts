@@ -106,13 +106,23 @@ const jsonBody = (): middy.MiddlewareObj<APIGatewayProxyEventV2, HttpResult> => 
   };
 };
 
+export interface HandlerOptions {
+  /** Leave event.body unparsed (restore reads its up-to-RESTORE_MAX_BYTES body incrementally, spec 02). */
+  rawBody?: boolean;
+}
+
 /** Wraps an endpoint function in the shared middy stack; each handler module is one line of this. */
-export function httpHandler(endpoint: EndpointFn) {
-  return middy<APIGatewayProxyEventV2, HttpResult, Error, Context>()
-    .use(envelope())
-    .use(authentication())
-    .use(jsonBody())
-    .handler(async (event) => endpoint(event as HttpEvent, await appContext()));
+export function httpHandler(endpoint: EndpointFn, options: HandlerOptions = {}) {
+  const stack = middy<APIGatewayProxyEventV2, HttpResult, Error, Context>().use(envelope()).use(authentication());
+  if (!options.rawBody) stack.use(jsonBody());
+  return stack.handler(async (event) => endpoint(event as HttpEvent, await appContext()));
+}
+
+/** The request body's bytes, for handlers registered with rawBody. */
+export function rawBodyOf(event: HttpEvent): Buffer {
+  const body = event.body;
+  if (typeof body !== 'string' || body === '') return Buffer.alloc(0);
+  return Buffer.from(body, event.isBase64Encoded ? 'base64' : 'utf8');
 }
 
 export { json };

@@ -5,6 +5,8 @@ export const snapshotRoutes: readonly Route[] = [
   { method: 'POST', path: '/api/snapshots', handler: 'snapshots/create-snapshot' },
   { method: 'GET', path: '/api/snapshots', handler: 'snapshots/list-snapshots' },
   { method: 'GET', path: '/api/snapshots/:id/download', handler: 'snapshots/download-snapshot' },
+  { method: 'POST', path: '/api/restore/preview', handler: 'restore/preview-restore', largeBody: true },
+  { method: 'POST', path: '/api/restore/apply', handler: 'restore/apply-restore', largeBody: true },
   { method: 'GET', path: '/api/settings', handler: 'settings/get-settings' },
   { method: 'PATCH', path: '/api/settings', handler: 'settings/update-settings' },
 ];

@@ -18,14 +18,18 @@ function compile(route: Route): Compiled {
   return { route, segments };
 }
 
-/** Static segments beat parameters at the first position where two routes differ. */
+/**
+ * Static segments beat parameters at the first position where two routes differ. Ties on the
+ * common prefix order by length, so the comparison is a total order and sort() keeps the rule
+ * whatever else the table holds (/api/snapshots/:id/download before /api/snapshots/:a/:b).
+ */
 function specificity(a: Compiled, b: Compiled): number {
   for (let i = 0; i < Math.min(a.segments.length, b.segments.length); i++) {
     const sa = 'literal' in a.segments[i]! ? 0 : 1;
     const sb = 'literal' in b.segments[i]! ? 0 : 1;
     if (sa !== sb) return sa - sb;
   }
-  return 0;
+  return a.segments.length - b.segments.length;
 }
 
 function decode(segment: string): string {

@@ -31,8 +31,10 @@ function readBody(req: http.IncomingMessage, limit: number): Promise<string | un
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
       if (size > limit) {
+        // stop reading but keep the socket: the 413 goes out first, then the connection closes
+        req.removeAllListeners('data');
+        req.pause();
         reject(new BodyTooLarge());
-        req.destroy();
         return;
       }
       chunks.push(chunk);
@@ -114,7 +116,19 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
     try {
       body = await readBody(req, match.route.largeBody ? options.largeBodyLimit : DEFAULT_BODY_LIMIT);
     } catch (err) {
-      if (err instanceof BodyTooLarge) sendJson(res, 413, { error: 'request body too large', code: 'payload_too_large' });
+      if (err instanceof BodyTooLarge) {
+        const limit = match.route.largeBody ? options.largeBodyLimit : DEFAULT_BODY_LIMIT;
+        res.setHeader('connection', 'close');
+        res.on('finish', () => req.destroy());
+        // spec 02 names the condition in `error` on its large-body (restore) routes
+        sendJson(
+          res,
+          413,
+          match.route.largeBody
+            ? { error: 'payload_too_large', message: `request body above ${limit} bytes, refused before parsing`, code: 'payload_too_large', limit }
+            : { error: 'request body too large', code: 'payload_too_large' },
+        );
+      }
       return;
     }
     const raw = { method, headers: req.headers, sourceIp: req.socket.remoteAddress ?? '', httpVersion: req.httpVersion };

@@ -1,4 +1,5 @@
 import initialSchema from './0001_initial_schema';
+import restoreSupport from './0400_restore_support';
 import eventOutboxCommitOrder from './0600_event_outbox_commit_order';
 
 /**
@@ -8,4 +9,5 @@ import eventOutboxCommitOrder from './0600_event_outbox_commit_order';
 export const migrations: ReadonlyArray<{ name: string; sql: string }> = [
   { name: '0001_initial_schema', sql: initialSchema },
   { name: '0600_event_outbox_commit_order', sql: eventOutboxCommitOrder },
+  { name: '0400_restore_support', sql: restoreSupport },
 ];

@@ -1,0 +1,122 @@
+import { SchemaTooNewError, StorageUnavailableError, NoDatabaseError } from '../errors';
+import type { Db } from '../ports';
+import { requireDatabase, type SnapshotDeps } from '../snapshots/create-snapshot';
+import { describeTable, quoteIdent, useUtc } from '../snapshots/live-table';
+import type { ByteSource } from '../snapshots/store';
+import { snapshotTables } from '../snapshots/tables';
+import { previewRequestSchema, readRestoreRequest, settingsSectionDropped, tableRows, type ArtifactLayout } from './artifact';
+import { classifyBatch, pkOf } from './table-diff';
+
+export const RESTORE_BATCH_ROWS = 500;
+
+/** Run statuses during which a dispatcher or an agent may be writing (spec 03 run statuses). */
+const ACTIVE_RUN_STATUSES = ['dispatched', 'claimed', 'running'];
+
+export interface RestoreWarning {
+  code: 'target_newer' | 'active_runs' | 'settings_section_dropped';
+  message: string;
+}
+
+export interface TablePreview {
+  added: number;
+  updated: number;
+  conflicts: number;
+  unchanged: number;
+  /** Live rows the artifact does not hold: what replace mode would delete. */
+  absent: number;
+  added_pks: unknown[];
+  conflict_pks: unknown[];
+}
+
+/**
+ * Schema compatibility (spec 02 Versioning): migrations the artifact names and this database lacks
+ * refuse the restore (409 schema_too_new); migrations only this database has give target_newer.
+ */
+export async function checkCompatibility(db: Db, layout: ArtifactLayout): Promise<RestoreWarning[]> {
+  const { rows } = await db.query<{ name: string }>('SELECT name FROM schema_migrations');
+  const live = new Set(rows.map((r) => r.name));
+  const named = new Set(layout.manifest.schema_version.migrations_applied);
+  const missing = [...named].filter((n) => !live.has(n)).sort();
+  if (missing.length) throw new SchemaTooNewError(missing);
+  const extra = [...live].filter((n) => !named.has(n)).sort();
+  return extra.length
+    ? [{ code: 'target_newer', message: `this database has migrations the artifact predates (${extra.join(', ')}); later migrations are assumed additive` }]
+    : [];
+}
+
+export async function restoreWarnings(db: Db, layout: ArtifactLayout): Promise<RestoreWarning[]> {
+  const warnings = await checkCompatibility(db, layout);
+  const { rows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM workflow_runs WHERE status = ANY($1)', [ACTIVE_RUN_STATUSES]);
+  if (rows[0]!.n > 0) {
+    warnings.push({ code: 'active_runs', message: `${rows[0]!.n} workflow run(s) are in flight; the dispatcher or agents may write while the restore runs` });
+  }
+  if (settingsSectionDropped(layout.settings)) {
+    warnings.push({ code: 'settings_section_dropped', message: 'the settings section holds a password-type key, so it is dropped whole' });
+  }
+  return warnings;
+}
+
+/** Tables of the artifact, in write (dependency) order. */
+export function artifactTables(layout: ArtifactLayout) {
+  return snapshotTables.filter((t) => layout.tables.has(t.name));
+}
+
+/**
+ * POST /api/restore/preview, in spec 02's validation order: body cap (413), envelope and manifest
+ * structure (400 invalid_manifest), content_hash (400 artifact_corrupt), database (503), schema
+ * compatibility (409 schema_too_new), then the per-table diff in one read-only transaction
+ * (one consistent view). Nothing is written.
+ */
+export async function previewRestore(deps: SnapshotDeps, body: ByteSource, maxBytes: number) {
+  const { layout } = await readRestoreRequest(deps, body, maxBytes, previewRequestSchema);
+  try {
+    const db = requireDatabase(deps);
+    return await db.transaction(async (tx) => {
+      await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
+      await useUtc(tx);
+      const warnings = await restoreWarnings(tx, layout);
+      const tables: Record<string, TablePreview> = {};
+      const totals = { added: 0, updated: 0, conflicts: 0, unchanged: 0 };
+      for (const table of artifactTables(layout)) {
+        const live = await describeTable(tx, table);
+        const t: TablePreview = { added: 0, updated: 0, conflicts: 0, unchanged: 0, absent: 0, added_pks: [], conflict_pks: [] };
+        for await (const batch of tableRows(layout, table.name, RESTORE_BATCH_ROWS)) {
+          for (const c of await classifyBatch(tx, live, batch, layout.manifest.created_at)) {
+            if (c.kind === 'added') {
+              t.added++;
+              t.added_pks.push(pkOf(live, c.row));
+            } else if (c.kind === 'conflict') {
+              t.conflicts++;
+              t.conflict_pks.push(pkOf(live, c.row));
+            } else if (c.kind === 'updated') t.updated++;
+            else t.unchanged++;
+          }
+        }
+        const { rows } = await tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${quoteIdent(table.name)}`);
+        t.absent = rows[0]!.n - (t.updated + t.conflicts + t.unchanged);
+        tables[table.name] = t;
+        totals.added += t.added;
+        totals.updated += t.updated;
+        totals.conflicts += t.conflicts;
+        totals.unchanged += t.unchanged;
+      }
+      const dropped = settingsSectionDropped(layout.settings);
+      return {
+        schema_compat: 'ok' as const,
+        warnings: warnings.map((w) => w.code),
+        warning_details: warnings,
+        tables,
+        totals,
+        settings: { keys: dropped ? [] : Object.keys(layout.settings).sort(), dropped },
+        snapshot_id: layout.manifest.snapshot_id,
+        created_at: layout.manifest.created_at,
+        timestamp: deps.clock.now().toISOString(),
+      };
+    });
+  } catch (err) {
+    if (err instanceof StorageUnavailableError) throw new NoDatabaseError(err.message);
+    throw err;
+  } finally {
+    await layout.source.close();
+  }
+}

@@ -1,0 +1,71 @@
+import http from 'node:http';
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../support/test-app';
+
+const LIMIT = 20_000;
+let app: TestApp;
+beforeAll(async () => {
+  app = await startTestApp({ env: { RESTORE_MAX_BYTES: String(LIMIT) } });
+});
+afterAll(async () => app?.close());
+
+/** Sends a body in chunks without Content-Length, as a client streaming a large upload does. */
+async function streamed(path: string, chunks: number, chunkSize: number): Promise<{ status: number; body: string }> {
+  const base = new URL(await app.baseUrl());
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: base.hostname, port: base.port, path, method: 'POST', headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' } }, (res) => {
+      let body = '';
+      res.on('data', (c) => (body += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
+    req.write('{"artifact": "');
+    let sent = 0;
+    const pump = () => {
+      while (sent < chunks) {
+        sent++;
+        if (!req.write('x'.repeat(chunkSize))) return void req.once('drain', pump);
+      }
+      req.end('"}');
+    };
+    pump();
+  });
+}
+
+describe('restore over HTTP', () => {
+  it('refuses a body above RESTORE_MAX_BYTES with 413 payload_too_large before parsing, and writes nothing', async () => {
+    const oversized = JSON.stringify({ artifact: { padding: 'x'.repeat(LIMIT) }, restoreId: randomUUID() });
+    for (const route of ['/api/restore/preview', '/api/restore/apply']) {
+      const res = await app.http('POST', route, { raw: oversized });
+      expect(res.status, route).toBe(413);
+      expect(res.body).toMatchObject({ error: 'payload_too_large', limit: LIMIT });
+      const handlerLevel = await app.call('POST', route, { raw: oversized });
+      expect(handlerLevel.status).toBe(413);
+      expect(handlerLevel.body.error).toBe('payload_too_large');
+    }
+    const chunked = await streamed('/api/restore/preview', 40, 1000);
+    expect(chunked.status).toBe(413);
+    expect(JSON.parse(chunked.body).error).toBe('payload_too_large');
+    expect((await app.db.query('SELECT count(*)::int AS n FROM restore_checkpoints')).rows[0]).toEqual({ n: 0 });
+  });
+
+  it('snapshots, downloads, previews and applies through the runner', async () => {
+    await app.http('POST', '/api/projects', { body: { name: 'over http' } });
+    const created = await app.http('POST', '/api/snapshots', { body: { name: 'http' } });
+    expect(created.status).toBe(201);
+    const download = await app.http('GET', `/api/snapshots/${created.body.snapshot_id}/download`);
+    expect(download.status, download.text).toBe(200);
+    expect(download.headers['content-disposition']).toBe('attachment; filename="http.json"');
+    expect(download.body.manifest.snapshot_id).toBe(created.body.snapshot_id);
+    await app.db.query('DELETE FROM projects');
+    const preview = await app.http('POST', '/api/restore/preview', { raw: JSON.stringify({ artifact: download.body }) });
+    expect(preview.status).toBe(200);
+    expect(preview.body.tables.projects.added).toBe(1);
+    const applied = await app.http('POST', '/api/restore/apply', { body: { snapshot_id: created.body.snapshot_id, restoreId: randomUUID() } });
+    expect(applied.status).toBe(200);
+    expect((await app.db.query('SELECT name FROM projects')).rows).toEqual([{ name: 'over http' }]);
+    const list = await app.http('GET', '/api/snapshots');
+    expect(list.body.count).toBe(1);
+  });
+});
