@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { outboxEventBus } from '../../infra/events/outbox-event-bus';
 import { movableClock } from '../support/fakes';
 import { startTestApp, type TestApp } from '../support/test-app';
@@ -268,24 +268,83 @@ describe('GET /api/events and /api/events/stream', () => {
     }
   });
 
-  it('frees every client, timer and listener when clients disconnect', async () => {
+  it('frees every client and its heartbeat timer when clients disconnect', async () => {
     await waitUntil(() => server.streams.stats().clients === 0, 'earlier streams to close');
-    const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
-    const before = timers();
-    const streams = await Promise.all(Array.from({ length: 20 }, (_, i) => openRaw(`${server.url}/api/events${i % 2 ? '/stream' : ''}`)));
-    expect(server.streams.stats().clients).toBe(20);
-    const peak = timers();
-    expect(peak).toBeGreaterThanOrEqual(before + 20);
-    for (const s of streams) s.close();
-    await waitUntil(() => server.streams.stats().clients === 0, 'all streams to be released');
-    // Every stream's heartbeat timer goes with it (other timers of the process may come and go).
-    await waitUntil(() => peak - timers() >= 20, 'heartbeat timers to be cleared');
+    // Observe the heartbeat intervals (a distinctive period tells them apart from other timers).
+    await setSetting('SSE_HEARTBEAT_INTERVAL', 29_999);
+    const live = new Set<unknown>();
+    const realSet = globalThis.setInterval;
+    const realClear = globalThis.clearInterval;
+    const setSpy = vi.spyOn(globalThis, 'setInterval').mockImplementation(((fn: () => void, ms?: number) => {
+      const handle = realSet(fn, ms);
+      if (ms === 29_999) live.add(handle);
+      return handle;
+    }) as typeof setInterval);
+    const clearSpy = vi.spyOn(globalThis, 'clearInterval').mockImplementation(((handle: NodeJS.Timeout) => {
+      live.delete(handle);
+      realClear(handle);
+    }) as typeof clearInterval);
+    try {
+      const streams = await Promise.all(Array.from({ length: 20 }, (_, i) => openRaw(`${server.url}/api/events${i % 2 ? '/stream' : ''}`)));
+      await waitUntil(() => server.streams.stats().clients === 20, 'twenty clients');
+      expect(live.size).toBe(20);
+      for (const s of streams) s.close();
+      await waitUntil(() => server.streams.stats().clients === 0, 'all streams to be released');
+      await waitUntil(() => live.size === 0, 'every heartbeat timer to be cleared');
+    } finally {
+      setSpy.mockRestore();
+      clearSpy.mockRestore();
+      await app.db.query(`DELETE FROM settings WHERE key = 'SSE_HEARTBEAT_INTERVAL'`);
+    }
     // an event after everyone left goes nowhere and breaks nothing
     await publish('after-all-left', {});
     const late = track(watch(`${server.url}/api/events`, ['after-all-left-2']));
     await late.opened;
     await publish('after-all-left-2', {});
     await late.waitFor(() => true);
+  });
+
+  it('answers 404 where streams are not served: the plain handler (as a Lambda) and a runner without streams', async () => {
+    for (const path of ['/api/events', '/api/events/stream']) {
+      const viaHandler = await app.call('GET', path);
+      expect(viaHandler.status).toBe(404);
+      expect(viaHandler.body.error).toMatch(/served by the local runner/);
+      const viaPlainRunner = await app.http('GET', path);
+      expect(viaPlainRunner.status).toBe(404);
+    }
+  });
+
+  it('keeps every event when the LISTEN connection is cut: the listener reconnects and catches up from its cursor', async () => {
+    const stream = track(watch(`${server.url}/api/events/stream`, ['gap-check']));
+    await stream.opened;
+    await publish('gap-check', { n: 1 });
+    await stream.waitFor((e) => (e.data as { n: number }).n === 1);
+    const { rows } = await app.db.query<{ n: number }>(
+      `SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity
+        WHERE datname = current_database() AND application_name = 'task-server-outbox-listener'`,
+    );
+    expect(rows[0]!.n).toBeGreaterThanOrEqual(1);
+    for (let n = 2; n <= 4; n++) await publish('gap-check', { n });
+    await stream.waitFor((e) => (e.data as { n: number }).n === 4, 10_000);
+    expect(stream.events.map((e) => (e.data as { n: number }).n)).toEqual([1, 2, 3, 4]);
+    await waitUntil(() => server.streams.stats().listening, 'the listener to be connected again');
+  });
+
+  it('refuses new streams with 503 once shutdown has begun, and ends the open ones cleanly', async () => {
+    const own = await startStreamRunner(app);
+    try {
+      const raw = await openRaw(`${own.url}/api/events`);
+      await raw.waitForComments(1);
+      await own.streams.endAll();
+      await raw.ended;
+      // endAll alone (as runner.close() calls it) leaves the port open: a late request is refused
+      const refused = await fetch(`${own.url}/api/events`);
+      expect(refused.status).toBe(503);
+      expect(((await refused.json()) as { error: string }).error).toMatch(/shutting down/);
+      expect(own.streams.stats().clients).toBe(0);
+    } finally {
+      await own.close();
+    }
   });
 
   it('drops a client that does not read once its buffer passes the bound, while a reading client gets everything', async () => {
