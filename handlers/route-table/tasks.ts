@@ -30,4 +30,14 @@ export const taskRoutes: readonly Route[] = [
   { method: 'POST', path: '/api/agent/release', handler: 'agents/release-task' },
   { method: 'POST', path: '/api/agents/heartbeat', handler: 'agents/record-heartbeat' },
   { method: 'GET', path: '/api/agents/status', handler: 'agents/list-agent-status' },
+
+  { method: 'GET', path: '/api/audit', handler: 'audit/list-audit' },
+  { method: 'GET', path: '/api/history', handler: 'history/list-history' },
+  { method: 'GET', path: '/api/history/:taskId', handler: 'history/list-task-history' },
+  { method: 'GET', path: '/api/history/:taskId/snapshot', handler: 'history/get-task-snapshot' },
+  { method: 'GET', path: '/api/history/:taskId/diff', handler: 'history/get-task-diff' },
+  { method: 'GET', path: '/api/state-snapshots', handler: 'history/list-state-snapshots' },
+  { method: 'GET', path: '/api/snapshots/:entityType/:entityId', handler: 'history/list-entity-snapshots' },
+  { method: 'POST', path: '/api/snapshots/:snapshotId/preview-revert', handler: 'history/preview-snapshot-revert' },
+  { method: 'POST', path: '/api/snapshots/:snapshotId/revert', handler: 'history/revert-snapshot' },
 ];

@@ -1,4 +1,5 @@
 import initialSchema from './0001_initial_schema';
+import tasksAuditIndexes from './0100_tasks_audit_indexes';
 import restoreSupport from './0400_restore_support';
 import eventOutboxCommitOrder from './0600_event_outbox_commit_order';
 
@@ -10,4 +11,5 @@ export const migrations: ReadonlyArray<{ name: string; sql: string }> = [
   { name: '0001_initial_schema', sql: initialSchema },
   { name: '0600_event_outbox_commit_order', sql: eventOutboxCommitOrder },
   { name: '0400_restore_support', sql: restoreSupport },
+  { name: '0100_tasks_audit_indexes', sql: tasksAuditIndexes },
 ];

@@ -1,0 +1,163 @@
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { auditPageSql, parseAuditQuery } from '../../core/audit/list-audit';
+import { listAllTasksSql } from '../../core/tasks/queries';
+import { boardColumns, boardTasksSql } from '../../core/views/board';
+import { movableClock } from '../support/fakes';
+import { startTestApp, type TestApp } from '../support/test-app';
+
+let app: TestApp;
+let projectId: string;
+let taskId: string;
+
+beforeAll(async () => {
+  app = await startTestApp();
+  const clock = movableClock('2033-04-10T08:00:00.000Z');
+  const previous = app.ctx.deps.clock;
+  app.ctx.deps.clock = clock;
+  projectId = (await app.call('POST', '/api/projects', { body: { name: 'Audited' } })).body.id;
+  clock.set('2033-04-11T08:00:00.000Z');
+  taskId = (await app.call('POST', '/api/tasks', { body: { project_id: projectId, title: 'Needle_in 100% haystack' } })).body.id;
+  clock.set('2033-04-12T08:00:00.000Z');
+  await app.call('POST', `/api/tasks/${taskId}/move`, { body: { status: 'ready' } });
+  await app.call('POST', '/api/agent/claim', { body: { task_id: taskId, agent_name: 'auditor-bot' } });
+  app.ctx.deps.clock = previous;
+  await app.db.query(
+    `INSERT INTO audit_log (timestamp, actor, action, entity_type, entity_id, new_value)
+     VALUES ('2033-04-12T09:00:00Z', 'dashboard-operator', 'action.task.assign', 'action', $1, '{"outcome":"executed"}')`,
+    [taskId],
+  );
+});
+afterAll(async () => app?.close());
+
+const actions = (rows: Array<{ action: string }>) => rows.map((r) => r.action);
+
+describe('GET /api/audit', () => {
+  it('lists audit records newest first with actor, action, entity_type, task and project ids and values', async () => {
+    const res = await app.call('GET', '/api/audit');
+    expect(res.status).toBe(200);
+    expect(actions(res.body)).toEqual(['action.task.assign', 'claimed', 'status_changed', 'created', 'created']);
+    expect(res.body[2]).toMatchObject({
+      actor: 'dashboard-operator',
+      entity_type: 'task',
+      task_id: taskId,
+      project_id: projectId,
+      old_value: { status: 'backlog' },
+      new_value: { status: 'ready' },
+      timestamp: '2033-04-12T08:00:00.000Z',
+    });
+  });
+
+  it('filters by actor, action, task_id, entity_type, date range and governance_only', async () => {
+    expect(actions((await app.call('GET', '/api/audit?actor=auditor-bot')).body)).toEqual(['claimed']);
+    expect(actions((await app.call('GET', '/api/audit?action=created')).body)).toEqual(['created', 'created']);
+    expect(actions((await app.call(`GET`, `/api/audit?task_id=${taskId}`)).body)).toEqual(['claimed', 'status_changed', 'created']);
+    expect(actions((await app.call('GET', '/api/audit?entity_type=project')).body)).toEqual(['created']);
+    expect(actions((await app.call('GET', '/api/audit?start_date=2033-04-11&end_date=2033-04-11')).body)).toEqual(['created']);
+    expect(actions((await app.call('GET', '/api/audit?start_date=2033-04-12')).body)).toHaveLength(3);
+    expect(actions((await app.call('GET', '/api/audit?end_date=2033-04-10')).body)).toEqual(['created']);
+    expect(actions((await app.call('GET', '/api/audit?governance_only=true')).body)).toEqual(['action.task.assign']);
+    expect(actions((await app.call('GET', '/api/audit?governance_only=false')).body)).toHaveLength(5);
+  });
+
+  it('searches free text over actor, action and values, case-insensitively and literally', async () => {
+    expect(actions((await app.call('GET', '/api/audit?q=AUDITOR')).body)).toEqual(['claimed']);
+    expect(actions((await app.call('GET', '/api/audit?q=needle_in')).body)).toEqual(['claimed', 'status_changed', 'created']);
+    expect(actions((await app.call('GET', `/api/audit?q=${encodeURIComponent('100%')}`)).body)).toHaveLength(3);
+    expect((await app.call('GET', `/api/audit?q=${encodeURIComponent('1%0')}`)).body).toEqual([]);
+    expect((await app.call('GET', '/api/audit?q=needle_ix')).body).toEqual([]);
+    expect(actions((await app.call('GET', '/api/audit?q=executed')).body)).toEqual(['action.task.assign']);
+  });
+
+  it('pages with limit and offset', async () => {
+    const page = await app.call('GET', '/api/audit?limit=2&offset=1');
+    expect(actions(page.body)).toEqual(['claimed', 'status_changed']);
+    expect((await app.call('GET', '/api/audit?offset=50')).body).toEqual([]);
+  });
+
+  it('answers invalid values with 400 naming the parameter', async () => {
+    const cases: Array<[string, RegExp]> = [
+      ['limit=0', /limit/],
+      ['limit=501', /limit/],
+      ['limit=ten', /limit/],
+      ['offset=-1', /offset/],
+      ['start_date=2033-13-01', /start_date/],
+      ['end_date=yesterday', /end_date/],
+      ['start_date=2033-05-01&end_date=2033-04-01', /start_date/],
+      ['governance_only=maybe', /governance_only/],
+      ['task_id=nope', /task_id/],
+      ['colour=red', /colour/],
+    ];
+    for (const [query, message] of cases) {
+      const res = await app.call('GET', `/api/audit?${query}`);
+      expect(res.status, query).toBe(400);
+      expect(res.body.error).toMatch(message);
+    }
+    expect((await app.call('GET', '/api/audit?limit=500')).status).toBe(200);
+  });
+
+  it('never answers 5xx to random query values', async () => {
+    const key = fc.constantFrom('q', 'actor', 'action', 'task_id', 'entity_type', 'start_date', 'end_date', 'governance_only', 'limit', 'offset');
+    await fc.assert(
+      fc.asyncProperty(fc.dictionary(key, fc.string({ maxLength: 30 })), async (params) => {
+        const res = await app.call('GET', `/api/audit?${new URLSearchParams(params)}`);
+        expect(res.status).toBeLessThan(500);
+      }),
+      { numRuns: 80 },
+    );
+  });
+});
+
+describe('filters are served by indexes', () => {
+  async function plan(sql: string, params: unknown[]): Promise<string> {
+    const { rows } = await app.db.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${sql}`, params);
+    return rows.map((r) => r['QUERY PLAN']).join('\n');
+  }
+
+  it('no audit search or task filter plans a sequential scan on tables large enough for an index to pay', async () => {
+    await app.db.query(
+      `INSERT INTO projects (id, name) SELECT ('00000000-0000-4000-a000-' || lpad(to_hex(g), 12, '0'))::uuid, 'p' || g FROM generate_series(1, 40) g`,
+    );
+    await app.db.query(
+      `INSERT INTO tasks (id, project_id, title, status, owner, updated_at, created_at)
+       SELECT gen_random_uuid(), ('00000000-0000-4000-a000-' || lpad(to_hex(1 + g % 40), 12, '0'))::uuid, 'task ' || g,
+              (ARRAY['backlog','ready','in_progress','blocked','review','completed'])[1 + g % 6], 'agent-' || (g % 200),
+              now() - g * interval '1 minute', now() - g * interval '1 minute'
+         FROM generate_series(1, 20000) g`,
+    );
+    await app.db.query(
+      `INSERT INTO audit_log (timestamp, actor, action, entity_type, entity_id, task_id, project_id, new_value)
+       SELECT now() - g * interval '1 second', 'agent-' || (g % 300), (ARRAY['created','updated','status_changed','deleted'])[1 + g % 4],
+              (ARRAY['task','project','workspace'])[1 + g % 3], g::text, gen_random_uuid(), NULL, jsonb_build_object('title', 'row ' || g || ' ' || md5(g::text))
+         FROM generate_series(1, 60000) g`,
+    );
+    await app.db.query('ANALYZE tasks');
+    await app.db.query('ANALYZE audit_log');
+
+    const searches = [
+      'q=5d41402abc4b2a76',
+      'actor=agent-7',
+      'action=deleted',
+      `task_id=${taskId}`,
+      'entity_type=project&actor=agent-3',
+      'start_date=2033-04-11&end_date=2033-04-12',
+      'governance_only=true',
+      'q=row%2012345&limit=500',
+    ];
+    for (const search of searches) {
+      const filter = parseAuditQuery(Object.fromEntries(new URLSearchParams(search)));
+      const { sql, params } = auditPageSql(filter, filter.limit, filter.offset);
+      const text = await plan(sql, params);
+      expect(text, `${search}\n${text}`).not.toMatch(/Seq Scan on audit_log/);
+    }
+    const project = '00000000-0000-4000-a000-000000000007';
+    for (const [sql, params] of [
+      [listAllTasksSql, [project, null]],
+      [listAllTasksSql, [null, new Date(Date.now() - 30 * 60_000)]],
+      [boardTasksSql, [project, boardColumns]],
+    ] as const) {
+      const text = await plan(sql, [...params]);
+      expect(text, text).not.toMatch(/Seq Scan on tasks/);
+    }
+  });
+});
