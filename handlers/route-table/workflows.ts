@@ -1,4 +1,31 @@
 import type { Route } from './route';
 
 /** Workflow templates, runs, dispatcher, routing, approvals, artifacts, blockers, sessions, system scan, instrumentation (spec 03 and spec 01). */
-export const workflowRoutes: readonly Route[] = [];
+export const workflowRoutes: readonly Route[] = [
+  { method: 'GET', path: '/api/workflow-templates', handler: 'workflow-templates/list-workflow-templates' },
+  { method: 'POST', path: '/api/workflow-templates', handler: 'workflow-templates/create-workflow-template' },
+  { method: 'GET', path: '/api/workflow-templates/:name', handler: 'workflow-templates/get-workflow-template' },
+  { method: 'PATCH', path: '/api/workflow-templates/:name', handler: 'workflow-templates/update-workflow-template' },
+
+  { method: 'GET', path: '/api/workflow-runs', handler: 'workflow-runs/list-workflow-runs' },
+  { method: 'POST', path: '/api/workflow-runs', handler: 'workflow-runs/create-workflow-run' },
+  { method: 'GET', path: '/api/workflow-runs/pending', handler: 'workflow-runs/list-pending-workflow-runs' },
+  { method: 'GET', path: '/api/workflow-runs/stuck', handler: 'workflow-runs/list-stuck-workflow-runs' },
+  { method: 'GET', path: '/api/workflow-runs/active', handler: 'workflow-runs/list-active-workflow-runs' },
+  { method: 'GET', path: '/api/workflow-runs/dispatcher/stats', handler: 'workflow-runs/get-dispatcher-stats' },
+  { method: 'POST', path: '/api/workflow-runs/dispatcher/tick', handler: 'workflow-runs/run-dispatcher-tick' },
+  { method: 'GET', path: '/api/workflow-runs/:id', handler: 'workflow-runs/get-workflow-run' },
+  { method: 'PATCH', path: '/api/workflow-runs/:id', handler: 'workflow-runs/update-workflow-run' },
+  { method: 'POST', path: '/api/workflow-runs/:id/claim', handler: 'workflow-runs/claim-workflow-run' },
+  { method: 'POST', path: '/api/workflow-runs/:id/heartbeat', handler: 'workflow-runs/heartbeat-workflow-run' },
+  { method: 'POST', path: '/api/workflow-runs/:id/start', handler: 'workflow-runs/start-workflow-run' },
+  { method: 'POST', path: '/api/workflow-runs/:id/complete', handler: 'workflow-runs/complete-workflow-run' },
+  { method: 'POST', path: '/api/workflow-runs/:id/fail', handler: 'workflow-runs/fail-workflow-run' },
+  { method: 'PATCH', path: '/api/workflow-runs/:id/steps/:stepOrder', handler: 'workflow-runs/report-workflow-step' },
+  { method: 'POST', path: '/api/workflow-runs/:id/cancel', handler: 'workflow-runs/cancel-workflow-run' },
+  { method: 'POST', path: '/api/workflow-runs/:id/override-failure', handler: 'workflow-runs/override-workflow-run-failure' },
+  { method: 'POST', path: '/api/workflow-runs/:id/pause', handler: 'workflow-runs/pause-workflow-run' },
+  { method: 'POST', path: '/api/workflow-runs/:id/resume', handler: 'workflow-runs/resume-workflow-run' },
+  { method: 'POST', path: '/api/workflow-runs/:id/reassign', handler: 'workflow-runs/reassign-workflow-run' },
+  { method: 'POST', path: '/api/workflow-runs/:id/escalate', handler: 'workflow-runs/escalate-workflow-run' },
+];

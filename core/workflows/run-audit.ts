@@ -1,0 +1,43 @@
+import type { Db, Deps } from '../ports';
+import type { WorkflowRun } from './run';
+
+/**
+ * The set-based form of recordChange for the dispatcher, which changes hundreds of runs in one
+ * statement: the same traces (an audit row and a state snapshot per run) written with one INSERT
+ * each, and one run-updated event per batch naming every run, so a tick over thousands of runs
+ * does not pay three round trips per run.
+ */
+export async function recordRunBatch(
+  deps: Pick<Deps, 'clock' | 'ids' | 'events'>,
+  tx: Db,
+  changes: ReadonlyArray<{ before: WorkflowRun; after: WorkflowRun }>,
+  meta: { actor: string; action: string },
+): Promise<void> {
+  if (changes.length === 0) return;
+  const at = deps.clock.now();
+  const rows = changes.map(({ before, after }) => ({
+    id: after.id,
+    snapshot_id: deps.ids.uuid(),
+    task_id: after.task_id,
+    old: before,
+    new: after,
+  }));
+  await tx.query(
+    `WITH x AS (SELECT * FROM jsonb_to_recordset($4::jsonb) AS x(id text, snapshot_id uuid, task_id uuid, old jsonb, new jsonb)),
+          audit AS (
+            INSERT INTO audit_log (timestamp, actor, action, entity_type, entity_id, task_id, old_value, new_value)
+            SELECT $1, $2, $3, 'workflow_run', x.id, x.task_id, x.old, x.new FROM x)
+     INSERT INTO entity_snapshots (id, entity_type, entity_id, state, reason, actor, created_at)
+     SELECT x.snapshot_id, 'workflow_run', x.id, x.new, $3, $2, $1 FROM x`,
+    [at, meta.actor, meta.action, JSON.stringify(rows)],
+  );
+  await deps.events.publish(tx, {
+    name: 'run-updated',
+    channel: 'stream',
+    payload: {
+      action: meta.action,
+      runIds: changes.map((c) => c.after.id),
+      runs: changes.map(({ after }) => ({ runId: after.id, status: after.status, workflowType: after.workflow_type, taskId: after.task_id })),
+    },
+  });
+}

@@ -1,0 +1,426 @@
+import { recordChange } from '../audit/record-change';
+import { ConflictError, NotFoundError, ValidationError } from '../errors';
+import type { Db, Deps } from '../ports';
+import { requireDb } from '../storage';
+import { parseId, parseInput } from '../validation';
+import { requireGovernance } from './governance';
+import { getRunDetail, type RunDetail } from './run-queries';
+import { resumeTarget, transitionOf } from './run-status';
+import { assertSession, assertTransition, changeRun, lockRun, runEvent, syncTaskPointer } from './run-store';
+import {
+  cancelRunSchema,
+  claimRunSchema,
+  completeRunSchema,
+  createRunSchema,
+  escalateRunSchema,
+  failRunSchema,
+  heartbeatRunSchema,
+  overrideFailureSchema,
+  patchRunSchema,
+  pauseRunSchema,
+  reassignRunSchema,
+  reportStepSchema,
+  resumeRunSchema,
+  runColumns,
+  startRunSchema,
+  type CreateRunInput,
+  type WorkflowRun,
+} from './run';
+import { findTemplate } from './templates';
+import { stepNameOf } from './template';
+import { cachedWithinStoredInput, usageColumns } from './usage-report';
+import { finishedStepStatuses } from './run-status';
+
+/*
+ * Run operations. Operator-side operations (create, cancel, override-failure, pause, resume,
+ * reassign, escalate) check governance for their actor; agent-side ones (claim, start,
+ * heartbeat, step reports, complete, fail) check the session that holds the run.
+ */
+
+/**
+ * Inserts a queued run and its step rows inside the caller's transaction:
+ * 1. the template must exist and be active; 2. the task, when named, must exist;
+ * 3. steps are copied from the template with dense step_order 0..N-1; 4. audit, event, task pointer.
+ */
+export async function insertQueuedRun(deps: Deps, tx: Db, input: Omit<CreateRunInput, 'actor'>, actor: string): Promise<WorkflowRun> {
+  const template = await findTemplate(tx, input.workflow_type);
+  if (!template) {
+    throw new ValidationError(`workflow_type: no workflow template named ${input.workflow_type}`, [{ path: 'workflow_type', message: 'no such template' }]);
+  }
+  if (!template.is_active) throw new ConflictError(`workflow template ${input.workflow_type} is inactive`);
+  let projectId: string | null = null;
+  if (input.task_id) {
+    const { rows } = await tx.query<{ project_id: string }>('SELECT project_id FROM tasks WHERE id = $1 AND deleted_at IS NULL', [input.task_id]);
+    if (!rows[0]) throw new ValidationError(`task_id: task ${input.task_id} does not exist`, [{ path: 'task_id', message: 'no such task' }]);
+    projectId = rows[0].project_id;
+  }
+  const id = deps.ids.uuid();
+  const now = deps.clock.now();
+  const { rows } = await tx.query<WorkflowRun>(
+    `INSERT INTO workflow_runs (id, workflow_type, status, task_id, owner_agent_id, input_payload, metadata, created_by, created_at, updated_at)
+     VALUES ($1, $2, 'queued', $3, $4, $5, $6, $7, $8, $8) RETURNING ${runColumns}`,
+    [id, input.workflow_type, input.task_id, input.owner_agent_id, JSON.stringify(input.input_payload), JSON.stringify(input.metadata), actor, now],
+  );
+  const names = template.steps.map(stepNameOf);
+  await tx.query(
+    `INSERT INTO workflow_steps (id, run_id, step_name, step_order, status, created_at, updated_at)
+     SELECT s.id, $1, s.name, s.ord - 1, 'pending', $2, $2 FROM unnest($3::uuid[], $4::text[]) WITH ORDINALITY AS s(id, name, ord)`,
+    [id, now, names.map(() => deps.ids.uuid()), names],
+  );
+  const run = rows[0]!;
+  await syncTaskPointer(tx, run);
+  await recordChange(deps, tx, {
+    actor,
+    action: 'created',
+    entityType: 'workflow_run',
+    entityId: id,
+    taskId: run.task_id,
+    projectId,
+    newValue: run,
+    event: runEvent('created', run),
+  });
+  return run;
+}
+
+/** POST /api/workflow-runs (governance: launch_workflow). */
+export async function createRun(deps: Deps, body: unknown): Promise<RunDetail> {
+  const input = parseInput(createRunSchema, body ?? {}, 'workflow run');
+  const db = requireDb(deps.storage);
+  const run = await db.transaction(async (tx) => {
+    await requireGovernance(tx, 'launch_workflow', input.actor);
+    return insertQueuedRun(deps, tx, input, input.actor);
+  });
+  return getRunDetail(deps, run.id);
+}
+
+/** Locks the run, runs `work` on it, and answers with the run as it stands after. */
+async function withRun<T>(deps: Deps, rawId: unknown, work: (tx: Db, run: WorkflowRun) => Promise<T>): Promise<T> {
+  const id = parseId(rawId);
+  return requireDb(deps.storage).transaction(async (tx) => work(tx, await lockRun(tx, id)));
+}
+
+export interface ClaimResult {
+  claimed: true;
+  /** True when the same session claimed this run before (a retried claim). */
+  already: boolean;
+  run: WorkflowRun;
+}
+
+/**
+ * POST /api/workflow-runs/:id/claim. Atomic: the row lock serializes concurrent claimers, so
+ * exactly one moves the run from dispatched to claimed; the others get 409. The claim ties the
+ * run to the session key (claim_session_id, and gateway_session_id until a child registers).
+ */
+export async function claimRun(deps: Deps, rawId: unknown, body: unknown): Promise<ClaimResult> {
+  const input = parseInput(claimRunSchema, body ?? {}, 'claim');
+  return withRun(deps, rawId, async (tx, run) => {
+    if (run.status === 'claimed' && run.claim_session_id === input.session_id) return { claimed: true, already: true, run };
+    if (run.status !== 'dispatched' && run.claim_session_id) {
+      throw new ConflictError(`workflow run ${run.id} is already ${run.status} by session ${run.claim_session_id}`, { status: run.status, reason: 'already_claimed' });
+    }
+    assertTransition(run, 'claim');
+    const now = deps.clock.now();
+    const after = await changeRun(deps, tx, run, {
+      actor: input.actor ?? input.agent_id,
+      action: 'claimed',
+      set: {
+        status: transitionOf('claim').to,
+        claim_session_id: input.session_id,
+        gateway_session_id: input.session_id,
+        gateway_session_active: true,
+        owner_agent_id: run.owner_agent_id ?? input.agent_id,
+        claimed_at: now,
+        heartbeat_at: now,
+      },
+    });
+    return { claimed: true, already: false, run: after };
+  });
+}
+
+/** POST /api/workflow-runs/:id/heartbeat: from the holding session; keeps the claim alive. */
+export async function heartbeatRun(deps: Deps, rawId: unknown, body: unknown) {
+  const input = parseInput(heartbeatRunSchema, body ?? {}, 'heartbeat');
+  return withRun(deps, rawId, async (tx, run) => {
+    assertSession(run, input.session_id);
+    if (!['claimed', 'running', 'waiting_for_approval', 'paused'].includes(run.status)) {
+      throw new ConflictError(`workflow run ${run.id} is ${run.status}: heartbeats are for claimed or running runs`, { status: run.status });
+    }
+    const now = deps.clock.now();
+    await tx.query('UPDATE workflow_runs SET heartbeat_at = $2, gateway_session_active = true, updated_at = $2 WHERE id = $1', [run.id, now]);
+    await recordChange(deps, tx, {
+      actor: input.actor ?? input.session_id,
+      action: 'heartbeat',
+      entityType: 'workflow_run',
+      entityId: run.id,
+      taskId: run.task_id,
+      newValue: { session_id: input.session_id, heartbeat_at: now },
+    });
+    return { ok: true, run_id: run.id, status: run.status, heartbeat_at: now };
+  });
+}
+
+/** POST /api/workflow-runs/:id/start: claimed to running, from the holding session. */
+export async function startRun(deps: Deps, rawId: unknown, body: unknown): Promise<WorkflowRun> {
+  const input = parseInput(startRunSchema, body ?? {}, 'start');
+  return withRun(deps, rawId, async (tx, run) => {
+    assertSession(run, input.session_id);
+    if (run.status === 'running') return run;
+    assertTransition(run, 'start');
+    const now = deps.clock.now();
+    await tx.query(
+      `UPDATE workflow_steps SET status = 'in_progress', started_at = coalesce(started_at, $3)
+        WHERE run_id = $1 AND step_order = $2 AND status = 'pending'`,
+      [run.id, run.current_step, now],
+    );
+    return changeRun(deps, tx, run, {
+      actor: input.actor ?? run.owner_agent_id ?? input.session_id,
+      action: 'status_changed',
+      set: { status: transitionOf('start').to, started_at: run.started_at ?? now, heartbeat_at: now },
+    });
+  });
+}
+
+/** POST /api/workflow-runs/:id/complete: running or claimed to completed, output_summary and usage stored. */
+export async function completeRun(deps: Deps, rawId: unknown, body: unknown): Promise<WorkflowRun> {
+  const input = parseInput(completeRunSchema, body ?? {}, 'complete');
+  return withRun(deps, rawId, async (tx, run) => {
+    assertSession(run, input.session_id);
+    assertTransition(run, 'complete');
+    if (!cachedWithinStoredInput(run, input)) throw new ValidationError('cached_tokens must not exceed input_tokens', [{ path: 'cached_tokens', message: 'exceeds input_tokens' }]);
+    const now = deps.clock.now();
+    return changeRun(deps, tx, run, {
+      actor: input.actor ?? run.owner_agent_id ?? input.session_id,
+      action: 'status_changed',
+      set: {
+        status: transitionOf('complete').to,
+        output_summary: input.output_summary,
+        finished_at: now,
+        started_at: run.started_at ?? now,
+        gateway_session_active: false,
+        ...usageColumns(deps, run, input),
+      },
+    });
+  });
+}
+
+/** POST /api/workflow-runs/:id/fail: the holding session ends the run as failed with last_error. */
+export async function failRun(deps: Deps, rawId: unknown, body: unknown): Promise<WorkflowRun> {
+  const input = parseInput(failRunSchema, body ?? {}, 'fail');
+  return withRun(deps, rawId, async (tx, run) => {
+    assertSession(run, input.session_id);
+    assertTransition(run, 'fail');
+    const now = deps.clock.now();
+    await tx.query(
+      `UPDATE workflow_steps SET status = 'failed', error_message = coalesce(error_message, $3), finished_at = $4
+        WHERE run_id = $1 AND step_order = $2 AND status IN ('pending', 'in_progress')`,
+      [run.id, run.current_step, input.error, now],
+    );
+    return changeRun(deps, tx, run, {
+      actor: input.actor ?? run.owner_agent_id ?? input.session_id,
+      action: 'status_changed',
+      set: { status: transitionOf('fail').to, last_error: input.error, finished_at: now, gateway_session_active: false },
+    });
+  });
+}
+
+/**
+ * PATCH /api/workflow-runs/:id: the child session key (gateway_session_id), its liveness,
+ * metadata (merged), and usage reports. A session key can only be set while a session holds the run.
+ */
+export async function patchRun(deps: Deps, rawId: unknown, body: unknown): Promise<WorkflowRun> {
+  const input = parseInput(patchRunSchema, body ?? {}, 'workflow run update');
+  return withRun(deps, rawId, async (tx, run) => {
+    if (input.gateway_session_id !== undefined && input.gateway_session_id !== null && !['claimed', 'running', 'waiting_for_approval', 'paused'].includes(run.status)) {
+      throw new ConflictError(`workflow run ${run.id} is ${run.status}: a session key can only be stored while a session holds the run`, { status: run.status });
+    }
+    if (!cachedWithinStoredInput(run, input)) throw new ValidationError('cached_tokens must not exceed input_tokens', [{ path: 'cached_tokens', message: 'exceeds input_tokens' }]);
+    const set: Record<string, unknown> = { ...usageColumns(deps, run, input) };
+    if (input.gateway_session_id !== undefined) set.gateway_session_id = input.gateway_session_id;
+    if (input.gateway_session_active !== undefined) set.gateway_session_active = input.gateway_session_active;
+    if (input.metadata !== undefined) set.metadata = { ...run.metadata, ...input.metadata };
+    return changeRun(deps, tx, run, { actor: input.actor ?? run.owner_agent_id ?? 'dashboard-operator', action: 'updated', set });
+  });
+}
+
+/**
+ * PATCH /api/workflow-runs/:id/steps/:stepOrder: a step's status, output or error from the
+ * holding session. current_step follows: a step in progress or failed is current; a finished
+ * step moves the pointer to the next one (never past the last).
+ */
+export async function reportStep(deps: Deps, rawId: unknown, rawOrder: unknown, body: unknown) {
+  const input = parseInput(reportStepSchema, body ?? {}, 'step report');
+  const order = Number(rawOrder);
+  if (!/^\d+$/.test(String(rawOrder)) || !Number.isSafeInteger(order)) {
+    throw new ValidationError('stepOrder: must be a whole number of at least 0', [{ path: 'stepOrder', message: 'not a step order' }]);
+  }
+  return withRun(deps, rawId, async (tx, run) => {
+    assertSession(run, input.session_id);
+    if (!['claimed', 'running', 'waiting_for_approval'].includes(run.status)) {
+      throw new ConflictError(`workflow run ${run.id} is ${run.status}: steps are reported while it is claimed or running`, { status: run.status });
+    }
+    const { rows: counted } = await tx.query<{ n: number }>('SELECT count(*)::int AS n FROM workflow_steps WHERE run_id = $1', [run.id]);
+    const stepCount = counted[0]?.n ?? 0;
+    const now = deps.clock.now();
+    const { rows } = await tx.query(
+      `UPDATE workflow_steps SET
+          status = coalesce($3, status),
+          output = CASE WHEN $4::boolean THEN $5::jsonb ELSE output END,
+          error_message = CASE WHEN $6::boolean THEN $7 ELSE error_message END,
+          started_at = CASE WHEN coalesce($3, status) <> 'pending' THEN coalesce(started_at, $8) ELSE started_at END,
+          finished_at = CASE WHEN coalesce($3, status) = ANY($9::text[]) THEN coalesce(finished_at, $8) ELSE finished_at END,
+          updated_at = $8
+        WHERE run_id = $1 AND step_order = $2
+        RETURNING id, step_name, step_order, status, started_at, finished_at, error_message, output`,
+      [run.id, order, input.status ?? null, input.output !== undefined, JSON.stringify(input.output ?? null), input.error_message !== undefined, input.error_message ?? null, now, finishedStepStatuses],
+    );
+    const step = rows[0] as { status: string } | undefined;
+    if (!step) throw new NotFoundError(`workflow run ${run.id} has no step ${order} (it has ${stepCount} steps, 0 to ${stepCount - 1})`);
+    const current = finishedStepStatuses.includes(step.status) && step.status !== 'failed' ? Math.min(order + 1, stepCount - 1) : order;
+    const after = await changeRun(deps, tx, run, {
+      actor: input.actor ?? run.owner_agent_id ?? input.session_id,
+      action: 'step_reported',
+      set: { current_step: current, heartbeat_at: now },
+    });
+    return { step, run: after };
+  });
+}
+
+/** POST /api/workflow-runs/:id/cancel (governance: cancel_run). */
+export async function cancelRun(deps: Deps, rawId: unknown, body: unknown): Promise<WorkflowRun> {
+  const input = parseInput(cancelRunSchema, body ?? {}, 'cancel');
+  return withRun(deps, rawId, async (tx, run) => {
+    await requireGovernance(tx, 'cancel_run', input.actor);
+    assertTransition(run, 'cancel');
+    return changeRun(deps, tx, run, {
+      actor: input.actor,
+      action: 'status_changed',
+      set: {
+        status: transitionOf('cancel').to,
+        finished_at: deps.clock.now(),
+        gateway_session_active: false,
+        last_error: input.reason ? `cancelled by ${input.actor}: ${input.reason}` : `cancelled by ${input.actor}`,
+      },
+    });
+  });
+}
+
+/**
+ * POST /api/workflow-runs/:id/override-failure (governance: override_failure). next_status
+ * queued is the redispatch operation: the error is cleared, attempts restart, and the run
+ * re-enters the queue without its old sessions. next_status completed accepts a failed run as done.
+ */
+export async function overrideFailure(deps: Deps, rawId: unknown, body: unknown): Promise<WorkflowRun> {
+  const input = parseInput(overrideFailureSchema, body ?? {}, 'override-failure');
+  return withRun(deps, rawId, async (tx, run) => {
+    await requireGovernance(tx, 'override_failure', input.actor);
+    if (input.next_status === 'queued') {
+      assertTransition(run, 'override_to_queued', 'redispatch');
+      return changeRun(deps, tx, run, {
+        actor: input.actor,
+        action: 'status_changed',
+        returnsToQueue: true,
+        setSql: { retry_count: 'retry_count + 1' },
+        set: {
+          status: 'queued',
+          last_error: null,
+          dispatch_attempts: 0,
+          dispatched_at: null,
+          claimed_at: null,
+          heartbeat_at: null,
+          started_at: null,
+          finished_at: null,
+          output_summary: null,
+          metadata: { ...run.metadata, last_override: { by: input.actor, reason: input.reason ?? null, from: run.status, error: run.last_error } },
+        },
+      });
+    }
+    assertTransition(run, 'override_to_completed', 'mark as completed');
+    return changeRun(deps, tx, run, {
+      actor: input.actor,
+      action: 'status_changed',
+      set: {
+        status: 'completed',
+        finished_at: run.finished_at ?? deps.clock.now(),
+        metadata: { ...run.metadata, last_override: { by: input.actor, reason: input.reason ?? null, from: run.status, error: run.last_error } },
+      },
+    });
+  });
+}
+
+/** POST /api/workflow-runs/:id/pause (governance: pause_run). The status it left is kept in metadata.paused_from. */
+export async function pauseRun(deps: Deps, rawId: unknown, body: unknown): Promise<WorkflowRun> {
+  const input = parseInput(pauseRunSchema, body ?? {}, 'pause');
+  return withRun(deps, rawId, async (tx, run) => {
+    await requireGovernance(tx, 'pause_run', input.actor);
+    assertTransition(run, 'pause');
+    return changeRun(deps, tx, run, {
+      actor: input.actor,
+      action: 'status_changed',
+      set: { status: 'paused', metadata: { ...run.metadata, paused_from: run.status, pause_reason: input.reason ?? null } },
+    });
+  });
+}
+
+/**
+ * POST /api/workflow-runs/:id/resume (governance: resume_run). A run paused while a session held
+ * it returns to that status with a fresh heartbeat window; one paused before any claim goes back to the queue.
+ */
+export async function resumeRun(deps: Deps, rawId: unknown, body: unknown): Promise<WorkflowRun> {
+  const input = parseInput(resumeRunSchema, body ?? {}, 'resume');
+  return withRun(deps, rawId, async (tx, run) => {
+    await requireGovernance(tx, 'resume_run', input.actor);
+    assertTransition(run, 'resume');
+    const pausedFrom = typeof run.metadata.paused_from === 'string' ? run.metadata.paused_from : undefined;
+    const target = resumeTarget(pausedFrom);
+    const { paused_from: _from, pause_reason: _reason, ...metadata } = run.metadata;
+    return changeRun(deps, tx, run, {
+      actor: input.actor,
+      action: 'status_changed',
+      returnsToQueue: target.returnsToQueue,
+      set: target.returnsToQueue
+        ? { status: target.status, metadata, dispatched_at: null, claimed_at: null }
+        : { status: target.status, metadata, heartbeat_at: deps.clock.now() },
+    });
+  });
+}
+
+/**
+ * POST /api/workflow-runs/:id/reassign (governance: reassign_owner). The new agent becomes owner
+ * and target; a run that was dispatched or claimed but not started goes back to the queue so the
+ * next tick dispatches it to the new agent.
+ */
+export async function reassignRun(deps: Deps, rawId: unknown, body: unknown): Promise<WorkflowRun> {
+  const input = parseInput(reassignRunSchema, body ?? {}, 'reassign');
+  return withRun(deps, rawId, async (tx, run) => {
+    await requireGovernance(tx, 'reassign_owner', input.actor);
+    assertTransition(run, 'reassign');
+    const requeue = run.status === 'dispatched' || run.status === 'claimed';
+    return changeRun(deps, tx, run, {
+      actor: input.actor,
+      action: 'reassigned',
+      returnsToQueue: requeue,
+      set: {
+        owner_agent_id: input.agent_id,
+        target_agent_id: input.agent_id,
+        ...(requeue ? { status: 'queued', dispatched_at: null, claimed_at: null, heartbeat_at: null, dispatch_attempts: 0 } : {}),
+        metadata: { ...run.metadata, reassigned: { from: run.owner_agent_id ?? run.target_agent_id, to: input.agent_id, by: input.actor, reason: input.reason ?? null } },
+      },
+    });
+  });
+}
+
+/** POST /api/workflow-runs/:id/escalate (governance: escalate_run): records who it is escalated to; the status stays. */
+export async function escalateRun(deps: Deps, rawId: unknown, body: unknown): Promise<WorkflowRun> {
+  const input = parseInput(escalateRunSchema, body ?? {}, 'escalate');
+  return withRun(deps, rawId, async (tx, run) => {
+    await requireGovernance(tx, 'escalate_run', input.actor);
+    assertTransition(run, 'escalate');
+    const history = Array.isArray(run.metadata.escalations) ? run.metadata.escalations : [];
+    const escalation = { to: input.escalated_to, by: input.actor, reason: input.reason ?? null, at: deps.clock.now().toISOString() };
+    return changeRun(deps, tx, run, {
+      actor: input.actor,
+      action: 'escalated',
+      set: { metadata: { ...run.metadata, escalated_to: input.escalated_to, escalations: [...history, escalation] } },
+    });
+  });
+}

@@ -1,0 +1,112 @@
+import { NotFoundError } from '../errors';
+import type { Db, Deps } from '../ports';
+import { requireDb } from '../storage';
+import { parseId, parseInput } from '../validation';
+import { recoveryRules, type StuckReason } from './recovery-rules';
+import { activeRunStatuses } from './run-status';
+import { listRunsQuerySchema, pendingRunsQuerySchema, runColumns, type WorkflowRun } from './run';
+import type { TemplateStep } from './template';
+
+export interface StepRow {
+  id: string;
+  step_name: string;
+  step_order: number;
+  status: string;
+  started_at: Date | null;
+  finished_at: Date | null;
+  error_message: string | null;
+  output: unknown;
+}
+
+export interface RunDetail extends WorkflowRun {
+  template_steps: TemplateStep[];
+  steps: StepRow[];
+  artifacts: Record<string, unknown>[];
+  approvals: Record<string, unknown>[];
+}
+
+/** GET /api/workflow-runs: newest first, filtered by workflow_type, status (verbatim), task_id. */
+export async function listRuns(deps: Pick<Deps, 'storage'>, query: unknown): Promise<{ runs: WorkflowRun[]; total: number }> {
+  const q = parseInput(listRunsQuerySchema, query ?? {}, 'query');
+  const db = requireDb(deps.storage);
+  const { rows } = await db.query<WorkflowRun>(
+    `SELECT ${runColumns} FROM workflow_runs
+      WHERE ($1::text IS NULL OR workflow_type = $1) AND ($2::text IS NULL OR status = $2) AND ($3::uuid IS NULL OR task_id = $3)
+      ORDER BY created_at DESC, id DESC LIMIT $4`,
+    [q.workflow_type ?? null, q.status ?? null, q.task_id ?? null, q.limit],
+  );
+  return { runs: rows, total: rows.length };
+}
+
+/** GET /api/workflow-runs/:id: the run with template_steps, ordered step rows, artifacts and approvals. */
+export async function getRunDetail(deps: Pick<Deps, 'storage'>, rawId: unknown): Promise<RunDetail> {
+  const id = parseId(rawId);
+  const db = requireDb(deps.storage);
+  return readRunDetail(db, id);
+}
+
+export async function readRunDetail(db: Db, id: string): Promise<RunDetail> {
+  const { rows } = await db.query<WorkflowRun>(`SELECT ${runColumns} FROM workflow_runs WHERE id = $1`, [id]);
+  const run = rows[0];
+  if (!run) throw new NotFoundError(`workflow run ${id} not found`);
+  const [template, steps, artifacts, approvals] = await Promise.all([
+    db.query<{ steps: TemplateStep[] }>('SELECT steps FROM workflow_templates WHERE name = $1', [run.workflow_type]),
+    db.query<StepRow>(
+      `SELECT id, step_name, step_order, status, started_at, finished_at, error_message, output
+         FROM workflow_steps WHERE run_id = $1 ORDER BY step_order`,
+      [id],
+    ),
+    db.query('SELECT * FROM workflow_artifacts WHERE workflow_run_id = $1 ORDER BY created_at, id', [id]),
+    db.query('SELECT * FROM workflow_approvals WHERE workflow_run_id = $1 ORDER BY created_at, id', [id]),
+  ]);
+  return { ...run, template_steps: template.rows[0]?.steps ?? [], steps: steps.rows, artifacts: artifacts.rows, approvals: approvals.rows };
+}
+
+/** GET /api/workflow-runs/pending: dispatched runs awaiting a claim, oldest dispatch first. */
+export async function listPendingRuns(deps: Pick<Deps, 'storage'>, query: unknown): Promise<{ runs: WorkflowRun[]; total: number }> {
+  const q = parseInput(pendingRunsQuerySchema, query ?? {}, 'query');
+  const db = requireDb(deps.storage);
+  const { rows } = await db.query<WorkflowRun>(
+    `SELECT ${runColumns} FROM workflow_runs
+      WHERE status = 'dispatched' AND ($2::text IS NULL OR target_agent_id = $2)
+      ORDER BY dispatched_at, created_at, id LIMIT $1`,
+    [q.limit, q.agent_id ?? null],
+  );
+  return { runs: rows, total: rows.length };
+}
+
+/** GET /api/workflow-runs/active: runs still in play (queued or worked on), newest first. */
+export async function listActiveRuns(deps: Pick<Deps, 'storage'>): Promise<{ runs: WorkflowRun[]; total: number }> {
+  const db = requireDb(deps.storage);
+  const { rows } = await db.query<WorkflowRun>(
+    `SELECT ${runColumns} FROM workflow_runs WHERE status = ANY($1::text[]) ORDER BY created_at DESC, id DESC LIMIT 500`,
+    [activeRunStatuses],
+  );
+  return { runs: rows, total: rows.length };
+}
+
+/**
+ * The condition of each recovery rule, as SQL over workflow_runs `r` joined to its routing entry `w`
+ * ($1 = now). Shared by the stuck list and the recovery of the dispatcher, so both agree.
+ */
+export const stuckConditionSql: Record<StuckReason, string> = {
+  unclaimed: `r.status = 'dispatched' AND r.dispatched_at <= $1::timestamptz - interval '${recoveryRules.unclaimedAfterMs} milliseconds'`,
+  silent_claim: `r.status = 'claimed' AND coalesce(r.heartbeat_at, r.claimed_at, r.dispatched_at) <= $1::timestamptz - interval '${recoveryRules.silentClaimAfterMs} milliseconds'`,
+  timed_out_running: `r.status = 'running' AND coalesce(r.started_at, r.claimed_at) <= $1::timestamptz - make_interval(mins => coalesce(w.timeout_minutes, ${recoveryRules.defaultTimeoutMinutes}))`,
+};
+
+/** GET /api/workflow-runs/stuck: the runs the next dispatcher tick would recover, each with its stuck_reason. */
+export async function listStuckRuns(deps: Pick<Deps, 'storage' | 'clock'>): Promise<{ runs: Array<WorkflowRun & { stuck_reason: StuckReason }>; total: number }> {
+  const db = requireDb(deps.storage);
+  const reasons = Object.entries(stuckConditionSql)
+    .map(([reason, sql]) => `WHEN ${sql} THEN '${reason}'`)
+    .join(' ');
+  const { rows } = await db.query<WorkflowRun & { stuck_reason: StuckReason }>(
+    `SELECT ${runColumns.split(', ').map((c) => `r.${c}`).join(', ')}, CASE ${reasons} END AS stuck_reason
+       FROM workflow_runs r LEFT JOIN workflow_agent_routing w ON w.workflow_type = r.workflow_type
+      WHERE r.status IN ('dispatched', 'claimed', 'running') AND (${Object.values(stuckConditionSql).map((s) => `(${s})`).join(' OR ')})
+      ORDER BY r.updated_at, r.id LIMIT 500`,
+    [deps.clock.now()],
+  );
+  return { runs: rows, total: rows.length };
+}

@@ -1,0 +1,113 @@
+/**
+ * Run statuses and the transitions table of spec 03, as data. Use cases ask `transitionFor`
+ * whether a trigger may move a run from its current status; the table, not scattered ifs,
+ * decides. Rows marked `spec: false` are this server's additions (docs/api-choices.md).
+ */
+
+export const knownRunStatuses = [
+  'queued',
+  'dispatched',
+  'claimed',
+  'running',
+  'waiting_for_approval',
+  'retrying',
+  'paused',
+  'completed',
+  'failed',
+  'cancelled',
+  'timed_out',
+] as const;
+export type KnownRunStatus = (typeof knownRunStatuses)[number];
+
+/** Statuses a run never leaves except through override-failure. */
+export const terminalRunStatuses: readonly string[] = ['completed', 'failed', 'cancelled', 'timed_out'];
+/** A run that is still in play (queued or worked on); what /api/workflow-runs/active lists. */
+export const activeRunStatuses: readonly string[] = ['queued', 'dispatched', 'claimed', 'running', 'waiting_for_approval', 'retrying', 'paused'];
+/** A run that a session holds: heartbeats, step reports and completion come from its session. */
+export const heldRunStatuses: readonly string[] = ['claimed', 'running', 'waiting_for_approval', 'paused'];
+
+export type RunTrigger =
+  | 'create'
+  | 'dispatch'
+  | 'budget_hold'
+  | 'budget_stop'
+  | 'claim'
+  | 'redispatch_unclaimed'
+  | 'fail_unclaimed'
+  | 'release_silent_claim'
+  | 'time_out'
+  | 'start'
+  | 'complete'
+  | 'fail'
+  | 'request_approval'
+  | 'approval_granted'
+  | 'approval_rejected'
+  | 'cancel'
+  | 'override_to_queued'
+  | 'override_to_completed'
+  | 'pause'
+  | 'resume'
+  | 'reassign'
+  | 'escalate';
+
+export interface RunTransition {
+  trigger: RunTrigger;
+  from: readonly string[];
+  /** `same` keeps the status; `paused_from` returns to the status the run was paused in. */
+  to: string | 'same' | 'paused_from';
+  /** The run leaves any session and goes back to the queue (session keys move to session_history). */
+  returnsToQueue?: boolean;
+  spec: boolean;
+}
+
+const cancellable = ['queued', 'dispatched', 'claimed', 'running', 'waiting_for_approval', 'retrying', 'paused'];
+const reopenable = ['failed', 'timed_out', 'cancelled'];
+
+export const runTransitions: readonly RunTransition[] = [
+  { trigger: 'create', from: [], to: 'queued', spec: true },
+  { trigger: 'dispatch', from: ['queued'], to: 'dispatched', spec: true },
+  { trigger: 'budget_hold', from: ['queued'], to: 'queued', spec: true },
+  { trigger: 'budget_stop', from: ['queued', 'dispatched', 'claimed', 'running', 'waiting_for_approval', 'retrying'], to: 'cancelled', spec: true },
+  { trigger: 'claim', from: ['dispatched'], to: 'claimed', spec: true },
+  { trigger: 'redispatch_unclaimed', from: ['dispatched'], to: 'dispatched', spec: true },
+  { trigger: 'fail_unclaimed', from: ['dispatched'], to: 'failed', spec: true },
+  { trigger: 'release_silent_claim', from: ['claimed'], to: 'dispatched', returnsToQueue: true, spec: true },
+  { trigger: 'time_out', from: ['running'], to: 'timed_out', spec: true },
+  { trigger: 'complete', from: ['running', 'claimed'], to: 'completed', spec: true },
+  { trigger: 'cancel', from: cancellable, to: 'cancelled', spec: true },
+  { trigger: 'override_to_queued', from: reopenable, to: 'queued', returnsToQueue: true, spec: true },
+  { trigger: 'override_to_completed', from: ['failed', 'timed_out'], to: 'completed', spec: false },
+  { trigger: 'start', from: ['claimed'], to: 'running', spec: false },
+  { trigger: 'fail', from: ['claimed', 'running', 'waiting_for_approval'], to: 'failed', spec: false },
+  { trigger: 'request_approval', from: ['claimed', 'running', 'waiting_for_approval'], to: 'waiting_for_approval', spec: false },
+  { trigger: 'approval_granted', from: ['waiting_for_approval'], to: 'running', spec: false },
+  { trigger: 'approval_rejected', from: ['waiting_for_approval'], to: 'failed', spec: false },
+  { trigger: 'pause', from: ['queued', 'dispatched', 'claimed', 'running', 'waiting_for_approval', 'retrying'], to: 'paused', spec: false },
+  { trigger: 'resume', from: ['paused'], to: 'paused_from', spec: false },
+  { trigger: 'reassign', from: ['queued', 'dispatched', 'claimed', 'running', 'waiting_for_approval', 'retrying', 'paused'], to: 'same', spec: false },
+  { trigger: 'escalate', from: cancellable, to: 'same', spec: false },
+];
+
+const byTrigger = new Map(runTransitions.map((t) => [t.trigger, t]));
+
+export function transitionOf(trigger: RunTrigger): RunTransition {
+  return byTrigger.get(trigger)!;
+}
+
+/** The transition when `trigger` may move a run in `status`, else undefined. */
+export function transitionFor(status: string, trigger: RunTrigger): RunTransition | undefined {
+  const transition = byTrigger.get(trigger);
+  return transition && transition.from.includes(status) ? transition : undefined;
+}
+
+/** Where a resumed run goes: a run paused before any session held it goes back to the queue. */
+export function resumeTarget(pausedFrom: string | undefined): { status: string; returnsToQueue: boolean } {
+  if (!pausedFrom || pausedFrom === 'queued' || pausedFrom === 'dispatched' || pausedFrom === 'retrying') {
+    return { status: 'queued', returnsToQueue: true };
+  }
+  return { status: pausedFrom, returnsToQueue: false };
+}
+
+/** The five step statuses clients colorize; any other string is stored and shown verbatim. */
+export const knownStepStatuses = ['pending', 'in_progress', 'completed', 'failed', 'skipped'] as const;
+export const finishedStepStatuses: readonly string[] = ['completed', 'failed', 'skipped'];

@@ -1,0 +1,137 @@
+import { z } from 'zod';
+import { OPERATOR_ACTOR } from '../actors';
+import { jsonObjectSchema, uuidSchema } from '../validation';
+import { templateNameSchema } from './template';
+
+/** Every column of workflow_runs, as the API returns a run. */
+export const runColumns = [
+  'id', 'workflow_type', 'status', 'task_id', 'current_step', 'owner_agent_id', 'target_agent_id', 'input_payload',
+  'output_summary', 'dispatch_attempts', 'gateway_session_id', 'gateway_session_active', 'claim_session_id',
+  'session_history', 'retry_count', 'dispatched_at', 'claimed_at', 'heartbeat_at', 'started_at', 'finished_at',
+  'cost_estimate', 'input_tokens', 'output_tokens', 'cached_tokens', 'model_id', 'currency', 'reported_at',
+  'last_error', 'created_by', 'metadata', 'created_at', 'updated_at',
+].join(', ');
+
+export interface WorkflowRun {
+  id: string;
+  workflow_type: string;
+  /** Shown verbatim: values outside the known set are tolerated (spec 03). */
+  status: string;
+  task_id: string | null;
+  current_step: number;
+  owner_agent_id: string | null;
+  target_agent_id: string | null;
+  input_payload: Record<string, unknown>;
+  output_summary: Record<string, unknown> | null;
+  dispatch_attempts: number;
+  gateway_session_id: string | null;
+  gateway_session_active: boolean;
+  claim_session_id: string | null;
+  session_history: string[];
+  retry_count: number;
+  dispatched_at: Date | null;
+  claimed_at: Date | null;
+  heartbeat_at: Date | null;
+  started_at: Date | null;
+  finished_at: Date | null;
+  cost_estimate: number | null;
+  input_tokens: number | null;
+  output_tokens: number | null;
+  cached_tokens: number | null;
+  model_id: string | null;
+  currency: string | null;
+  reported_at: Date | null;
+  last_error: string | null;
+  created_by: string;
+  metadata: Record<string, unknown>;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** Who acts: the `actor` field of a run operation's body, default the single operator (spec 01). */
+export const actorSchema = z.string().trim().min(1, 'must not be empty').max(200).default(OPERATOR_ACTOR);
+/** An agent-runtime session key (agent:<agentId>:<kind>:<id>); other forms are stored as given. */
+export const sessionKeySchema = z.string().trim().min(1, 'must not be empty').max(500, 'at most 500 characters');
+export const agentIdSchema = z.string().trim().min(1, 'must not be empty').max(200, 'at most 200 characters');
+const reason = z.string().trim().max(2000, 'at most 2000 characters');
+const tokens = z.number().int('must be a whole number').min(0, 'must not be negative').max(Number.MAX_SAFE_INTEGER);
+
+/** Usage reporting fields (spec 03 usage columns), accepted by PATCH and complete. */
+export const usageReportShape = {
+  input_tokens: tokens.optional(),
+  output_tokens: tokens.optional(),
+  cached_tokens: tokens.optional(),
+  model_id: z.string().trim().min(1).max(200).optional(),
+  cost_estimate: z.number().finite().min(0, 'must not be negative').optional(),
+  currency: z.string().trim().regex(/^[A-Za-z]{3}$/, 'must be a 3-letter currency code').transform((c) => c.toUpperCase()).optional(),
+  reported_at: z.iso.datetime({ offset: true, message: 'must be an ISO 8601 timestamp' }).optional(),
+};
+export const usageFields = Object.keys(usageReportShape) as Array<keyof typeof usageReportShape>;
+
+const cachedWithinInput = (v: { input_tokens?: number; cached_tokens?: number }) =>
+  v.cached_tokens === undefined || v.input_tokens === undefined || v.cached_tokens <= v.input_tokens;
+const cachedIssue = { message: 'cached_tokens must not exceed input_tokens', path: ['cached_tokens'] };
+
+export const createRunSchema = z.strictObject({
+  workflow_type: templateNameSchema,
+  task_id: uuidSchema.nullable().default(null),
+  input_payload: jsonObjectSchema.default({}),
+  owner_agent_id: agentIdSchema.nullable().default(null),
+  metadata: jsonObjectSchema.default({}),
+  actor: actorSchema,
+});
+export type CreateRunInput = z.infer<typeof createRunSchema>;
+
+export const claimRunSchema = z.strictObject({ agent_id: agentIdSchema, session_id: sessionKeySchema, actor: actorSchema.optional() });
+export const heartbeatRunSchema = z.strictObject({ session_id: sessionKeySchema, actor: actorSchema.optional() });
+export const startRunSchema = z.strictObject({ session_id: sessionKeySchema, actor: actorSchema.optional() });
+export const completeRunSchema = z
+  .strictObject({ session_id: sessionKeySchema, output_summary: jsonObjectSchema.default({}), actor: actorSchema.optional(), ...usageReportShape })
+  .refine(cachedWithinInput, cachedIssue);
+export const failRunSchema = z.strictObject({
+  session_id: sessionKeySchema,
+  error: z.string().trim().min(1, 'say what went wrong').max(5000),
+  actor: actorSchema.optional(),
+});
+export const patchRunSchema = z
+  .strictObject({
+    gateway_session_id: sessionKeySchema.nullable().optional(),
+    gateway_session_active: z.boolean().optional(),
+    metadata: jsonObjectSchema.optional(),
+    actor: actorSchema.optional(),
+    ...usageReportShape,
+  })
+  .refine(cachedWithinInput, cachedIssue)
+  .refine((v) => Object.keys(v).some((k) => k !== 'actor'), { message: 'name at least one field to update' });
+export const reportStepSchema = z
+  .strictObject({
+    session_id: sessionKeySchema,
+    status: z.string().trim().min(1).max(50).optional(),
+    output: z.unknown().optional(),
+    error_message: z.string().max(5000).nullable().optional(),
+    actor: actorSchema.optional(),
+  })
+  .refine((v) => v.status !== undefined || v.output !== undefined || v.error_message !== undefined, {
+    message: 'report at least one of status, output, error_message',
+  });
+export const cancelRunSchema = z.strictObject({ actor: actorSchema, reason: reason.optional() });
+export const overrideFailureSchema = z.strictObject({
+  next_status: z.enum(['queued', 'completed'], { message: 'must be queued (redispatch) or completed' }),
+  reason: reason.optional(),
+  actor: actorSchema,
+});
+export const pauseRunSchema = z.strictObject({ actor: actorSchema, reason: reason.optional() });
+export const resumeRunSchema = z.strictObject({ actor: actorSchema, reason: reason.optional() });
+export const reassignRunSchema = z.strictObject({ agent_id: agentIdSchema, actor: actorSchema, reason: reason.optional() });
+export const escalateRunSchema = z.strictObject({ escalated_to: agentIdSchema, actor: actorSchema, reason: reason.optional() });
+
+const limit = (fallback: number, max: number) =>
+  z.coerce.number({ message: 'must be a number' }).int('must be a whole number').min(1, 'must be at least 1').max(max, `must be at most ${max}`).default(fallback);
+
+export const listRunsQuerySchema = z.strictObject({
+  workflow_type: z.string().min(1).max(100).optional(),
+  status: z.string().min(1).max(50).optional(),
+  task_id: uuidSchema.optional(),
+  limit: limit(50, 500),
+});
+export const pendingRunsQuerySchema = z.strictObject({ limit: limit(5, 200), agent_id: agentIdSchema.optional() });

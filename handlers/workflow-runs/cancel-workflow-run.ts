@@ -1,0 +1,5 @@
+import { cancelRun } from '../../core/workflows/run-commands';
+import { httpHandler, json } from '../middleware/http-handler';
+
+/** POST /api/workflow-runs/:id/cancel */
+export const handler = httpHandler(async (event, app) => json(200, await cancelRun(app.deps, event.pathParameters?.id, event.body)));

@@ -1,0 +1,5 @@
+import { claimRun } from '../../core/workflows/run-commands';
+import { httpHandler, json } from '../middleware/http-handler';
+
+/** POST /api/workflow-runs/:id/claim */
+export const handler = httpHandler(async (event, app) => json(200, await claimRun(app.deps, event.pathParameters?.id, event.body)));

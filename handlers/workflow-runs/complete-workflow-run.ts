@@ -1,0 +1,5 @@
+import { completeRun } from '../../core/workflows/run-commands';
+import { httpHandler, json } from '../middleware/http-handler';
+
+/** POST /api/workflow-runs/:id/complete */
+export const handler = httpHandler(async (event, app) => json(200, await completeRun(app.deps, event.pathParameters?.id, event.body)));

@@ -1,0 +1,5 @@
+import { escalateRun } from '../../core/workflows/run-commands';
+import { httpHandler, json } from '../middleware/http-handler';
+
+/** POST /api/workflow-runs/:id/escalate */
+export const handler = httpHandler(async (event, app) => json(200, await escalateRun(app.deps, event.pathParameters?.id, event.body)));

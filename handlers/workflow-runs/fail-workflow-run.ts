@@ -1,0 +1,5 @@
+import { failRun } from '../../core/workflows/run-commands';
+import { httpHandler, json } from '../middleware/http-handler';
+
+/** POST /api/workflow-runs/:id/fail */
+export const handler = httpHandler(async (event, app) => json(200, await failRun(app.deps, event.pathParameters?.id, event.body)));

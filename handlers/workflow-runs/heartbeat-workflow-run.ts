@@ -1,0 +1,5 @@
+import { heartbeatRun } from '../../core/workflows/run-commands';
+import { httpHandler, json } from '../middleware/http-handler';
+
+/** POST /api/workflow-runs/:id/heartbeat */
+export const handler = httpHandler(async (event, app) => json(200, await heartbeatRun(app.deps, event.pathParameters?.id, event.body)));

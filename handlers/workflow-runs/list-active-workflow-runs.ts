@@ -1,0 +1,5 @@
+import { listActiveRuns } from '../../core/workflows/run-queries';
+import { httpHandler, json } from '../middleware/http-handler';
+
+/** GET /api/workflow-runs/active */
+export const handler = httpHandler(async (event, app) => json(200, await listActiveRuns(app.deps)));

@@ -1,0 +1,5 @@
+import { listPendingRuns } from '../../core/workflows/run-queries';
+import { httpHandler, json } from '../middleware/http-handler';
+
+/** GET /api/workflow-runs/pending?limit=&agent_id= */
+export const handler = httpHandler(async (event, app) => json(200, await listPendingRuns(app.deps, event.queryStringParameters)));

@@ -1,0 +1,5 @@
+import { listStuckRuns } from '../../core/workflows/run-queries';
+import { httpHandler, json } from '../middleware/http-handler';
+
+/** GET /api/workflow-runs/stuck */
+export const handler = httpHandler(async (event, app) => json(200, await listStuckRuns(app.deps)));

@@ -1,0 +1,5 @@
+import { overrideFailure } from '../../core/workflows/run-commands';
+import { httpHandler, json } from '../middleware/http-handler';
+
+/** POST /api/workflow-runs/:id/override-failure */
+export const handler = httpHandler(async (event, app) => json(200, await overrideFailure(app.deps, event.pathParameters?.id, event.body)));

@@ -1,0 +1,5 @@
+import { pauseRun } from '../../core/workflows/run-commands';
+import { httpHandler, json } from '../middleware/http-handler';
+
+/** POST /api/workflow-runs/:id/pause */
+export const handler = httpHandler(async (event, app) => json(200, await pauseRun(app.deps, event.pathParameters?.id, event.body)));

@@ -1,0 +1,5 @@
+import { reportStep } from '../../core/workflows/run-commands';
+import { httpHandler, json } from '../middleware/http-handler';
+
+/** PATCH /api/workflow-runs/:id/steps/:stepOrder */
+export const handler = httpHandler(async (event, app) => json(200, await reportStep(app.deps, event.pathParameters?.id, event.pathParameters?.stepOrder, event.body)));

@@ -1,0 +1,5 @@
+import { resumeRun } from '../../core/workflows/run-commands';
+import { httpHandler, json } from '../middleware/http-handler';
+
+/** POST /api/workflow-runs/:id/resume */
+export const handler = httpHandler(async (event, app) => json(200, await resumeRun(app.deps, event.pathParameters?.id, event.body)));

@@ -1,0 +1,5 @@
+import { startRun } from '../../core/workflows/run-commands';
+import { httpHandler, json } from '../middleware/http-handler';
+
+/** POST /api/workflow-runs/:id/start */
+export const handler = httpHandler(async (event, app) => json(200, await startRun(app.deps, event.pathParameters?.id, event.body)));

@@ -1,0 +1,5 @@
+import { patchRun } from '../../core/workflows/run-commands';
+import { httpHandler, json } from '../middleware/http-handler';
+
+/** PATCH /api/workflow-runs/:id */
+export const handler = httpHandler(async (event, app) => json(200, await patchRun(app.deps, event.pathParameters?.id, event.body)));

@@ -1,0 +1,261 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { BudgetGate, BudgetVerdict, DispatchCandidate } from '../../core/workflows/budget-gate';
+import { tick as coreTick } from '../../core/workflows/dispatcher';
+import { startTestApp, type TestApp } from '../support/test-app';
+import { createRun, fakeRuntime, fakeTime, runStatus, templateWithRoute, tick } from './workflow-support';
+
+let app: TestApp;
+let clock: ReturnType<typeof fakeTime>;
+let runtime: ReturnType<typeof fakeRuntime>;
+beforeAll(async () => {
+  app = await startTestApp();
+});
+afterAll(async () => app?.close());
+beforeEach(async () => {
+  clock = fakeTime(app);
+  runtime = fakeRuntime(app);
+  await app.db.query('DELETE FROM workflow_runs');
+  await app.db.query('DELETE FROM workflow_agent_routing');
+  await app.db.query('DELETE FROM dispatcher_ticks');
+});
+
+const MIN = 60_000;
+
+function scriptedGate(decide: (c: DispatchCandidate) => BudgetVerdict, seen: DispatchCandidate[] = []): BudgetGate {
+  return {
+    async open() {
+      return {
+        async evaluate(candidate) {
+          seen.push(candidate);
+          return decide(candidate);
+        },
+      };
+    },
+  };
+}
+
+async function claim(id: string, session = 'agent:writer:main:s1') {
+  const res = await app.call('POST', `/api/workflow-runs/${id}/claim`, { body: { agent_id: 'writer', session_id: session } });
+  expect(res.status).toBe(200);
+  return session;
+}
+
+describe('dispatch', () => {
+  it('dispatches a queued run to its routed agent and wakes it with the system event of spec 03', async () => {
+    const type = await templateWithRoute(app, { agent: 'writer' });
+    const run = await createRun(app, type, { input_payload: { text: 'x'.repeat(500) } });
+    const summary = await tick(app);
+    expect(summary).toMatchObject({ dispatched: 1, woken: 1, wakeFailed: 0, budgetEnforcement: { held: 0, stopped: 0, warned: 0 } });
+    expect(await runStatus(app, run.id)).toMatchObject({ status: 'dispatched', target_agent_id: 'writer', dispatch_attempts: 1, gateway_session_id: null });
+    expect(runtime.calls).toHaveLength(1);
+    const args = runtime.calls[0]!;
+    expect(args.slice(0, 3)).toEqual(['system', 'event', '--text']);
+    expect(args.slice(4)).toEqual(['--mode', 'now', '--json']);
+    const text = args[3]!;
+    expect(text).toContain(run.id);
+    expect(text).toContain(type);
+    expect(text).toContain('writer');
+    expect(text).toContain(`http://127.0.0.1:3876/api/workflow-runs/${run.id}/claim`);
+    const payloadLine = text.split('\n').find((l) => l.startsWith('Payload: '))!;
+    expect(payloadLine.slice('Payload: '.length)).toBe(JSON.stringify({ text: 'x'.repeat(500) }).slice(0, 200));
+  });
+
+  it('leaves runs without a routing entry queued and counts them as unrouted', async () => {
+    const type = await templateWithRoute(app);
+    await app.db.query('DELETE FROM workflow_agent_routing WHERE workflow_type = $1', [type]);
+    const run = await createRun(app, type);
+    const summary = await tick(app);
+    expect(summary).toMatchObject({ dispatched: 0, unrouted: 1 });
+    expect((await runStatus(app, run.id)).status).toBe('queued');
+  });
+
+  it('dispatches by routing priority, highest first, then oldest first', async () => {
+    const low = await templateWithRoute(app, { priority: 1 });
+    const high = await templateWithRoute(app, { priority: 9 });
+    const a = await createRun(app, low);
+    clock.advance(1000);
+    const b = await createRun(app, high);
+    clock.advance(1000);
+    const c = await createRun(app, high);
+    const seen: DispatchCandidate[] = [];
+    await coreTick(app.ctx.deps, { budgetGate: scriptedGate(() => ({ verdict: 'pass' }), seen), batchSize: 1 });
+    expect(seen.map((s) => s.runId)).toEqual([b.id, c.id, a.id]);
+  });
+
+  it('keeps a dispatch when the wake fails, for every failure kind of the runtime', async () => {
+    const type = await templateWithRoute(app);
+    for (const failure of ['unavailable', 'failed', 'timed_out', 'bad_output'] as const) {
+      runtime = fakeRuntime(app, () => failure);
+      const run = await createRun(app, type);
+      const summary = await tick(app);
+      expect(summary).toMatchObject({ dispatched: 1, woken: 0, wakeFailed: 1 });
+      expect(summary.wakeErrors[0]).toContain(run.id);
+      expect((await runStatus(app, run.id)).status).toBe('dispatched');
+    }
+  });
+});
+
+describe('stale-run recovery (time moved by the clock)', () => {
+  it('re-dispatches an unclaimed run after 5 minutes, up to 3 attempts, then fails it saying why', async () => {
+    const type = await templateWithRoute(app);
+    const run = await createRun(app, type);
+    await tick(app);
+    clock.advance(5 * MIN - 1000);
+    expect((await tick(app)).recovered.redispatched).toBe(0);
+    clock.advance(1000);
+    expect((await tick(app)).recovered.redispatched).toBe(1);
+    expect(await runStatus(app, run.id)).toMatchObject({ status: 'dispatched', dispatch_attempts: 2 });
+    clock.advance(5 * MIN);
+    await tick(app);
+    expect(await runStatus(app, run.id)).toMatchObject({ status: 'dispatched', dispatch_attempts: 3 });
+    expect(runtime.calls).toHaveLength(3);
+    clock.advance(5 * MIN);
+    const last = await tick(app);
+    expect(last.recovered.failed).toBe(1);
+    const failed = await runStatus(app, run.id);
+    expect(failed.status).toBe('failed');
+    expect(failed.last_error).toMatch(/not claimed within 5 minutes after 3 dispatch attempts/);
+  });
+
+  it('releases a claimed run without a heartbeat for 10 minutes back to dispatched, moving its session to history', async () => {
+    const type = await templateWithRoute(app);
+    const run = await createRun(app, type);
+    await tick(app);
+    const session = await claim(run.id);
+    clock.advance(9 * MIN);
+    await app.call('POST', `/api/workflow-runs/${run.id}/heartbeat`, { body: { session_id: session } });
+    clock.advance(9 * MIN);
+    expect((await tick(app)).recovered.released).toBe(0);
+    clock.advance(1 * MIN);
+    expect((await tick(app)).recovered.released).toBe(1);
+    expect(await runStatus(app, run.id)).toMatchObject({
+      status: 'dispatched',
+      gateway_session_id: null,
+      claim_session_id: null,
+      gateway_session_active: false,
+      session_history: [session],
+      retry_count: 1,
+    });
+    const again = await app.call('POST', `/api/workflow-runs/${run.id}/claim`, { body: { agent_id: 'writer', session_id: 'agent:writer:main:s2' } });
+    expect(again.status).toBe(200);
+  });
+
+  it("times out a running run past its route's timeout_minutes", async () => {
+    const type = await templateWithRoute(app, { timeout: 30 });
+    const run = await createRun(app, type);
+    await tick(app);
+    const session = await claim(run.id);
+    await app.call('POST', `/api/workflow-runs/${run.id}/start`, { body: { session_id: session } });
+    clock.advance(29 * MIN);
+    expect((await tick(app)).recovered.timedOut).toBe(0);
+    clock.advance(1 * MIN);
+    expect((await tick(app)).recovered.timedOut).toBe(1);
+    const timedOut = await runStatus(app, run.id);
+    expect(timedOut.status).toBe('timed_out');
+    expect(timedOut.last_error).toMatch(/timeout of 30 minutes/);
+    expect((await app.call('GET', '/api/workflow-runs/stuck')).body.runs).toEqual([]);
+  });
+
+  it('lists the runs the next tick would recover as stuck, each with its reason', async () => {
+    const type = await templateWithRoute(app);
+    const unclaimed = await createRun(app, type);
+    const silent = await createRun(app, type);
+    await tick(app);
+    await claim(silent.id);
+    clock.advance(11 * MIN);
+    const stuck = await app.call('GET', '/api/workflow-runs/stuck');
+    const reasons = Object.fromEntries(stuck.body.runs.map((r: { id: string; stuck_reason: string }) => [r.id, r.stuck_reason]));
+    expect(reasons).toEqual({ [unclaimed.id]: 'unclaimed', [silent.id]: 'silent_claim' });
+  });
+});
+
+describe('budget hook', () => {
+  it('holds (no attempt counted), stops (candidate and in-flight runs cancelled) and warns, counting each in the tick summary', async () => {
+    const type = await templateWithRoute(app);
+    const inFlight = await createRun(app, type);
+    await tick(app);
+    const hold = await createRun(app, type);
+    const stop = await createRun(app, type);
+    const warn = await createRun(app, type);
+    const gate = scriptedGate((c) =>
+      c.runId === hold.id
+        ? { verdict: 'hold', reason: 'pause_new_runs' }
+        : c.runId === stop.id
+          ? { verdict: 'stop', reason: 'fleet cap reached', cancelRunIds: [inFlight.id] }
+          : { verdict: 'warn', reason: 'over cap' },
+    );
+    const summary = await coreTick(app.ctx.deps, { budgetGate: gate });
+    expect(summary.budgetEnforcement).toMatchObject({ held: 1, stopped: 1, warned: 1, cancelledInFlight: 1 });
+    expect(await runStatus(app, hold.id)).toMatchObject({ status: 'queued', dispatch_attempts: 0 });
+    expect(await runStatus(app, stop.id)).toMatchObject({ status: 'cancelled', last_error: 'cancelled by budget hard stop: fleet cap reached' });
+    expect((await runStatus(app, inFlight.id)).status).toBe('cancelled');
+    expect((await runStatus(app, warn.id)).status).toBe('dispatched');
+    const stats = await app.call('GET', '/api/workflow-runs/dispatcher/stats');
+    expect(stats.body.last_tick_summary.budgetEnforcement).toMatchObject({ held: 1, stopped: 1, warned: 1 });
+  });
+
+  it('fails open when the gate throws', async () => {
+    const type = await templateWithRoute(app);
+    const run = await createRun(app, type);
+    const broken: BudgetGate = { open: async () => ({ evaluate: async () => { throw new Error('budget query failed'); } }) };
+    const summary = await coreTick(app.ctx.deps, { budgetGate: broken });
+    expect(summary.dispatched).toBe(1);
+    expect(summary.budgetEnforcement.gateErrors).toBe(1);
+    expect((await runStatus(app, run.id)).status).toBe('dispatched');
+  });
+});
+
+describe('concurrent ticks', () => {
+  it('never dispatch the same run twice', async () => {
+    const type = await templateWithRoute(app);
+    await app.db.query(
+      `INSERT INTO workflow_runs (id, workflow_type, status, created_at) SELECT gen_random_uuid(), $1, 'queued', now() - make_interval(secs => g) FROM generate_series(1, 300) g`,
+      [type],
+    );
+    const summaries = await Promise.all(Array.from({ length: 4 }, () => coreTick(app.ctx.deps, { batchSize: 25 })));
+    expect(summaries.reduce((a, s) => a + s.dispatched, 0)).toBe(300);
+    const { rows } = await app.db.query<{ status: string; dispatch_attempts: number; n: number }>(
+      'SELECT status, dispatch_attempts, count(*)::int AS n FROM workflow_runs GROUP BY 1, 2',
+    );
+    expect(rows).toEqual([{ status: 'dispatched', dispatch_attempts: 1, n: 300 }]);
+    const audits = await app.db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM audit_log WHERE action = 'dispatched' AND entity_id IN (SELECT id::text FROM workflow_runs) GROUP BY entity_id HAVING count(*) > 1`,
+    );
+    expect(audits.rows).toEqual([]);
+    expect(runtime.calls).toHaveLength(300);
+  });
+
+  it('never recover the same run twice', async () => {
+    const type = await templateWithRoute(app);
+    await app.db.query(
+      `INSERT INTO workflow_runs (id, workflow_type, status, dispatch_attempts, dispatched_at, created_at)
+       SELECT gen_random_uuid(), $1, 'dispatched', 1, $2::timestamptz - interval '6 minutes', now() FROM generate_series(1, 200)`,
+      [type, clock.now()],
+    );
+    const summaries = await Promise.all(Array.from({ length: 4 }, () => coreTick(app.ctx.deps, { batchSize: 20 })));
+    expect(summaries.reduce((a, s) => a + s.recovered.redispatched, 0)).toBe(200);
+    const { rows } = await app.db.query('SELECT dispatch_attempts, count(*)::int AS n FROM workflow_runs GROUP BY 1');
+    expect(rows).toEqual([{ dispatch_attempts: 2, n: 200 }]);
+  });
+});
+
+describe('dispatcher stats and the tick endpoint', () => {
+  it('reports queue counts, failure rate, route count and the last tick, over real HTTP', async () => {
+    const type = await templateWithRoute(app);
+    await createRun(app, type);
+    const failed = await createRun(app, type);
+    await app.db.query(`UPDATE workflow_runs SET status = 'failed', finished_at = $2 WHERE id = $1`, [failed.id, clock.now()]);
+    const ticked = await app.http('POST', '/api/workflow-runs/dispatcher/tick');
+    expect(ticked.status).toBe(200);
+    expect(ticked.body.dispatched).toBe(1);
+    const stats = await app.http('GET', '/api/workflow-runs/dispatcher/stats');
+    expect(stats.status).toBe(200);
+    expect(stats.body).toMatchObject({
+      queue: { queued: 0, dispatched: 1, failed: 1, total: 2 },
+      failure_rate: { window_hours: 24, finished: 1, failed: 1, rate: 1 },
+      route_count: 1,
+      last_tick: { source: 'api' },
+      last_tick_summary: { dispatched: 1, budgetEnforcement: { held: 0, stopped: 0, warned: 0 } },
+    });
+  });
+});
