@@ -29,5 +29,9 @@ export const runtimeRoutes: readonly Route[] = [
   { method: 'GET', path: '/api/rt/sessions/:sessionId/events', handler: 'rt/list-session-events' },
   { method: 'GET', path: '/api/rt/sessions/:sessionId/events/:line', handler: 'rt/get-session-event' },
 
+  { method: 'GET', path: '/api/tasks/:id/sessions', handler: 'tasks/list-task-sessions' },
+  { method: 'POST', path: '/api/agent/chat', handler: 'chat/send-chat-message' },
+  { method: 'GET', path: '/api/agent/chat/history', handler: 'chat/get-chat-history' },
+
   { method: 'GET', path: '/api/citation-queue/status', handler: 'citation-queue/get-citation-status' },
 ];

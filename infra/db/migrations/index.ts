@@ -3,6 +3,7 @@ import tasksAuditIndexes from './0100_tasks_audit_indexes';
 import restoreSupport from './0400_restore_support';
 import eventOutboxCommitOrder from './0600_event_outbox_commit_order';
 import workflowDispatcher from './0200_workflow_dispatcher';
+import chatMessages from './0500_chat_messages';
 
 /**
  * Applied in order, each once, recorded by name in schema_migrations (snapshot manifests list
@@ -14,4 +15,5 @@ export const migrations: ReadonlyArray<{ name: string; sql: string }> = [
   { name: '0400_restore_support', sql: restoreSupport },
   { name: '0100_tasks_audit_indexes', sql: tasksAuditIndexes },
   { name: '0200_workflow_dispatcher', sql: workflowDispatcher },
+  { name: '0500_chat_messages', sql: chatMessages },
 ];

@@ -1,0 +1,169 @@
+import { z } from 'zod';
+import { OPERATOR_ACTOR } from '../actors';
+import { recordChange } from '../audit/record-change';
+import { RateLimitedError, RuntimeCallError, ValidationError } from '../errors';
+import type { Db, Deps } from '../ports';
+import { settingByKey } from '../settings/catalog';
+import { requireDb } from '../storage';
+import { parseInput } from '../validation';
+import { runtimeCalls } from './calls';
+import { sessionKeySchema } from './ids';
+
+/** Used when the settings table holds no valid value (documented in docs/api-choices.md). */
+export const CHAT_DEFAULTS = { MAX_MESSAGE_LENGTH: 10_000, CHAT_RATE_LIMIT: 20 } as const;
+export const DEFAULT_CHAT_SESSION_KEY = 'dashboard-agent';
+const RATE_WINDOW_MS = 60_000;
+/** Hard ceiling whatever MAX_MESSAGE_LENGTH says: the text travels as one CLI argument. */
+const ABSOLUTE_MAX_MESSAGE = 100_000;
+
+const chatBody = z.strictObject({
+  message: z.string({ message: 'is required and must be a string' }).refine((m) => m.trim().length > 0, 'must not be empty').pipe(z.string().max(ABSOLUTE_MAX_MESSAGE, `at most ${ABSOLUTE_MAX_MESSAGE} characters`)),
+  sessionKey: sessionKeySchema.default(DEFAULT_CHAT_SESSION_KEY),
+  context: z
+    .object({
+      activeView: z.string().max(200).optional(),
+      activeSpace: z.object({ name: z.string().max(200).optional() }).nullable().optional(),
+      stats: z.object({ projects: z.number().int().min(0).optional(), recentTasks: z.number().int().min(0).optional() }).nullable().optional(),
+    })
+    .nullable()
+    .optional(),
+});
+export type ChatContext = NonNullable<z.infer<typeof chatBody>['context']>;
+
+/**
+ * The context prefix of spec 01: active view, space, project count and recent task count, each
+ * only when given; no prefix when the context names none of them.
+ */
+export function withContextPrefix(message: string, context: ChatContext | null | undefined): string {
+  if (!context) return message;
+  const parts: string[] = [];
+  if (context.activeView) parts.push(`view: ${context.activeView}`);
+  if (context.activeSpace?.name) parts.push(`space: ${context.activeSpace.name}`);
+  if (context.stats?.projects !== undefined) parts.push(`projects: ${context.stats.projects}`);
+  if (context.stats?.recentTasks !== undefined) parts.push(`recent tasks: ${context.stats.recentTasks}`);
+  return parts.length ? `[Dashboard context - ${parts.join('; ')}]\n\n${message}` : message;
+}
+
+/** A chat setting from the settings table when present and valid, else its default. */
+async function chatSetting(db: Db, key: keyof typeof CHAT_DEFAULTS): Promise<number> {
+  const { rows } = await db.query<{ value: unknown }>('SELECT value FROM settings WHERE key = $1', [key]);
+  const parsed = settingByKey.get(key)?.schema.safeParse(rows[0]?.value);
+  return parsed?.success ? (parsed.data as number) : CHAT_DEFAULTS[key];
+}
+
+const chatEvent = (sessionKey: string, role: string) => ({ name: 'chat:message', payload: { sessionKey, role }, channel: 'events' as const });
+
+/**
+ * POST /api/agent/chat. Steps:
+ * 1. validate the body; 2. MAX_MESSAGE_LENGTH (400) from settings;
+ * 3. in one transaction under an advisory lock: count the user messages of the last minute against
+ *    CHAT_RATE_LIMIT (429), store the user turn, audit `chat.message`;
+ * 4. forward the message, with the context prefix, to the runtime (no transaction held meanwhile);
+ * 5. store and audit the reply, or mark the turn failed and pass the runtime failure on (502).
+ */
+export async function sendChatMessage(deps: Deps, body: unknown) {
+  const input = parseInput(chatBody, body ?? {}, 'chat message');
+  const db = requireDb(deps.storage);
+  const maxLength = await chatSetting(db, 'MAX_MESSAGE_LENGTH');
+  if (input.message.length > maxLength) {
+    throw new ValidationError(`message is ${input.message.length} characters; the limit is ${maxLength} (MAX_MESSAGE_LENGTH)`, [
+      { path: 'message', message: `at most ${maxLength} characters` },
+    ]);
+  }
+  const userTurnId = deps.ids.uuid();
+  const now = deps.clock.now();
+  await db.transaction(async (tx) => {
+    await tx.query(`SELECT pg_advisory_xact_lock(hashtext('chat_messages.rate_limit'))`);
+    const limit = await chatSetting(tx, 'CHAT_RATE_LIMIT');
+    const { rows } = await tx.query<{ n: number; oldest: Date | null }>(
+      `SELECT count(*)::int AS n, min(created_at) AS oldest FROM chat_messages WHERE role = 'user' AND created_at > $1`,
+      [new Date(now.getTime() - RATE_WINDOW_MS)],
+    );
+    const recent = rows[0]!;
+    if (recent.n >= limit) {
+      const retryAfter = recent.oldest ? Math.max(1, Math.ceil((recent.oldest.getTime() + RATE_WINDOW_MS - now.getTime()) / 1000)) : 60;
+      throw new RateLimitedError(`chat rate limit reached: at most ${limit} messages per minute (CHAT_RATE_LIMIT); retry in ${retryAfter} s`, retryAfter);
+    }
+    await tx.query(`INSERT INTO chat_messages (id, session_key, role, content, created_at) VALUES ($1, $2, 'user', $3, $4)`, [
+      userTurnId,
+      input.sessionKey,
+      input.message,
+      now,
+    ]);
+    await recordChange(deps, tx, {
+      actor: OPERATOR_ACTOR,
+      action: 'chat.message',
+      entityType: 'chat_message',
+      entityId: userTurnId,
+      newValue: { sessionKey: input.sessionKey, role: 'user', length: input.message.length },
+      event: chatEvent(input.sessionKey, 'user'),
+    });
+  });
+
+  let doc: Record<string, unknown>;
+  try {
+    doc = await deps.runtime.run(runtimeCalls.agentMessage(input.sessionKey, withContextPrefix(input.message, input.context)));
+  } catch (err) {
+    if (err instanceof RuntimeCallError) {
+      await db.transaction(async (tx) => {
+        await tx.query(`UPDATE chat_messages SET status = 'failed' WHERE id = $1`, [userTurnId]);
+        await recordChange(deps, tx, {
+          actor: OPERATOR_ACTOR,
+          action: 'chat.failed',
+          entityType: 'chat_message',
+          entityId: userTurnId,
+          newValue: { sessionKey: input.sessionKey, role: 'user', status: 'failed', failure: err.failure },
+        });
+      });
+    }
+    throw err;
+  }
+  const reply = typeof doc.reply === 'string' ? doc.reply : '';
+  const replyId = deps.ids.uuid();
+  const repliedAt = deps.clock.now();
+  await db.transaction(async (tx) => {
+    await tx.query(`INSERT INTO chat_messages (id, session_key, role, content, created_at) VALUES ($1, $2, 'assistant', $3, $4)`, [
+      replyId,
+      input.sessionKey,
+      reply,
+      repliedAt,
+    ]);
+    await recordChange(deps, tx, {
+      actor: OPERATOR_ACTOR,
+      action: 'chat.reply',
+      entityType: 'chat_message',
+      entityId: replyId,
+      newValue: { sessionKey: input.sessionKey, role: 'assistant', length: reply.length },
+      event: chatEvent(input.sessionKey, 'assistant'),
+    });
+  });
+  return { success: true, sessionKey: input.sessionKey, messageId: userTurnId, replyId, reply, timestamp: repliedAt.toISOString() };
+}
+
+const historyQuery = z.strictObject({
+  limit: z
+    .string()
+    .regex(/^\d+$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(z.number().min(1, 'must be at least 1'))
+    .transform((n) => Math.min(n, 500))
+    .default(50),
+  sessionKey: sessionKeySchema.default(DEFAULT_CHAT_SESSION_KEY),
+});
+
+/** GET /api/agent/chat/history?limit (default 50, capped at 500)&sessionKey: the latest turns, oldest first. */
+export async function chatHistory(deps: Pick<Deps, 'storage'>, query: unknown) {
+  const q = parseInput(historyQuery, query ?? {}, 'query');
+  const db = requireDb(deps.storage);
+  const { rows } = await db.query<{ role: string; content: string; status: string; created_at: Date }>(
+    `SELECT role, content, status, created_at FROM (
+       SELECT role, content, status, created_at, id FROM chat_messages WHERE session_key = $1
+        ORDER BY created_at DESC, role DESC LIMIT $2) latest
+      ORDER BY created_at, role DESC`,
+    [q.sessionKey, q.limit],
+  );
+  return {
+    sessionKey: q.sessionKey,
+    history: rows.map((r) => ({ role: r.role, content: r.content, status: r.status, timestamp: r.created_at.toISOString() })),
+  };
+}
