@@ -9,4 +9,8 @@ export const costRoutes: readonly Route[] = [
   { method: 'POST', path: '/api/budgets', handler: 'budgets/create-budget' },
   { method: 'PATCH', path: '/api/budgets/:id', handler: 'budgets/update-budget' },
   { method: 'GET', path: '/api/budgets/:id/ledger', handler: 'budgets/get-budget-ledger' },
+
+  { method: 'POST', path: '/api/actions/execute', handler: 'actions/execute-action' },
+  { method: 'GET', path: '/api/actions/recent', handler: 'actions/list-recent-actions' },
+  { method: 'GET', path: '/api/actions/catalog', handler: 'actions/get-action-catalog' },
 ];

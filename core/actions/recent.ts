@@ -1,0 +1,28 @@
+import { z } from 'zod';
+import { answeringValidation, degradable, type Answer } from '../costs/availability';
+import type { Deps } from '../ports';
+import { parseInput } from '../validation';
+import { receiptColumns, type Receipt } from './receipts';
+
+export const recentReceiptsQuerySchema = z
+  .object({
+    limit: z
+      .union([z.number(), z.string().trim().regex(/^-?\d+(\.\d+)?$/, 'must be a number')])
+      .transform((v) => Math.min(200, Math.max(1, Math.floor(Number(v)))))
+      .default(50),
+  })
+  .loose();
+
+/** GET /api/actions/recent?limit=: receipts newest first, limit clamped to 1..200 (default 50). */
+export async function listRecentReceipts(deps: Pick<Deps, 'storage' | 'clock'>, query: unknown): Promise<Answer> {
+  return answeringValidation(async () => {
+    const { limit } = parseInput(recentReceiptsQuerySchema, query ?? {}, 'query');
+    return degradable(deps.storage, async (db) => {
+      const { rows } = await db.query<Receipt>(
+        `SELECT ${receiptColumns} FROM action_receipts ORDER BY created_at DESC, action_id LIMIT $1`,
+        [limit],
+      );
+      return { status: 200, body: { available: true, receipts: rows, timestamp: deps.clock.now().toISOString() } };
+    });
+  });
+}

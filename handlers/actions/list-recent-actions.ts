@@ -1,0 +1,8 @@
+import { listRecentReceipts } from '../../core/actions/recent';
+import { httpHandler, json } from '../middleware/http-handler';
+
+/** GET /api/actions/recent?limit= */
+export const handler = httpHandler(async (event, app) => {
+  const answer = await listRecentReceipts(app.deps, event.queryStringParameters);
+  return json(answer.status, answer.body);
+});
