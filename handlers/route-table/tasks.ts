@@ -40,4 +40,15 @@ export const taskRoutes: readonly Route[] = [
   { method: 'GET', path: '/api/snapshots/:entityType/:entityId', handler: 'history/list-entity-snapshots' },
   { method: 'POST', path: '/api/snapshots/:snapshotId/preview-revert', handler: 'history/preview-snapshot-revert' },
   { method: 'POST', path: '/api/snapshots/:snapshotId/revert', handler: 'history/revert-snapshot' },
+
+  { method: 'GET', path: '/api/spaces', handler: 'spaces/list-spaces' },
+  { method: 'POST', path: '/api/spaces', handler: 'spaces/create-space' },
+  { method: 'GET', path: '/api/spaces/:id', handler: 'spaces/get-space' },
+  { method: 'PUT', path: '/api/spaces/:id', handler: 'spaces/update-space' },
+  { method: 'DELETE', path: '/api/spaces/:id', handler: 'spaces/delete-space' },
+  { method: 'POST', path: '/api/spaces/:id/duplicate', handler: 'spaces/duplicate-space' },
+  { method: 'POST', path: '/api/spaces/:id/set-default', handler: 'spaces/set-default-space' },
+  { method: 'GET', path: '/api/spaces/:id/projects', handler: 'spaces/list-space-projects' },
+  { method: 'PUT', path: '/api/spaces/:id/projects', handler: 'spaces/assign-space-projects' },
+  { method: 'GET', path: '/api/spaces/:id/stats', handler: 'spaces/get-space-stats' },
 ];

@@ -1,0 +1,5 @@
+import { getSpace } from '../../core/spaces/queries';
+import { httpHandler, json } from '../middleware/http-handler';
+
+/** GET /api/spaces/:id */
+export const handler = httpHandler(async (event, app) => json(200, await getSpace(app.deps, event.pathParameters?.id)));
