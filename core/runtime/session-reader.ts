@@ -145,7 +145,8 @@ async function openOr404(files: RuntimeStateFiles, agentId: string, sessionId: s
   return transcript;
 }
 
-const isBlank = (text: string) => text.trim() === '';
+/** Without copying the line (trim would): a long line is blank only if it has no visible character. */
+const isBlank = (text: string) => !/\S/.test(text);
 
 const eventsQuery = z.strictObject({
   agent: agentParam,
@@ -240,7 +241,8 @@ export async function sessionEventDetail(deps: Pick<Deps, 'runtime'>, rawSession
 
   const totalLines = await scan(transcript, (n, text) => {
     if (n < line) {
-      if (isBlank(text)) return;
+      // Only a line that calls a tool can matter to the target's pairing; the rest are not parsed.
+      if (!text.includes('"toolCall"')) return;
       for (const id of toolCallIdsOf(parseLine(text))) if (!callLineById.has(id)) callLineById.set(id, n);
       return;
     }
