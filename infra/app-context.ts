@@ -3,6 +3,7 @@ import { systemClock } from '../core/ports/clock';
 import { randomIds } from '../core/ports/ids';
 import type { Deps, Storage } from '../core/ports';
 import { config as loadConfig, type Config } from './config';
+import { installModelPricesFrom } from './costs/model-prices';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './db/embedded-postgres';
 import { fallbackPath, FallbackWriter, readFallbackFile } from './db/fallback-file';
 import { migrate } from './db/migrate';
@@ -62,6 +63,7 @@ export async function createAppContext(
   let db: PgDb | undefined;
   let reconnectTimer: NodeJS.Timeout | undefined;
   const storageInfo: StorageInfo = { kind: cfg.databaseUrl ? 'external' : 'embedded', version: null, note: null };
+  await installModelPricesFrom(cfg.modelPricesFile);
   const deps: Deps = {
     storage: { mode: 'fallback', fallback: { savedAt: null, projects: [], tasks: [] }, label: 'starting', reason: 'starting' },
     clock: systemClock,

@@ -58,7 +58,8 @@ export const createBudgetSchema = z
   })
   .transform((b) => ({
     ...b,
-    scope_id: b.scope === 'fleet' ? null : (b.scope_id ?? null),
+    // a project id is compared with uuids as PostgreSQL prints them: lower case
+    scope_id: b.scope === 'fleet' ? null : b.scope === 'project' ? (b.scope_id?.toLowerCase() ?? null) : (b.scope_id ?? null),
     cap_usd: b.cap_usd ?? null,
     cap_tokens: b.cap_tokens ?? null,
   }));

@@ -1,3 +1,4 @@
+import { installedModelPrices, priceUsage } from '../costs/pricing';
 import type { Deps } from '../ports';
 import { usageFields } from './run';
 
@@ -23,11 +24,11 @@ export interface StoredUsage {
 
 /**
  * THE pricing call site: a usage report that carries tokens but no cost_estimate gets one here,
- * from the pricing of core/costs. Until a price source is plugged in, the cost stays null
- * (spec 03: cost_estimate stays null when no price source exists); it is never guessed.
+ * from the MODEL_PRICES_FILE table (core/costs/pricing.ts). Without a price for the model the
+ * cost stays null; it is never guessed.
  */
-export function estimateMissingCost(_deps: Pick<Deps, 'clock'>, _usage: StoredUsage): number | null {
-  return null;
+export function estimateMissingCost(_deps: Pick<Deps, 'clock'>, usage: StoredUsage): number | null {
+  return priceUsage(installedModelPrices(), usage);
 }
 
 /**

@@ -1,30 +1,21 @@
-import { readFile, stat } from 'node:fs/promises';
-import { parseModelPriceTable, type ModelPriceTable } from '../../core/costs/pricing';
-import { config } from '../config';
+import { readFile } from 'node:fs/promises';
+import { installModelPrices, parseModelPriceTable, type ModelPriceTable } from '../../core/costs/pricing';
 import { logger } from '../logger';
 
-let cached: { path: string; mtimeMs: number; table: ModelPriceTable } | undefined;
-
 /**
- * The model price table of MODEL_PRICES_FILE, re-read when the file changes. No file configured,
- * or a missing or malformed file, gives an empty table: usage is then left unpriced (cost null),
- * never guessed. A malformed file is logged once per change.
+ * Reads the model price table of MODEL_PRICES_FILE and installs it for the pricing of usage
+ * reports. No file configured, or a missing or malformed file, installs an empty table (with a
+ * warning for a file that is there but unusable): usage is then left unpriced, never guessed.
  */
-export async function loadModelPrices(file: string | undefined = config().modelPricesFile): Promise<ModelPriceTable> {
-  if (!file) return {};
-  let mtimeMs: number;
-  try {
-    mtimeMs = (await stat(file)).mtimeMs;
-  } catch {
-    return {};
-  }
-  if (cached?.path === file && cached.mtimeMs === mtimeMs) return cached.table;
+export async function installModelPricesFrom(file: string | undefined): Promise<ModelPriceTable> {
   let table: ModelPriceTable = {};
-  try {
-    table = parseModelPriceTable(JSON.parse(await readFile(file, 'utf8')));
-  } catch (err) {
-    logger().warn('MODEL_PRICES_FILE ignored: not a valid price table', { file, error: (err as Error).message });
+  if (file) {
+    try {
+      table = parseModelPriceTable(JSON.parse(await readFile(file, 'utf8')));
+    } catch (err) {
+      logger().warn('MODEL_PRICES_FILE not used: unreadable or not a price table; usage stays unpriced', { file, error: (err as Error).message });
+    }
   }
-  cached = { path: file, mtimeMs, table };
+  installModelPrices(table);
   return table;
 }

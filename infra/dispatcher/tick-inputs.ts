@@ -1,13 +1,14 @@
-import { passingBudgetGate, type BudgetGate } from '../../core/workflows/budget-gate';
+import { budgetDispatchGate } from '../../core/budgets/dispatch-gate';
+import type { BudgetGate } from '../../core/workflows/budget-gate';
 import type { TickInputs } from '../../core/workflows/dispatcher';
 import type { Config } from '../config';
 
 /**
  * The one place that builds a tick's inputs for every caller (timer, Lambda, API, CLI).
- * The budgets module plugs its gate in here; until then every run passes.
+ * The budgets module's gate enforces budgets on every tick (it fails open without a database).
  */
 export function dispatcherBudgetGate(): BudgetGate {
-  return passingBudgetGate;
+  return budgetDispatchGate;
 }
 
 export function tickInputs(cfg: Pick<Config, 'taskServerUrl'>, source: string): TickInputs {
