@@ -51,4 +51,10 @@ export const taskRoutes: readonly Route[] = [
   { method: 'GET', path: '/api/spaces/:id/projects', handler: 'spaces/list-space-projects' },
   { method: 'PUT', path: '/api/spaces/:id/projects', handler: 'spaces/assign-space-projects' },
   { method: 'GET', path: '/api/spaces/:id/stats', handler: 'spaces/get-space-stats' },
+
+  { method: 'GET', path: '/api/export', handler: 'legacy/export-legacy' },
+  { method: 'POST', path: '/api/import/preview', handler: 'legacy/preview-import', largeBody: true },
+  { method: 'POST', path: '/api/import', handler: 'legacy/import-legacy', largeBody: true },
+
+  { method: 'GET', path: '/api/org/summary', handler: 'org/get-org-summary' },
 ];

@@ -1,0 +1,5 @@
+import { getOrgSummary } from '../../core/org/summary';
+import { httpHandler, json } from '../middleware/http-handler';
+
+/** GET /api/org/summary */
+export const handler = httpHandler(async (_event, app) => json(200, await getOrgSummary(app.deps)));
