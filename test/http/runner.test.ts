@@ -81,7 +81,9 @@ describe('local runner over real HTTP', () => {
         async (path, method, param, raw) => {
           const target = path.replace(/:[A-Za-z]+/g, encodeURIComponent(param) || 'x');
           const res = await app.http(method, target, { raw: method === 'GET' || method === 'DELETE' ? undefined : raw });
-          expect(res.status, `${method} ${target} ${raw}`).toBeLessThan(500);
+          // No runtime runs here: the spec answers a failed runtime call with 502 (or 500 for a cron run-now), deliberately.
+          const runtimeAnswer = ['runtime_failed', 'execution_failed'].includes(res.body?.code);
+          if (!runtimeAnswer) expect(res.status, `${method} ${target} ${raw}`).toBeLessThan(500);
           expect(typeof res.body?.error === 'string' || res.status < 400).toBe(true);
         },
       ),
