@@ -133,7 +133,7 @@ describe('workspaces', () => {
     expect((await app.call('GET', `/api/spaces/${UNKNOWN}/stats`)).status).toBe(404);
     expect((await app.call('GET', `/api/spaces/${UNKNOWN}/projects`)).status).toBe(404);
     const audit = await app.db.query(`SELECT action FROM audit_log WHERE entity_type = 'project' AND entity_id = $1 ORDER BY id`, [p1.id]);
-    expect(audit.rows.map((r: { action: string }) => r.action)).toEqual(['created', 'updated', 'updated']);
+    expect(audit.rows.map((r) => (r as { action: string }).action)).toEqual(['created', 'updated', 'updated']);
   });
 
   it('never answers 5xx to random workspace bodies', async () => {

@@ -1,0 +1,95 @@
+import { createAppContext, setAppContext } from '../infra/app-context';
+import { config, resetConfig } from '../infra/config';
+import { PgDb } from '../infra/db/pg-db';
+import { startRunner } from '../infra/http/runner';
+import { auditPageSql, parseAuditQuery } from '../core/audit/list-audit';
+import { taskStateAtSql } from '../core/history/history';
+import { listAllTasksSql } from '../core/tasks/queries';
+import { boardColumns, boardTasksSql } from '../core/views/board';
+import { benchDatabase, report, seconds } from './support';
+
+const TASKS = Number(process.env.BENCH_TASKS ?? 50_000);
+const AUDIT_ROWS = Number(process.env.BENCH_AUDIT_ROWS ?? 500_000);
+const PROJECTS = 50;
+
+/** Median microseconds of `work`, repeated for at most BENCH_SECONDS and at most 200 times. */
+async function medianMs(work: () => Promise<unknown>): Promise<number> {
+  await work();
+  const times: number[] = [];
+  const stop = Date.now() + seconds * 1000;
+  while (Date.now() < stop && times.length < 200) {
+    const t0 = performance.now();
+    await work();
+    times.push((performance.now() - t0) * 1000);
+  }
+  times.sort((a, b) => a - b);
+  return times[Math.floor(times.length / 2)] ?? Number.NaN;
+}
+
+/**
+ * GET /api/tasks/all, the board view, GET /api/audit?q= and a history snapshot through the
+ * local runner, each next to the bare SQL query it needs on the same database, with
+ * BENCH_TASKS tasks (default 50,000) and BENCH_AUDIT_ROWS audit rows (default 500,000)
+ * generated set-based in SQL.
+ */
+export async function run(): Promise<void> {
+  const database = await benchDatabase();
+  Object.assign(process.env, { DATABASE_URL: database.url, DATA_DIR: database.dataDir, LOG_LEVEL: 'ERROR' });
+  resetConfig();
+  const ctx = await createAppContext(config());
+  setAppContext(ctx);
+  const raw = new PgDb(database.url);
+  const started = Date.now();
+  await raw.query(
+    `INSERT INTO projects (id, name) SELECT ('00000000-0000-4000-b000-' || lpad(to_hex(g), 12, '0'))::uuid, 'bench ' || g FROM generate_series(1, ${PROJECTS}) g`,
+  );
+  await raw.query(
+    `INSERT INTO tasks (id, project_id, title, status, priority, owner, created_at, updated_at)
+     SELECT gen_random_uuid(), ('00000000-0000-4000-b000-' || lpad(to_hex(1 + g % ${PROJECTS}), 12, '0'))::uuid, 'bench task ' || g,
+            (ARRAY['backlog','ready','in_progress','blocked','review','completed'])[1 + g % 6],
+            (ARRAY['low','medium','high','critical'])[1 + g % 4], 'agent-' || (g % 100),
+            now() - g * interval '1 second', now() - g * interval '1 second'
+       FROM generate_series(1, ${TASKS}) g`,
+  );
+  // the trigram index is rebuilt once after the bulk load instead of being maintained row by row
+  await raw.query('DROP INDEX audit_log_search');
+  await raw.query(
+    `INSERT INTO audit_log (timestamp, actor, action, entity_type, entity_id, new_value)
+     SELECT now() - g * interval '100 milliseconds', 'agent-' || (g % 300), (ARRAY['created','updated','status_changed','claimed'])[1 + g % 4],
+            'task', g::text, jsonb_build_object('title', 'bench row ' || g, 'tag', md5(g::text))
+       FROM generate_series(1, ${AUDIT_ROWS}) g`,
+  );
+  await raw.query('CREATE INDEX audit_log_search ON audit_log USING gin (search_text gin_trgm_ops)');
+  const { rows: [task] } = await raw.query<{ id: string }>('SELECT id FROM tasks ORDER BY created_at DESC LIMIT 1');
+  await raw.query(
+    `INSERT INTO entity_snapshots (id, entity_type, entity_id, state, reason, actor, created_at)
+     SELECT gen_random_uuid(), 'task', t.id::text, to_jsonb(t), 'created', 'bench', t.created_at FROM tasks t`,
+  );
+  await raw.query('ANALYZE');
+  console.log(`tasks bench: ${TASKS} tasks, ${AUDIT_ROWS} audit rows generated in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+
+  const runner = await startRunner({ host: '127.0.0.1', port: 0, largeBodyLimit: 1024 });
+  const project = '00000000-0000-4000-b000-000000000001';
+  const at = new Date();
+  const search = parseAuditQuery({ q: 'bench row 4242' });
+  const audit = auditPageSql(search, search.limit, search.offset);
+  const scenarios: Array<[string, string, () => Promise<unknown>]> = [
+    ['GET /api/tasks/all', '/api/tasks/all', () => raw.query(listAllTasksSql, [null, null])],
+    ['GET /api/views/board', `/api/views/board?project_id=${project}`, () => raw.query(boardTasksSql, [project, boardColumns])],
+    ['GET /api/audit?q=', `/api/audit?q=${encodeURIComponent('bench row 4242')}`, () => raw.query(audit.sql, audit.params)],
+    ['GET /api/history/:id/snapshot', `/api/history/${task!.id}/snapshot?at=${encodeURIComponent(at.toISOString())}`, () => raw.query(taskStateAtSql, [task!.id, at])],
+  ];
+  for (const [name, target, bare] of scenarios) {
+    const ours = await medianMs(async () => {
+      const res = await fetch(`${runner.url}${target}`);
+      if (res.status !== 200) throw new Error(`${name}: HTTP ${res.status}`);
+      await res.arrayBuffer();
+    });
+    report(name, ours, await medianMs(bare), 'µs', '(median latency; baseline = bare SQL)');
+  }
+
+  await raw.close();
+  await runner.close();
+  await ctx.close();
+  await database.close();
+}
