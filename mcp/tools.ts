@@ -97,7 +97,8 @@ export const tools: readonly Tool[] = [
       include_archived: flag('include_archived').default(false),
     }),
     async run(args, client) {
-      const reply = await client.request('GET', `/api/tasks/all${query({ project_id: args.project_id, include_archived: args.include_archived || undefined })}`);
+      // /api/tasks/all returns every task that is not soft-deleted, archived ones included; filtering is ours.
+      const reply = await client.request('GET', `/api/tasks/all${query({ project_id: args.project_id })}`);
       if (!reply.reached || reply.status !== 200 || !Array.isArray(reply.body)) return fromReply(reply);
       const matching = (reply.body as Array<Record<string, unknown>>).filter(
         (t) =>
@@ -292,7 +293,7 @@ export const tools: readonly Tool[] = [
 /** Executed actions answer {receipt}; the tool shows the parts an agent acts on, and replays' duplicate flag. */
 function receiptResult(result: ToolResult): ToolResult {
   const body = result.payload as Record<string, unknown> | null;
-  if (result.isError || !isObject(body) || !isObject(body.receipt)) return result;
+  if (result.isError || !isObject(body) || !isObject(body.receipt) || 'error' in body) return result;
   const receipt = body.receipt as Record<string, unknown>;
   return {
     isError: false,
