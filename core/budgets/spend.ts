@@ -11,6 +11,48 @@ export interface SpendQuery {
   end: Date;
 }
 
+/** Up to this many budgets, spend is summed with one filtered aggregate per budget (the probe's case). */
+const FILTERED_AGGREGATE_MAX = 16;
+
+/**
+ * Spend of a few budgets in one pass over the runs of their windows: one FILTERed sum per budget,
+ * so nothing is grouped. Scope matches as in deriveSpend.
+ */
+async function deriveFewSpends(db: Db, budgets: readonly SpendQuery[], from: Date, to: Date): Promise<Map<string, Spend>> {
+  const params: unknown[] = [from, to];
+  const param = (v: unknown) => {
+    params.push(v);
+    return `$${params.length}`;
+  };
+  const scopes = new Set(budgets.map((b) => b.scope));
+  const columns = budgets.map((b, i) => {
+    const scope =
+      b.scope === 'fleet'
+        ? 'true'
+        : b.scope === 'agent'
+          ? `${runAgentSql} = ${param(b.scope_id)}`
+          : b.scope === 'department'
+            ? `ap.department_id = ${param(b.scope_id)}`
+            : `t.project_id::text = ${param(b.scope_id)}`;
+    const where = `${usageAtSql} >= ${param(b.start)} AND ${usageAtSql} < ${param(b.end)} AND ${scope}`;
+    return `sum(r.cost_estimate) FILTER (WHERE ${where}) AS usd_${i}, sum(${runTokensSql}) FILTER (WHERE ${where}) AS tokens_${i},
+            count(*) FILTER (WHERE ${where}) AS runs_${i}`;
+  });
+  const narrowing = scopes.has('fleet') ? [] : budgets.map((b) =>
+    b.scope === 'agent' ? `${runAgentSql} = ${param(b.scope_id)}` : b.scope === 'department' ? `ap.department_id = ${param(b.scope_id)}` : `t.project_id::text = ${param(b.scope_id)}`,
+  );
+  const { rows } = await db.query<Record<string, number | null>>(
+    `SELECT ${columns.join(', ')}
+       FROM workflow_runs r
+       ${scopes.has('department') ? `LEFT JOIN agent_profiles ap ON ap.agent_id = ${runAgentSql}` : ''}
+       ${scopes.has('project') ? 'LEFT JOIN tasks t ON t.id = r.task_id' : ''}
+      WHERE ${usageAtSql} >= $1 AND ${usageAtSql} < $2 ${scopes.has('fleet') ? '' : `AND (${narrowing.join(' OR ')})`}`,
+    params,
+  );
+  const row = rows[0] ?? {};
+  return new Map(budgets.map((b, i) => [b.id, { usd: row[`usd_${i}`] ?? 0, tokens: row[`tokens_${i}`] ?? 0, runs: row[`runs_${i}`] ?? 0 }]));
+}
+
 /**
  * Derived spend of many budgets in one statement. Runs of the union of the budgets' windows are
  * first reduced to one row per (UTC day, agent, project) — periods are whole UTC days, so no
@@ -21,16 +63,29 @@ export async function deriveSpend(db: Db, budgets: readonly SpendQuery[]): Promi
   const spend = new Map<string, Spend>(budgets.map((b) => [b.id, { usd: 0, tokens: 0, runs: 0 }]));
   if (budgets.length === 0) return spend;
   const from = new Date(Math.min(...budgets.map((b) => b.start.getTime())));
+  // Without a fleet budget only the runs of the named scopes can count: say so, so that the
+  // agent index (migration 0300) narrows the scan instead of reading the whole window.
+  const scopes = new Set(budgets.map((b) => b.scope));
+  const narrowing: string[] = [];
+  if (scopes.has('agent')) narrowing.push(`${runAgentSql} IN (SELECT scope_id FROM b WHERE scope = 'agent')`);
+  if (scopes.has('department')) {
+    narrowing.push(`${runAgentSql} IN (SELECT ap.agent_id FROM agent_profiles ap JOIN b ON b.scope = 'department' AND ap.department_id = b.scope_id)`);
+  }
+  if (scopes.has('project')) narrowing.push(`t.project_id::text IN (SELECT scope_id FROM b WHERE scope = 'project')`);
+  const runFilter = scopes.has('fleet') ? '' : `AND (${narrowing.join(' OR ')})`;
+  const taskJoin = scopes.has('project') ? 'LEFT JOIN tasks t ON t.id = r.task_id' : '';
+  const projectOf = scopes.has('project') ? 't.project_id::text' : 'NULL::text';
   const to = new Date(Math.max(...budgets.map((b) => b.end.getTime())));
+  if (budgets.length <= FILTERED_AGGREGATE_MAX) return deriveFewSpends(db, budgets, from, to);
   const { rows } = await db.query<{ id: string; usd: number | null; tokens: number; runs: number }>(
     `WITH b AS (
        SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::timestamptz[], $5::timestamptz[])
          AS b(id, scope, scope_id, starts, ends)
      ), daily AS (
-       SELECT ${usageDaySql} AS day, ${runAgentSql} AS agent, t.project_id::text AS project,
+       SELECT ${usageDaySql} AS day, ${runAgentSql} AS agent, ${projectOf} AS project,
               sum(r.cost_estimate) AS usd, sum(${runTokensSql}) AS tokens, count(*) AS runs
-         FROM workflow_runs r LEFT JOIN tasks t ON t.id = r.task_id
-        WHERE ${usageAtSql} >= $6 AND ${usageAtSql} < $7
+         FROM workflow_runs r ${taskJoin}
+        WHERE ${usageAtSql} >= $6 AND ${usageAtSql} < $7 ${runFilter}
         GROUP BY 1, 2, 3
      ), matched AS (
        SELECT b.id, b.starts, b.ends, d.* FROM b JOIN daily d ON b.scope = 'fleet'

@@ -53,12 +53,13 @@ export async function getCostRollup(deps: Pick<Deps, 'storage' | 'clock'>, query
         const window = costWindow(now, days);
         const grouping = rollupGroupings[group_by];
         const { rows } = await db.query<Row>(
-          `SELECT ${grouping.key} AS key, to_char(${usageDaySql}, 'YYYY-MM-DD') AS day, sum(r.cost_estimate) AS cost,
-                  count(*)::int AS runs, coalesce(sum(r.input_tokens), 0) AS input, coalesce(sum(r.output_tokens), 0) AS output
-             FROM workflow_runs r ${grouping.join}
-            WHERE ${usageAtSql} >= $1 AND ${usageAtSql} < $2
-            GROUP BY 1, 2
-            ORDER BY 2`,
+          `SELECT g.key, to_char(g.day, 'YYYY-MM-DD') AS day, g.cost, g.runs, g.input, g.output FROM (
+             SELECT ${grouping.key} AS key, ${usageDaySql} AS day, sum(r.cost_estimate) AS cost,
+                    count(*)::int AS runs, coalesce(sum(r.input_tokens), 0) AS input, coalesce(sum(r.output_tokens), 0) AS output
+               FROM workflow_runs r ${grouping.join}
+              WHERE ${usageAtSql} >= $1 AND ${usageAtSql} < $2
+              GROUP BY 1, 2) g
+            ORDER BY g.day`,
           [window.start, window.end],
         );
         const groups = new Map<string, Group>();

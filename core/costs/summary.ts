@@ -25,11 +25,12 @@ interface DayRow {
 /** Daily cost, run and token totals over the window, one row per UTC day that had runs. */
 export async function dailyUsage(db: Db, window: CostWindow): Promise<Map<string, DayBucket>> {
   const { rows } = await db.query<DayRow>(
-    `SELECT to_char(${usageDaySql}, 'YYYY-MM-DD') AS day, sum(r.cost_estimate) AS cost, count(*)::int AS runs,
-            coalesce(sum(r.input_tokens), 0) AS input, coalesce(sum(r.output_tokens), 0) AS output
-       FROM workflow_runs r
-      WHERE ${usageAtSql} >= $1 AND ${usageAtSql} < $2
-      GROUP BY 1`,
+    `SELECT to_char(d.day, 'YYYY-MM-DD') AS day, d.cost, d.runs, d.input, d.output FROM (
+       SELECT ${usageDaySql} AS day, sum(r.cost_estimate) AS cost, count(*)::int AS runs,
+              coalesce(sum(r.input_tokens), 0) AS input, coalesce(sum(r.output_tokens), 0) AS output
+         FROM workflow_runs r
+        WHERE ${usageAtSql} >= $1 AND ${usageAtSql} < $2
+        GROUP BY 1) d`,
     [window.start, window.end],
   );
   return new Map(

@@ -175,6 +175,30 @@ describe('derived spend and status', () => {
     });
   }
 
+  it('derives the same spend for a long list (grouped in one statement) as for one budget (filtered aggregate)', async () => {
+    await seedRun({ agent: 'ops-1', cost: 1.25, input: 10, output: 5, task: taskId });
+    await seedRun({ agent: 'ops-2', cost: 2, at: '2026-11-16T00:00:00Z' });
+    await seedRun({ agent: 'x-9', cost: 4, at: '2026-11-01T00:00:00Z' });
+    const specs: Array<Record<string, unknown>> = [];
+    for (const period of ['daily', 'weekly', 'monthly']) {
+      specs.push({ scope: 'fleet', period }, { scope: 'department', scope_id: 'ops', period }, { scope: 'project', scope_id: projectId, period });
+      for (const agent of ['ops-1', 'ops-2', 'x-9', 'nobody']) specs.push({ scope: 'agent', scope_id: agent, period });
+    }
+    for (const [i, spec] of specs.entries()) {
+      expect((await create({ name: `b${i}`, cap_usd: 3, action_on_exceed: 'warn', ...spec })).status).toBe(201);
+    }
+    const list = await app.call('GET', '/api/budgets');
+    expect(list.body.budgets).toHaveLength(21);
+    for (const b of list.body.budgets) {
+      const ledger = await app.call('GET', `/api/budgets/${b.id}/ledger`);
+      expect(ledger.body.spend, b.name).toEqual(b.current_spend);
+    }
+    const fleetMonthly = list.body.budgets.find((b: { scope: string; period: string }) => b.scope === 'fleet' && b.period === 'monthly');
+    expect(fleetMonthly.current_spend).toEqual({ usd: 7.25, tokens: 15, runs: 3 });
+    const fleetWeekly = list.body.budgets.find((b: { scope: string; period: string }) => b.scope === 'fleet' && b.period === 'weekly');
+    expect(fleetWeekly.current_spend).toMatchObject({ usd: 3.25, runs: 2 });
+  });
+
   it('shows warned for a warn budget at its cap', async () => {
     await seedRun({ agent: 'w', cost: 5 });
     const res = await create({ name: 'warn', scope: 'agent', scope_id: 'w', period: 'weekly', cap_usd: 5, action_on_exceed: 'warn' });

@@ -4,6 +4,7 @@ import restoreSupport from './0400_restore_support';
 import eventOutboxCommitOrder from './0600_event_outbox_commit_order';
 import workflowDispatcher from './0200_workflow_dispatcher';
 import chatMessages from './0500_chat_messages';
+import runUsageByAgent from './0300_run_usage_by_agent';
 
 /**
  * Applied in order, each once, recorded by name in schema_migrations (snapshot manifests list
@@ -16,4 +17,5 @@ export const migrations: ReadonlyArray<{ name: string; sql: string }> = [
   { name: '0100_tasks_audit_indexes', sql: tasksAuditIndexes },
   { name: '0200_workflow_dispatcher', sql: workflowDispatcher },
   { name: '0500_chat_messages', sql: chatMessages },
+  { name: '0300_run_usage_by_agent', sql: runUsageByAgent },
 ];
