@@ -224,6 +224,15 @@ describe('failures and refusals', () => {
     expect(refused.body.receipt.detail.governance.action).toBe('reject');
   });
 
+  it('fails approval.decide cleanly while the approval operation is missing: 400 execution_failed with a failed receipt', async () => {
+    const actionId = randomUUID();
+    const res = await execute({ actionId, kind: 'approval.decide', targetId: randomUUID(), params: { decision: 'approved' } });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ error: 'execution_failed', receipt: { action_id: actionId, outcome: 'failed', detail: { governance: { action: 'approve' } } } });
+    expect(res.body.message).toMatch(/approval decisions are not available/);
+    expect(await mirrorsOf(actionId)).toBe(1);
+  });
+
   it('answers 503 receipts_unavailable when the receipts table cannot be used, executing nothing', async () => {
     const taskId = await newTask('alice');
     await app.db.query('ALTER TABLE action_receipts RENAME TO action_receipts_away');
