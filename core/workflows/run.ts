@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { OPERATOR_ACTOR } from '../actors';
 import { jsonObjectSchema, uuidSchema } from '../validation';
+import { sessionKeySchema } from '../runtime/ids';
 import { templateNameSchema } from './template';
 
 /** Every column of workflow_runs, as the API returns a run. */
@@ -49,9 +50,12 @@ export interface WorkflowRun {
 }
 
 /** Who acts: the `actor` field of a run operation's body, default the single operator (spec 01). */
-export const actorSchema = z.string().trim().min(1, 'must not be empty').max(200).default(OPERATOR_ACTOR);
-/** An agent-runtime session key (agent:<agentId>:<kind>:<id>); other forms are stored as given. */
-export const sessionKeySchema = z.string().trim().min(1, 'must not be empty').max(500, 'at most 500 characters');
+const actorName = z.string().trim().min(1, 'must not be empty').max(200);
+export const actorSchema = actorName.default(OPERATOR_ACTOR);
+/** For agent-side operations, whose actor defaults to the agent or session acting, not the operator. */
+export const agentActorSchema = actorName.optional();
+/** Session keys are validated as the runtime adapter validates them (they are passed to its CLI). */
+export { sessionKeySchema };
 export const agentIdSchema = z.string().trim().min(1, 'must not be empty').max(200, 'at most 200 characters');
 const reason = z.string().trim().max(2000, 'at most 2000 characters');
 const tokens = z.number().int('must be a whole number').min(0, 'must not be negative').max(Number.MAX_SAFE_INTEGER);
@@ -82,23 +86,23 @@ export const createRunSchema = z.strictObject({
 });
 export type CreateRunInput = z.infer<typeof createRunSchema>;
 
-export const claimRunSchema = z.strictObject({ agent_id: agentIdSchema, session_id: sessionKeySchema, actor: actorSchema.optional() });
-export const heartbeatRunSchema = z.strictObject({ session_id: sessionKeySchema, actor: actorSchema.optional() });
-export const startRunSchema = z.strictObject({ session_id: sessionKeySchema, actor: actorSchema.optional() });
+export const claimRunSchema = z.strictObject({ agent_id: agentIdSchema, session_id: sessionKeySchema, actor: agentActorSchema });
+export const heartbeatRunSchema = z.strictObject({ session_id: sessionKeySchema, actor: agentActorSchema });
+export const startRunSchema = z.strictObject({ session_id: sessionKeySchema, actor: agentActorSchema });
 export const completeRunSchema = z
-  .strictObject({ session_id: sessionKeySchema, output_summary: jsonObjectSchema.default({}), actor: actorSchema.optional(), ...usageReportShape })
+  .strictObject({ session_id: sessionKeySchema, output_summary: jsonObjectSchema.default({}), actor: agentActorSchema, ...usageReportShape })
   .refine(cachedWithinInput, cachedIssue);
 export const failRunSchema = z.strictObject({
   session_id: sessionKeySchema,
   error: z.string().trim().min(1, 'say what went wrong').max(5000),
-  actor: actorSchema.optional(),
+  actor: agentActorSchema,
 });
 export const patchRunSchema = z
   .strictObject({
     gateway_session_id: sessionKeySchema.nullable().optional(),
     gateway_session_active: z.boolean().optional(),
     metadata: jsonObjectSchema.optional(),
-    actor: actorSchema.optional(),
+    actor: agentActorSchema,
     ...usageReportShape,
   })
   .refine(cachedWithinInput, cachedIssue)
@@ -109,7 +113,7 @@ export const reportStepSchema = z
     status: z.string().trim().min(1).max(50).optional(),
     output: z.unknown().optional(),
     error_message: z.string().max(5000).nullable().optional(),
-    actor: actorSchema.optional(),
+    actor: agentActorSchema,
   })
   .refine((v) => v.status !== undefined || v.output !== undefined || v.error_message !== undefined, {
     message: 'report at least one of status, output, error_message',

@@ -22,10 +22,40 @@ export const workflowRoutes: readonly Route[] = [
   { method: 'POST', path: '/api/workflow-runs/:id/complete', handler: 'workflow-runs/complete-workflow-run' },
   { method: 'POST', path: '/api/workflow-runs/:id/fail', handler: 'workflow-runs/fail-workflow-run' },
   { method: 'PATCH', path: '/api/workflow-runs/:id/steps/:stepOrder', handler: 'workflow-runs/report-workflow-step' },
+  { method: 'POST', path: '/api/workflow-runs/:id/approvals', handler: 'workflow-runs/request-workflow-approval' },
+  { method: 'POST', path: '/api/workflow-runs/:id/artifacts', handler: 'workflow-runs/register-workflow-artifact' },
   { method: 'POST', path: '/api/workflow-runs/:id/cancel', handler: 'workflow-runs/cancel-workflow-run' },
   { method: 'POST', path: '/api/workflow-runs/:id/override-failure', handler: 'workflow-runs/override-workflow-run-failure' },
   { method: 'POST', path: '/api/workflow-runs/:id/pause', handler: 'workflow-runs/pause-workflow-run' },
   { method: 'POST', path: '/api/workflow-runs/:id/resume', handler: 'workflow-runs/resume-workflow-run' },
   { method: 'POST', path: '/api/workflow-runs/:id/reassign', handler: 'workflow-runs/reassign-workflow-run' },
   { method: 'POST', path: '/api/workflow-runs/:id/escalate', handler: 'workflow-runs/escalate-workflow-run' },
+
+  { method: 'GET', path: '/api/workflow-routing', handler: 'workflow-routing/list-workflow-routes' },
+  { method: 'GET', path: '/api/workflow-routing/:workflowType', handler: 'workflow-routing/get-workflow-route' },
+  { method: 'PUT', path: '/api/workflow-routing/:workflowType', handler: 'workflow-routing/put-workflow-route' },
+  { method: 'DELETE', path: '/api/workflow-routing/:workflowType', handler: 'workflow-routing/delete-workflow-route' },
+
+  { method: 'GET', path: '/api/approvals', handler: 'approvals/list-approvals' },
+  { method: 'GET', path: '/api/approvals/pending', handler: 'approvals/list-pending-approvals' },
+  { method: 'PATCH', path: '/api/approvals/:id', handler: 'approvals/decide-approval' },
+  { method: 'POST', path: '/api/approvals/:id/escalate', handler: 'approvals/escalate-approval' },
+
+  { method: 'GET', path: '/api/artifacts', handler: 'artifacts/list-artifacts' },
+  { method: 'PATCH', path: '/api/artifacts/:id', handler: 'artifacts/update-artifact' },
+  { method: 'DELETE', path: '/api/artifacts/:id', handler: 'artifacts/delete-artifact' },
+
+  { method: 'GET', path: '/api/blockers', handler: 'blockers/list-blockers' },
+  { method: 'GET', path: '/api/blockers/summary', handler: 'blockers/get-blocker-summary' },
+  { method: 'GET', path: '/api/sessions/active', handler: 'sessions/list-active-sessions' },
+  { method: 'POST', path: '/api/sessions/:id/heartbeat', handler: 'sessions/record-session-heartbeat' },
+
+  { method: 'POST', path: '/api/system-scan/run', handler: 'system-scan/run-system-scan' },
+  { method: 'POST', path: '/api/system-scan/followup', handler: 'system-scan/send-system-scan-followup' },
+
+  { method: 'POST', path: '/api/workflow-graph/events', handler: 'instrumentation/record-workflow-graph-event' },
+  { method: 'GET', path: '/api/workflow-graph/usage-decision', handler: 'instrumentation/get-workflow-graph-usage-decision' },
+  { method: 'POST', path: '/api/mcp/telemetry', handler: 'instrumentation/record-mcp-telemetry' },
+
+  { method: 'GET', path: '/api/agents/:agent/bridge', handler: 'agents/get-agent-bridge' },
 ];

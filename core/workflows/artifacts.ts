@@ -1,0 +1,150 @@
+import { z } from 'zod';
+import { OPERATOR_ACTOR } from '../actors';
+import { recordChange } from '../audit/record-change';
+import { ConflictError, NotFoundError, ValidationError } from '../errors';
+import type { Db, Deps } from '../ports';
+import { requireDb } from '../storage';
+import { jsonObjectSchema, parseId, parseInput, uuidSchema } from '../validation';
+import { actorSchema, agentActorSchema, sessionKeySchema } from './run';
+import { assertSession, lockRun } from './run-store';
+
+export const artifactTypes = ['url', 'file', 'text'] as const;
+
+export interface Artifact {
+  id: string;
+  workflow_run_id: string;
+  artifact_type: (typeof artifactTypes)[number];
+  title: string | null;
+  uri: string | null;
+  content: string | null;
+  status: string;
+  metadata: Record<string, unknown>;
+  created_at: Date;
+  updated_at: Date;
+}
+const artifactColumns = 'id, workflow_run_id, artifact_type, title, uri, content, status, metadata, created_at, updated_at';
+
+const title = z.string().trim().min(1).max(500);
+const uri = z.string().trim().min(1).max(4000);
+const content = z.string().max(1_000_000, 'at most 1,000,000 characters');
+const status = z.string().trim().min(1).max(50);
+const httpUrl = (value: string) => {
+  try {
+    return ['http:', 'https:'].includes(new URL(value).protocol);
+  } catch {
+    return false;
+  }
+};
+
+/** url artifacts carry an http(s) uri, file artifacts a uri (path or URL), text artifacts content. */
+export const registerArtifactSchema = z
+  .strictObject({
+    session_id: sessionKeySchema,
+    artifact_type: z.enum(artifactTypes, { message: 'must be url, file or text' }),
+    title: title.optional(),
+    uri: uri.optional(),
+    content: content.optional(),
+    status: status.default('active'),
+    metadata: jsonObjectSchema.default({}),
+    actor: agentActorSchema,
+  })
+  .superRefine((a, ctx) => {
+    if (a.artifact_type === 'text' && a.content === undefined) ctx.addIssue({ code: 'custom', path: ['content'], message: 'a text artifact needs content' });
+    if (a.artifact_type !== 'text' && a.uri === undefined) ctx.addIssue({ code: 'custom', path: ['uri'], message: `a ${a.artifact_type} artifact needs a uri` });
+    if (a.artifact_type === 'url' && a.uri !== undefined && !httpUrl(a.uri)) ctx.addIssue({ code: 'custom', path: ['uri'], message: 'must be an http or https URL' });
+  });
+
+/** PATCH /api/artifacts/:id (spec: body not shown): metadata (merged), status, title, uri, content. */
+export const updateArtifactSchema = z
+  .strictObject({
+    title: title.nullable(),
+    uri: uri,
+    content: content.nullable(),
+    status,
+    metadata: jsonObjectSchema,
+    actor: actorSchema,
+  })
+  .partial()
+  .refine((p) => Object.keys(p).some((k) => k !== 'actor'), { message: 'name at least one of title, uri, content, status, metadata' });
+
+export const listArtifactsQuerySchema = z.strictObject({
+  workflow_run_id: uuidSchema.optional(),
+  artifact_type: z.enum(artifactTypes, { message: 'must be url, file or text' }).optional(),
+  status: status.optional(),
+  limit: z.coerce.number({ message: 'must be a number' }).int().min(1).max(500).default(200),
+});
+
+function artifactEvent(action: string, a: Artifact) {
+  return { name: 'run-updated', channel: 'stream' as const, payload: { action, runId: a.workflow_run_id, artifactId: a.id } };
+}
+
+/** POST /api/workflow-runs/:id/artifacts: the holding session registers an artifact of its run. */
+export async function registerArtifact(deps: Deps, rawRunId: unknown, body: unknown): Promise<Artifact> {
+  const input = parseInput(registerArtifactSchema, body ?? {}, 'artifact');
+  const runId = parseId(rawRunId);
+  return requireDb(deps.storage).transaction(async (tx) => {
+    const run = await lockRun(tx, runId);
+    assertSession(run, input.session_id);
+    if (!['claimed', 'running', 'waiting_for_approval'].includes(run.status)) {
+      throw new ConflictError(`workflow run ${run.id} is ${run.status}: artifacts are registered while it is claimed or running`, { status: run.status });
+    }
+    const now = deps.clock.now();
+    const { rows } = await tx.query<Artifact>(
+      `INSERT INTO workflow_artifacts (id, workflow_run_id, artifact_type, title, uri, content, status, metadata, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9) RETURNING ${artifactColumns}`,
+      [deps.ids.uuid(), run.id, input.artifact_type, input.title ?? null, input.uri ?? null, input.content ?? null, input.status, JSON.stringify(input.metadata), now],
+    );
+    const artifact = rows[0]!;
+    await recordChange(deps, tx, { actor: input.actor ?? run.owner_agent_id ?? input.session_id, action: 'created', entityType: 'workflow_artifact', entityId: artifact.id, taskId: run.task_id, newValue: artifact, event: artifactEvent('artifact_created', artifact) });
+    return artifact;
+  });
+}
+
+export async function listArtifacts(deps: Pick<Deps, 'storage'>, query: unknown): Promise<{ artifacts: Artifact[]; total: number }> {
+  const q = parseInput(listArtifactsQuerySchema, query ?? {}, 'query');
+  const { rows } = await requireDb(deps.storage).query<Artifact>(
+    `SELECT ${artifactColumns} FROM workflow_artifacts
+      WHERE ($1::uuid IS NULL OR workflow_run_id = $1) AND ($2::text IS NULL OR artifact_type = $2) AND ($3::text IS NULL OR status = $3)
+      ORDER BY created_at DESC, id DESC LIMIT $4`,
+    [q.workflow_run_id ?? null, q.artifact_type ?? null, q.status ?? null, q.limit],
+  );
+  return { artifacts: rows, total: rows.length };
+}
+
+async function lockArtifact(tx: Db, id: string): Promise<Artifact> {
+  const { rows } = await tx.query<Artifact>(`SELECT ${artifactColumns} FROM workflow_artifacts WHERE id = $1 FOR UPDATE`, [id]);
+  if (!rows[0]) throw new NotFoundError(`artifact ${id} not found`);
+  return rows[0];
+}
+
+export async function updateArtifact(deps: Deps, rawId: unknown, body: unknown): Promise<Artifact> {
+  const { actor = OPERATOR_ACTOR, ...patch } = parseInput(updateArtifactSchema, body ?? {}, 'artifact update');
+  const id = parseId(rawId);
+  return requireDb(deps.storage).transaction(async (tx) => {
+    const before = await lockArtifact(tx, id);
+    if (patch.uri !== undefined && before.artifact_type === 'url' && !/^https?:\/\//i.test(patch.uri)) {
+      throw new ValidationError('uri: a url artifact keeps an http or https URL', [{ path: 'uri', message: 'must be an http or https URL' }]);
+    }
+    const values: Record<string, unknown> = { ...patch };
+    if (patch.metadata) values.metadata = JSON.stringify({ ...before.metadata, ...patch.metadata });
+    const fields = Object.keys(values);
+    const { rows } = await tx.query<Artifact>(
+      `UPDATE workflow_artifacts SET ${fields.map((f, i) => `${f} = $${i + 2}`).join(', ')}, updated_at = $${fields.length + 2}
+        WHERE id = $1 RETURNING ${artifactColumns}`,
+      [id, ...fields.map((f) => values[f]), deps.clock.now()],
+    );
+    const artifact = rows[0]!;
+    await recordChange(deps, tx, { actor, action: 'updated', entityType: 'workflow_artifact', entityId: id, oldValue: before, newValue: artifact, event: artifactEvent('artifact_updated', artifact) });
+    return artifact;
+  });
+}
+
+export async function deleteArtifact(deps: Deps, rawId: unknown): Promise<{ deleted: true; id: string }> {
+  const id = parseId(rawId);
+  await requireDb(deps.storage).transaction(async (tx) => {
+    const before = await lockArtifact(tx, id);
+    await tx.query('DELETE FROM workflow_artifacts WHERE id = $1', [id]);
+    await recordChange(deps, tx, { actor: OPERATOR_ACTOR, action: 'deleted', entityType: 'workflow_artifact', entityId: id, oldValue: before, event: artifactEvent('artifact_deleted', before) });
+  });
+  return { deleted: true, id };
+}

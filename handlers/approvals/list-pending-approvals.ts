@@ -1,0 +1,5 @@
+import { listPendingApprovals } from '../../core/workflows/approvals';
+import { httpHandler, json } from '../middleware/http-handler';
+
+/** GET /api/approvals/pending?approver_id=&limit= */
+export const handler = httpHandler(async (event, app) => json(200, await listPendingApprovals(app.deps, event.queryStringParameters)));

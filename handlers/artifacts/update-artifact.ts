@@ -1,0 +1,5 @@
+import { updateArtifact } from '../../core/workflows/artifacts';
+import { httpHandler, json } from '../middleware/http-handler';
+
+/** PATCH /api/artifacts/:id */
+export const handler = httpHandler(async (event, app) => json(200, await updateArtifact(app.deps, event.pathParameters?.id, event.body)));

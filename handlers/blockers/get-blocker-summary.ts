@@ -1,0 +1,5 @@
+import { blockerSummary } from '../../core/workflows/blockers';
+import { httpHandler, json } from '../middleware/http-handler';
+
+/** GET /api/blockers/summary */
+export const handler = httpHandler(async (_event, app) => json(200, await blockerSummary(app.deps)));

@@ -1,0 +1,5 @@
+import { listActiveSessions } from '../../core/workflows/sessions';
+import { httpHandler, json } from '../middleware/http-handler';
+
+/** GET /api/sessions/active */
+export const handler = httpHandler(async (_event, app) => json(200, await listActiveSessions(app.deps)));

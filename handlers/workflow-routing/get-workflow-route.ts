@@ -1,0 +1,5 @@
+import { getRoute } from '../../core/workflows/routing';
+import { httpHandler, json } from '../middleware/http-handler';
+
+/** GET /api/workflow-routing/:workflowType */
+export const handler = httpHandler(async (event, app) => json(200, await getRoute(app.deps, event.pathParameters?.workflowType)));
