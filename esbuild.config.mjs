@@ -95,6 +95,9 @@ function serverlessYaml(areas, routeKeyOf) {
       lines.push(`      - httpApi: { method: ${method}, path: "${apiPath}" }`);
     }
   }
+  // The workflow dispatcher tick (spec 03): EventBridge schedules run at most once a minute.
+  lines.push('  dispatcher:', '    handler: dist/lambda/dispatcher.handler', '    timeout: 120', '    package:');
+  lines.push('      patterns: ["dist/lambda/dispatcher.mjs", "dist/lambda/dispatcher.mjs.map"]', '    events:', '      - schedule: rate(1 minute)');
   return `${lines.join('\n')}\n`;
 }
 
@@ -111,9 +114,21 @@ await mkdir(path.join(root, 'dist/lambda'), { recursive: true });
 
 await build({
   ...common,
-  entryPoints: { server: path.join(root, 'infra/http/main.ts'), mcp: path.join(root, 'mcp/main.ts') },
+  entryPoints: {
+    server: path.join(root, 'infra/http/main.ts'),
+    mcp: path.join(root, 'mcp/main.ts'),
+    dispatcher: path.join(root, 'infra/dispatcher/cli.ts'),
+    bridge: path.join(root, 'infra/dispatcher/bridge-cli.ts'),
+  },
   outdir: path.join(root, 'dist'),
   outExtension: { '.js': '.js' },
+});
+
+await build({
+  ...common,
+  entryPoints: [path.join(root, 'infra/dispatcher/lambda.ts')],
+  outfile: path.join(root, 'dist/lambda/dispatcher.mjs'),
+  minify: true,
 });
 
 await Promise.all(

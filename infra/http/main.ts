@@ -1,6 +1,7 @@
 import { config, ConfigError, isLoopbackHost } from '../config';
 import { createAppContext, setAppContext, startFallbackRefresher } from '../app-context';
 import { startCronManager, type CronManager } from '../cron-manager/cron-manager-server';
+import { startDispatcherTimer, type DispatcherTimer } from '../dispatcher/timer';
 import { EventStreams } from '../events/event-streams';
 import { logger } from '../logger';
 import { startRunner } from './runner';
@@ -61,6 +62,7 @@ async function main(): Promise<void> {
     }
   }
 
+  let dispatcher: DispatcherTimer | undefined;
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) {
@@ -69,6 +71,7 @@ async function main(): Promise<void> {
     }
     stopping = true;
     logger().info('shutting down', { signal });
+    await dispatcher?.stop(); // first: no tick starts against a closing database
     await cronManager?.close();
     await runner.close(); // ends open streams first, so in-flight requests can finish
     await streams.stop();
@@ -80,6 +83,7 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void shutdown('SIGINT'));
   // The outbox listener and pruner start once the runner listens; stream requests wait for them.
   await streams.start();
+  if (cfg.dispatcherIntervalMs > 0) dispatcher = startDispatcherTimer(ctx, cfg.dispatcherIntervalMs);
 
   process.stdout.write(`task server ready at ${runner.url} (storage: ${ctx.deps.storage.label})\n`);
 }
