@@ -1,7 +1,7 @@
 export {};
 
 /** `npm run bench`: every scenario in turn; each prints its figures with a same-run baseline. */
-const scenarios = ['./http-endpoints', './stream-fanout', './snapshot-restore', './replay-transcript', './tasks-endpoints', './costs-budgets'];
+const scenarios = ['./http-endpoints', './stream-fanout', './snapshot-restore', './replay-transcript', './tasks-endpoints', './costs-budgets', './dispatcher-tick', './claims-concurrent'];
 
 console.log(`task-server benchmarks (node ${process.version}); ratio = ours / baseline`);
 for (const scenario of scenarios) {

@@ -3,6 +3,7 @@ import tasksAuditIndexes from './0100_tasks_audit_indexes';
 import restoreSupport from './0400_restore_support';
 import eventOutboxCommitOrder from './0600_event_outbox_commit_order';
 import workflowDispatcher from './0200_workflow_dispatcher';
+import workflowOwnerIndex from './0201_workflow_owner_index';
 import chatMessages from './0500_chat_messages';
 import runUsageByAgent from './0300_run_usage_by_agent';
 
@@ -18,4 +19,5 @@ export const migrations: ReadonlyArray<{ name: string; sql: string }> = [
   { name: '0200_workflow_dispatcher', sql: workflowDispatcher },
   { name: '0500_chat_messages', sql: chatMessages },
   { name: '0300_run_usage_by_agent', sql: runUsageByAgent },
+  { name: '0201_workflow_owner_index', sql: workflowOwnerIndex },
 ];
