@@ -1,8 +1,8 @@
-import { DomainError } from '../errors';
 import type { Db, Deps } from '../ports';
 import type { SnapshotPorts } from '../snapshots/store';
 import { createSnapshot } from '../snapshots/create-snapshot';
 import { createTask, updateTask } from '../tasks/commands';
+import { decideApproval } from '../workflows/approvals';
 import { cancelRun, createRun, overrideFailure } from '../workflows/run-commands';
 import type { ActionKind } from './catalog';
 import type { ActionEnvelope } from './envelope';
@@ -15,11 +15,6 @@ export interface Performed {
   result: Record<string, unknown>;
   /** Values for the rollback hint template. */
   hint: Record<string, unknown>;
-}
-
-/** A backing operation that does not exist in this build: the receipt records the failure. */
-class UnsupportedActionError extends DomainError {
-  readonly code = 'not_implemented';
 }
 
 interface Backing {
@@ -56,8 +51,16 @@ export const backingOperations: Record<ActionKind, Backing> = {
   },
   'approval.decide': {
     inTransaction: true,
-    async run() {
-      throw new UnsupportedActionError('approval decisions are not available in this build (the approval operation has not landed)');
+    async run(deps, e) {
+      const { approval, run } = await decideApproval(deps, e.targetId, {
+        decision: e.input.decision,
+        ...(e.input.notes !== undefined ? { note: e.input.notes } : {}),
+        actor: e.actor,
+      });
+      return {
+        result: { approval_id: approval.id, decision: approval.status, decided_by: approval.decided_by, run_id: run.id, run_status: run.status },
+        hint: { targetId: e.targetId },
+      };
     },
   },
   'run.cancel': {

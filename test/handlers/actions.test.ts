@@ -224,12 +224,52 @@ describe('failures and refusals', () => {
     expect(refused.body.receipt.detail.governance.action).toBe('reject');
   });
 
-  it('fails approval.decide cleanly while the approval operation is missing: 400 execution_failed with a failed receipt', async () => {
+  it('decides a pending approval (approval.decide): the waiting run moves on, the receipt names the decision, a second decision fails with a receipt', async () => {
+    const waiting = await newRun('waiting_for_approval');
+    const { rows } = await app.db.query<{ id: string }>(
+      `INSERT INTO workflow_approvals (id, workflow_run_id, step_name) VALUES (gen_random_uuid(), $1, 'write') RETURNING id`,
+      [waiting],
+    );
+    const approvalId = rows[0]!.id;
     const actionId = randomUUID();
-    const res = await execute({ actionId, kind: 'approval.decide', targetId: randomUUID(), params: { decision: 'approved' } });
-    expect(res.status).toBe(400);
-    expect(res.body).toMatchObject({ error: 'execution_failed', receipt: { action_id: actionId, outcome: 'failed', detail: { governance: { action: 'approve' } } } });
-    expect(res.body.message).toMatch(/approval decisions are not available/);
+    const res = await execute({ actionId, kind: 'approval.decide', targetId: approvalId, params: { decision: 'rejected', notes: 'unsafe diff' } });
+    expect(res.status).toBe(200);
+    expect(res.body.receipt).toMatchObject({
+      action_id: actionId,
+      outcome: 'executed',
+      detail: { governance: { action: 'reject' }, result: { approval_id: approvalId, decision: 'rejected', run_id: waiting, run_status: 'failed' } },
+    });
+    expect(res.body.receipt.rollback_hint).toContain(approvalId);
+    const stored = await app.db.query('SELECT status, note, decided_by FROM workflow_approvals WHERE id = $1', [approvalId]);
+    expect(stored.rows[0]).toEqual({ status: 'rejected', note: 'unsafe diff', decided_by: 'dashboard-operator' });
+    const run = await app.db.query('SELECT status, last_error FROM workflow_runs WHERE id = $1', [waiting]);
+    expect(run.rows[0].status).toBe('failed');
+    expect(run.rows[0].last_error).toMatch(/write rejected by dashboard-operator: unsafe diff/);
+    expect(await mirrorsOf(actionId)).toBe(1);
+
+    const again = randomUUID();
+    const second = await execute({ actionId: again, kind: 'approval.decide', targetId: approvalId, params: { decision: 'approved' } });
+    expect(second.status).toBe(400);
+    expect(second.body).toMatchObject({ error: 'execution_failed', receipt: { action_id: again, outcome: 'failed', detail: { governance: { action: 'approve' } } } });
+    expect(second.body.message).toMatch(/already rejected/);
+    expect((await app.db.query('SELECT status FROM workflow_approvals WHERE id = $1', [approvalId])).rows[0]).toEqual({ status: 'rejected' });
+  });
+
+  it('approves the last pending approval of a waiting run back to running; an unknown approval is 404 with a failed receipt', async () => {
+    const waiting = await newRun('waiting_for_approval');
+    const { rows } = await app.db.query<{ id: string }>(
+      `INSERT INTO workflow_approvals (id, workflow_run_id, step_name) VALUES (gen_random_uuid(), $1, 'read') RETURNING id`,
+      [waiting],
+    );
+    const ok = await execute({ actionId: randomUUID(), kind: 'approval.decide', targetId: rows[0]!.id, params: { decision: 'approved' } });
+    expect(ok.status).toBe(200);
+    expect(ok.body.receipt.detail.result).toMatchObject({ decision: 'approved', run_status: 'running' });
+    expect((await app.db.query('SELECT status FROM workflow_runs WHERE id = $1', [waiting])).rows[0]).toEqual({ status: 'running' });
+
+    const actionId = randomUUID();
+    const missing = await execute({ actionId, kind: 'approval.decide', targetId: randomUUID(), params: { decision: 'approved' } });
+    expect(missing.status).toBe(404);
+    expect(missing.body).toMatchObject({ error: 'execution_failed', receipt: { action_id: actionId, outcome: 'failed' } });
     expect(await mirrorsOf(actionId)).toBe(1);
   });
 
