@@ -36,6 +36,8 @@ export const snapshotTables: readonly SnapshotTable[] = [
   { name: 'task_runs', tier: 'D', primaryKey: ['id'] },
   { name: 'cron_job_runs', tier: 'D', primaryKey: ['id'] },
   { name: 'agent_heartbeats', tier: 'D', primaryKey: ['agent_name'] },
+  // not in spec 02's list (the table is ours): the operator's chat turns are state a restore should bring back
+  { name: 'chat_messages', tier: 'D', primaryKey: ['id'] },
   { name: 'audit_log', tier: 'C', primaryKey: ['id'] },
 ];
 

@@ -40,6 +40,7 @@ export async function seedEveryTable(db: PgDb, n: number, tag: string): Promise<
     `INSERT INTO task_runs (id, task_id, agent, output) SELECT gen_random_uuid(), (SELECT id FROM tasks ORDER BY id LIMIT 1), 'a', '{}' FROM ${s}`,
     `INSERT INTO cron_job_runs (id, job_id, status, output) SELECT gen_random_uuid(), 'job-' || g, 'ok', '{}' FROM ${s}`,
     `INSERT INTO agent_heartbeats (agent_name, last_seen_at, status, metadata) SELECT '${tag}-agent-' || g, now(), 'online', '{}' FROM ${s}`,
+    `INSERT INTO chat_messages (id, session_key, role, content) SELECT gen_random_uuid(), 'agent:${tag}:main', CASE WHEN g % 2 = 0 THEN 'assistant' ELSE 'user' END, 'turn ' || g FROM ${s}`,
   ];
   for (const sql of statements) await db.query(sql);
 }
