@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { recordChange } from '../audit/record-change';
 import { ConflictError, NotFoundError, ValidationError } from '../errors';
 import type { Deps } from '../ports';
+import { runtimeCalls } from '../runtime/calls';
 import { requireDb } from '../storage';
 import { parseInput, uuidSchema } from '../validation';
 import { requireGovernance } from './governance';
@@ -73,7 +74,7 @@ export async function sendScanFollowUp(deps: Deps, body: unknown) {
   }
   const sessionKey = run.gateway_session_id ?? run.claim_session_id ?? run.session_history.at(-1) ?? null;
   if (!sessionKey) throw new ConflictError(`system scan run ${run.id} has no agent session yet (status ${run.status}); follow up once an agent has claimed it`, { status: run.status });
-  const reply = await deps.runtime.run(['agent', '--session-key', sessionKey, '--message', input.message, '--json']);
+  const reply = await deps.runtime.run(runtimeCalls.agentMessage(sessionKey, input.message));
   await db.transaction(async (tx) => {
     await recordChange(deps, tx, {
       actor: input.actor,

@@ -1,4 +1,5 @@
 import type { Deps } from '../ports';
+import { runtimeCalls } from '../runtime/calls';
 import type { WorkflowRun } from './run';
 
 /** Spec 03 "Wake event": the input payload is cut to this many characters. */
@@ -26,7 +27,7 @@ export interface WakeOutcome {
 }
 
 /**
- * Sends one wake system event per run (runtime contract: `system event --text TEXT --mode now --json`).
+ * Sends one wake system event per run (runtimeCalls.systemEvent).
  * Failures are counted, never thrown: the dispatch has already committed and stands.
  */
 export async function wakeAgents(deps: Pick<Deps, 'runtime'>, runs: readonly WorkflowRun[], claimUrlBase?: string): Promise<WakeOutcome> {
@@ -36,7 +37,7 @@ export async function wakeAgents(deps: Pick<Deps, 'runtime'>, runs: readonly Wor
     while (next < runs.length) {
       const run = runs[next++]!;
       try {
-        await deps.runtime.run(['system', 'event', '--text', wakeEventText(run, claimUrlBase), '--mode', 'now', '--json']);
+        await deps.runtime.run(runtimeCalls.systemEvent(wakeEventText(run, claimUrlBase)));
         outcome.woken++;
       } catch (err) {
         outcome.failed++;

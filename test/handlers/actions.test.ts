@@ -242,9 +242,9 @@ describe('failures and refusals', () => {
     expect(res.body.receipt.rollback_hint).toContain(approvalId);
     const stored = await app.db.query('SELECT status, note, decided_by FROM workflow_approvals WHERE id = $1', [approvalId]);
     expect(stored.rows[0]).toEqual({ status: 'rejected', note: 'unsafe diff', decided_by: 'dashboard-operator' });
-    const run = await app.db.query('SELECT status, last_error FROM workflow_runs WHERE id = $1', [waiting]);
-    expect(run.rows[0].status).toBe('failed');
-    expect(run.rows[0].last_error).toMatch(/write rejected by dashboard-operator: unsafe diff/);
+    const run = await app.db.query<{ status: string; last_error: string }>('SELECT status, last_error FROM workflow_runs WHERE id = $1', [waiting]);
+    expect(run.rows[0]!.status).toBe('failed');
+    expect(run.rows[0]!.last_error).toMatch(/write rejected by dashboard-operator: unsafe diff/);
     expect(await mirrorsOf(actionId)).toBe(1);
 
     const again = randomUUID();
