@@ -70,13 +70,30 @@ export function artifactFileName(manifest: Manifest): string {
   return `${base}.json`;
 }
 
-/** GET /api/snapshots/:id/download: the raw artifact bytes and their file name. Needs no database. */
-export async function downloadSnapshot(deps: SnapshotPorts, rawId: unknown): Promise<{ fileName: string; content: Uint8Array }> {
+/** Bytes per read while an artifact is streamed out. */
+const DOWNLOAD_CHUNK_BYTES = 1 << 20;
+
+export interface ArtifactDownload {
+  fileName: string;
+  sizeBytes: number;
+  /** The artifact's bytes in order; reading them to the end (or stopping early) closes the file. */
+  chunks: AsyncIterable<Uint8Array>;
+}
+
+/**
+ * GET /api/snapshots/:id/download: the raw artifact, streamed in chunks so an artifact of any size
+ * passes through bounded memory. Needs no database.
+ */
+export async function downloadSnapshot(deps: SnapshotPorts, rawId: unknown): Promise<ArtifactDownload> {
   const { manifest, source } = await openSnapshot(deps, rawId);
-  try {
-    const content = await source.read(0, source.size);
-    return { fileName: artifactFileName(manifest), content };
-  } finally {
-    await source.close();
+  async function* chunks(): AsyncGenerator<Uint8Array> {
+    try {
+      for (let position = 0; position < source.size; position += DOWNLOAD_CHUNK_BYTES) {
+        yield await source.read(position, Math.min(DOWNLOAD_CHUNK_BYTES, source.size - position));
+      }
+    } finally {
+      await source.close();
+    }
   }
+  return { fileName: artifactFileName(manifest), sizeBytes: source.size, chunks: chunks() };
 }

@@ -9,7 +9,7 @@ import { config } from '../../infra/config';
 import { logger } from '../../infra/logger';
 import { routeByKey } from '../routes';
 import { statusByErrorCode } from './error-status';
-import { json, type HttpResult } from './responses';
+import { collectBodyStream, json, type BodyStreamingContext, type HttpResult } from './responses';
 
 /** An API Gateway v2 event whose body the JSON parser has replaced with its parsed value. */
 export type HttpEvent = Omit<APIGatewayProxyEventV2, 'body'> & { body?: unknown };
@@ -115,7 +115,10 @@ export interface HandlerOptions {
 export function httpHandler(endpoint: EndpointFn, options: HandlerOptions = {}) {
   const stack = middy<APIGatewayProxyEventV2, HttpResult, Error, Context>().use(envelope()).use(authentication());
   if (!options.rawBody) stack.use(jsonBody());
-  return stack.handler(async (event) => endpoint(event as HttpEvent, await appContext()));
+  return stack.handler(async (event, context) => {
+    const result = await endpoint(event as HttpEvent, await appContext());
+    return (context as BodyStreamingContext).acceptsBodyStream ? result : collectBodyStream(result);
+  });
 }
 
 /** The request body's bytes, for handlers registered with rawBody. */

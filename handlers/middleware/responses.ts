@@ -1,6 +1,33 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 
-export type HttpResult = APIGatewayProxyStructuredResultV2 & { statusCode: number; headers: Record<string, string> };
+export type HttpResult = APIGatewayProxyStructuredResultV2 & {
+  statusCode: number;
+  headers: Record<string, string>;
+  /**
+   * A body too large to hold in memory. The local runner pipes it to the socket as it is read;
+   * anywhere else (Lambda, direct handler calls) httpHandler collects it into `body` first.
+   */
+  bodyStream?: AsyncIterable<Uint8Array>;
+};
+
+/** Set on the Lambda context by an invoker that writes `bodyStream` itself (the local runner). */
+export interface BodyStreamingContext {
+  acceptsBodyStream?: boolean;
+}
+
+/** A response whose body is streamed (see HttpResult.bodyStream). */
+export function streamed(statusCode: number, chunks: AsyncIterable<Uint8Array>, headers: Record<string, string>): HttpResult {
+  return { statusCode, headers, bodyStream: chunks };
+}
+
+/** Reads a streamed body into a string, for invokers that cannot stream. */
+export async function collectBodyStream(result: HttpResult): Promise<HttpResult> {
+  if (!result.bodyStream) return result;
+  const parts: Buffer[] = [];
+  for await (const chunk of result.bodyStream) parts.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+  const { bodyStream: _consumed, ...rest } = result;
+  return { ...rest, body: Buffer.concat(parts).toString('utf8') };
+}
 
 /** A JSON response. Dates serialize as ISO 8601 strings. */
 export function json(statusCode: number, body: unknown, headers: Record<string, string> = {}): HttpResult {

@@ -1,6 +1,9 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 
-export type LambdaHttpHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
+/** What a handler answers the runner: a result, whose body may be streamed (handlers/middleware/responses.ts). */
+export type RunnerResult = APIGatewayProxyStructuredResultV2 & { bodyStream?: AsyncIterable<Uint8Array> };
+
+export type LambdaHttpHandler = (event: APIGatewayProxyEventV2, context: Context & { acceptsBodyStream?: boolean }) => Promise<RunnerResult>;
 
 const loaded = new Map<string, Promise<LambdaHttpHandler>>();
 

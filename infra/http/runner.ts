@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type { Context } from 'aws-lambda';
 import { routes as routeTable, type Route } from '../../handlers/routes';
 import { logger } from '../logger';
@@ -134,10 +136,19 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
     const raw = { method, headers: req.headers, sourceIp: req.socket.remoteAddress ?? '', httpVersion: req.httpVersion };
     const event = toApiGatewayEvent({ req: raw, url, route: match.route, pathParameters: match.pathParameters, body, requestId });
     const handler = await loadHandler(match.route.handler);
-    const context = { awsRequestId: requestId, functionName: 'local-runner', callbackWaitsForEmptyEventLoop: false } as Context;
+    const context = { awsRequestId: requestId, functionName: 'local-runner', callbackWaitsForEmptyEventLoop: false, acceptsBodyStream: true } as unknown as Context & { acceptsBodyStream: boolean };
     const result = await handler(event, context);
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(result.headers ?? {})) headers[k] = String(v);
+    if (result.bodyStream) {
+      res.writeHead(result.statusCode ?? 200, { ...CORS, ...headers });
+      // a read failure after the headers went out can only cut the response short
+      await pipeline(Readable.from(result.bodyStream), res).catch((err: Error) => {
+        if (!res.destroyed) logger().error('streamed response failed', { requestId, error: err });
+        res.destroy();
+      });
+      return;
+    }
     const payload = result.isBase64Encoded && result.body ? Buffer.from(result.body, 'base64') : result.body;
     if (!res.headersSent) {
       res.writeHead(result.statusCode ?? 200, { ...CORS, ...headers });
