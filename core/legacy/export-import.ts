@@ -8,6 +8,7 @@ import { projectColumns, projectStatusSchema } from '../projects/project';
 import { redactSecrets } from '../secrets/redact';
 import { settingByKey, snapshotSettingKeys } from '../settings/catalog';
 import { requireDb } from '../storage';
+import { assertAcyclicFrom } from '../tasks/graph';
 import { taskColumns, taskPrioritySchema, taskStatusSchema } from '../tasks/task';
 import { jsonObjectSchema, parseInput, uuidSchema } from '../validation';
 
@@ -124,7 +125,7 @@ const legacyDocument = {
 export const importPreviewSchema = z.object(legacyDocument);
 export const importSchema = z.object({ ...legacyDocument, mode: z.enum(['merge', 'replace'], { message: 'must be merge or replace' }).default('merge') });
 
-/** POST /api/import/preview: counts only; validates every row so a preview that passes imports. */
+/** POST /api/import/preview: counts only; validates every row's shape (references and cycles need the database: import checks them). */
 export async function previewImport(body: unknown) {
   const doc = parseInput(importPreviewSchema, body ?? {}, 'import');
   return {
@@ -184,7 +185,8 @@ function importableSettings(settings: Record<string, unknown> | undefined, warni
  * POST /api/import: merge (upsert by id) or replace (the tables of the sections given are
  * emptied first), all in one transaction, so any bad row leaves the database as it was.
  * Every row is validated before anything is written; references (task -> project, parent,
- * dependencies; project -> workflow) must resolve within the import or the database.
+ * dependencies; project -> workflow) must resolve within the import or the database, and the
+ * imported tasks may close no dependency or subtask cycle (400 naming it, nothing written).
  * Imported audit rows are appended (an identical row already present is skipped); the audit
  * log is never emptied. The import itself is audited once, with its counts.
  */
@@ -212,6 +214,7 @@ export async function importLegacy(deps: Pick<Deps, 'storage' | 'clock' | 'ids' 
     const outside = [...new Set(tasks.flatMap((t) => [...(t.parent_task_id ? [t.parent_task_id] : []), ...t.dependency_ids]))].filter((id) => !taskIds.has(id));
     await assertReferences(tx, outside, 'tasks', 'tasks.parent_task_id/dependency_ids');
     await upsertRows(tx, 'tasks', taskColumns.split(', '), tasks, now);
+    await assertAcyclicFrom(tx, [...taskIds]);
     if (doc.auditLog?.length) {
       const { rowCount } = await tx.query(
         `INSERT INTO audit_log (timestamp, actor, action, entity_type, entity_id, task_id, project_id, old_value, new_value)

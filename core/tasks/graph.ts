@@ -96,3 +96,58 @@ export async function assertNoParentCycle(db: Db, childId: string, parentId: str
   const cycle = findCycle(childId, [parentId], edges);
   if (cycle) throw cycleError('parent_task_id', 'subtask', cycle);
 }
+
+/**
+ * One cycle among `edges` reachable from `starts` (as a path ending where it began), or null.
+ * Iterative depth-first search with three colours, so a graph of any depth cannot overflow the stack.
+ */
+export function findAnyCycle(starts: Iterable<string>, edges: ReadonlyMap<string, readonly string[]>): string[] | null {
+  const done = new Set<string>();
+  const onPath = new Map<string, number>();
+  for (const root of starts) {
+    if (done.has(root)) continue;
+    const path: string[] = [root];
+    const cursor: number[] = [0];
+    onPath.set(root, 0);
+    while (path.length) {
+      const node = path[path.length - 1]!;
+      const next = (edges.get(node) ?? [])[cursor[cursor.length - 1]!++];
+      if (next === undefined) {
+        path.pop();
+        cursor.pop();
+        onPath.delete(node);
+        done.add(node);
+      } else if (onPath.has(next)) {
+        return [...path.slice(onPath.get(next)!), next];
+      } else if (!done.has(next)) {
+        onPath.set(next, path.length);
+        path.push(next);
+        cursor.push(0);
+      }
+    }
+  }
+  return null;
+}
+
+/**
+ * 400 naming a cycle when the dependency or containment graph reachable from `taskIds` holds one:
+ * the check for writes that replace many edges at once (legacy import). Run it after the writes, in
+ * their transaction, so the error rolls them back.
+ */
+export async function assertAcyclicFrom(db: Db, taskIds: readonly string[]): Promise<void> {
+  if (taskIds.length === 0) return;
+  const { rows } = await db.query<{ id: string; dependency_ids: string[]; parent_task_id: string | null }>(
+    `WITH RECURSIVE reach(id) AS (
+       SELECT unnest($1::uuid[])
+       UNION
+       SELECT next FROM reach r JOIN tasks t ON t.id = r.id
+         CROSS JOIN LATERAL unnest(t.dependency_ids || CASE WHEN t.parent_task_id IS NULL THEN '{}'::uuid[] ELSE ARRAY[t.parent_task_id] END) AS next
+     )
+     SELECT t.id, t.dependency_ids, t.parent_task_id FROM reach JOIN tasks t ON t.id = reach.id`,
+    [taskIds],
+  );
+  const dependencyCycle = findAnyCycle(taskIds, new Map(rows.map((r) => [r.id, r.dependency_ids])));
+  if (dependencyCycle) throw cycleError('dependency_ids', 'dependency', dependencyCycle);
+  const parentCycle = findAnyCycle(taskIds, new Map(rows.map((r) => [r.id, r.parent_task_id ? [r.parent_task_id] : []])));
+  if (parentCycle) throw cycleError('parent_task_id', 'subtask', parentCycle);
+}

@@ -125,6 +125,35 @@ describe('legacy import', () => {
     }
   });
 
+  it('refuses an import whose tasks close a dependency or subtask cycle, naming it, with nothing written', async () => {
+    await app.call('POST', '/api/import', { body: document });
+    const before = await tableDump();
+    const T3 = '20000000-0000-4000-8000-000000000003';
+    const dependencyLoop = [
+      { id: T1, project_id: P1, title: 'one', dependency_ids: [T2] },
+      { id: T2, project_id: P1, title: 'two', dependency_ids: [T3] },
+      { id: T3, project_id: P1, title: 'three', dependency_ids: [T1] },
+    ];
+    const dep = await app.call('POST', '/api/import', { body: { ...document, tasks: dependencyLoop } });
+    expect(dep.status).toBe(400);
+    expect(dep.body.error).toMatch(/dependency cycle/);
+    for (const id of [T1, T2, T3]) expect(dep.body.error).toContain(id);
+    expect(await tableDump()).toEqual(before);
+
+    // a cycle closed through a task already stored (T2 is imported, T1 stays as it is: T1 has T2 as a subtask)
+    await app.db.query('UPDATE tasks SET parent_task_id = NULL, dependency_ids = $2 WHERE id = $1', [T1, []]);
+    await app.db.query('UPDATE tasks SET parent_task_id = $2 WHERE id = $1', [T2, T1]);
+    const stored = await tableDump();
+    const containsItsParent = await app.call('POST', '/api/import', { body: { ...document, tasks: [{ id: T1, project_id: P1, title: 'one', parent_task_id: T2 }] } });
+    expect(containsItsParent.status).toBe(400);
+    expect(containsItsParent.body.error).toMatch(new RegExp(`subtask cycle ${T1} -> ${T2} -> ${T1}`));
+    expect(await tableDump()).toEqual(stored);
+
+    const selfDependent = await app.call('POST', '/api/import', { body: { ...document, tasks: [{ id: T3, project_id: P1, title: 'self', dependency_ids: [T3] }] } });
+    expect(selfDependent.status).toBe(400);
+    expect(selfDependent.body.error).toContain(`${T3} -> ${T3}`);
+  });
+
   it('drops a settings section holding a password-type key, with a warning', async () => {
     const res = await app.call('POST', '/api/import', { body: { version: 1, settings: { theme: 'dark', GATEWAY_PASSWORD: SECRET } } });
     expect(res.status).toBe(200);
