@@ -16,29 +16,52 @@ type FallbackTask = Record<string, unknown>;
 
 const timeOf = (value: unknown): number => (value ? new Date(value as string).getTime() : Number.NaN);
 
+/** Tasks per page while GET /api/tasks/all streams. */
+export const ALL_TASKS_PAGE_ROWS = 1000;
+
 /**
  * Every task that is not soft-deleted, oldest first; archived ones included (this is the "all"
- * listing). Served from the fallback copy while the database is away.
+ * listing), as pages of at most ALL_TASKS_PAGE_ROWS. Each page is its own keyset query, so a slow
+ * reader holds no connection between pages; a task created while the listing runs may appear at its
+ * end. The first page is read before this returns, so a failing database is an error, not a cut
+ * stream. Served from the fallback copy while the database is away.
  */
-export async function listAllTasks(deps: Pick<Deps, 'storage'>, query: unknown): Promise<Array<Task | FallbackTask>> {
+export async function listAllTasks(deps: Pick<Deps, 'storage'>, query: unknown): Promise<AsyncIterable<ReadonlyArray<Task | FallbackTask>>> {
   const filter = parseInput(listAllTasksQuerySchema, query ?? {}, 'query');
   const since = filter.updated_since?.getTime();
   if (deps.storage.mode === 'fallback') {
-    return deps.storage.fallback.tasks.filter(
+    const tasks = deps.storage.fallback.tasks.filter(
       (t) =>
         !t.deleted_at &&
         (!filter.project_id || t.project_id === filter.project_id) &&
         (since === undefined || timeOf(t.updated_at) >= since),
     );
+    return pagesOf([tasks]);
   }
-  const { rows } = await deps.storage.db.query<Task>(listAllTasksSql, [filter.project_id ?? null, filter.updated_since ?? null]);
-  return rows;
+  const db = deps.storage.db;
+  const page = async (after: Task | undefined) =>
+    (await db.query<Task>(listAllTasksSql, [filter.project_id ?? null, filter.updated_since ?? null, after?.created_at ?? null, after?.id ?? null, ALL_TASKS_PAGE_ROWS])).rows;
+  const first = await page(undefined);
+  async function* pages(): AsyncGenerator<Task[]> {
+    for (let rows = first; rows.length; rows = rows.length === ALL_TASKS_PAGE_ROWS ? await page(rows[rows.length - 1]) : []) yield rows;
+  }
+  return pages();
 }
 
-/** Exported so that the index test can EXPLAIN exactly what the endpoint runs. */
+async function* pagesOf<T>(pages: T[][]): AsyncGenerator<T[]> {
+  yield* pages;
+}
+
+/**
+ * Exported so that the index test can EXPLAIN exactly what the endpoint runs. $4 is the last row's
+ * id; its created_at is read back from the table because a JS Date has lost the microseconds the
+ * keyset needs ($3, the Date, only stands in if that row has gone meanwhile).
+ */
 export const listAllTasksSql = `SELECT ${taskColumns} FROM tasks
   WHERE deleted_at IS NULL AND ($1::uuid IS NULL OR project_id = $1) AND ($2::timestamptz IS NULL OR updated_at >= $2)
-  ORDER BY created_at, id`;
+    AND ($4::uuid IS NULL OR (created_at, id) > (COALESCE((SELECT created_at FROM tasks WHERE id = $4), $3::timestamptz), $4))
+  ORDER BY created_at, id
+  LIMIT $5`;
 
 export async function findTask(db: Db, id: string, lock = false): Promise<Task | undefined> {
   const { rows } = await db.query<Task>(`SELECT ${taskColumns} FROM tasks WHERE id = $1${lock ? ' FOR UPDATE' : ''}`, [id]);

@@ -37,3 +37,18 @@ export function json(statusCode: number, body: unknown, headers: Record<string, 
     body: JSON.stringify(body),
   };
 }
+
+/** A JSON array response written page by page, for listings of any length. */
+export function streamedJsonArray(statusCode: number, pages: AsyncIterable<ReadonlyArray<unknown>>): HttpResult {
+  async function* chunks(): AsyncGenerator<Uint8Array> {
+    let first = true;
+    for await (const page of pages) {
+      if (!page.length) continue;
+      const items = page.map((item) => JSON.stringify(item)).join(',');
+      yield Buffer.from(first ? `[${items}` : `,${items}`);
+      first = false;
+    }
+    yield Buffer.from(first ? '[]' : ']');
+  }
+  return streamed(statusCode, chunks(), { 'content-type': 'application/json; charset=utf-8' });
+}

@@ -1,5 +1,6 @@
 import { listAllTasks } from '../../core/tasks/queries';
-import { httpHandler, json } from '../middleware/http-handler';
+import { httpHandler } from '../middleware/http-handler';
+import { streamedJsonArray } from '../middleware/responses';
 
-/** GET /api/tasks/all?project_id=&updated_since= */
-export const handler = httpHandler(async (event, app) => json(200, await listAllTasks(app.deps, event.queryStringParameters)));
+/** GET /api/tasks/all?project_id=&updated_since=: a JSON array streamed a page at a time. */
+export const handler = httpHandler(async (event, app) => streamedJsonArray(200, await listAllTasks(app.deps, event.queryStringParameters)));

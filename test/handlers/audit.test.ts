@@ -152,8 +152,10 @@ describe('filters are served by indexes', () => {
     }
     const project = '00000000-0000-4000-a000-000000000007';
     for (const [sql, params] of [
-      [listAllTasksSql, [project, null]],
-      [listAllTasksSql, [null, new Date(Date.now() - 30 * 60_000)]],
+      [listAllTasksSql, [project, null, null, null, 1000]],
+      [listAllTasksSql, [null, new Date(Date.now() - 30 * 60_000), null, null, 1000]],
+      // a later page of the unfiltered listing starts at its keyset position
+      [listAllTasksSql, [null, null, new Date(Date.now() - 600 * 60_000), '00000000-0000-4000-a000-000000000001', 1000]],
       [boardTasksSql, [project, boardColumns]],
     ] as const) {
       const text = await plan(sql, [...params]);

@@ -6,6 +6,7 @@ import workflowDispatcher from './0200_workflow_dispatcher';
 import workflowOwnerIndex from './0201_workflow_owner_index';
 import chatMessages from './0500_chat_messages';
 import runUsageByAgent from './0300_run_usage_by_agent';
+import tasksListingOrder from './0700_tasks_listing_order';
 
 /**
  * Applied in order, each once, recorded by name in schema_migrations (snapshot manifests list
@@ -20,4 +21,5 @@ export const migrations: ReadonlyArray<{ name: string; sql: string }> = [
   { name: '0500_chat_messages', sql: chatMessages },
   { name: '0300_run_usage_by_agent', sql: runUsageByAgent },
   { name: '0201_workflow_owner_index', sql: workflowOwnerIndex },
+  { name: '0700_tasks_listing_order', sql: tasksListingOrder },
 ];
