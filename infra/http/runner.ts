@@ -143,8 +143,9 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
     if (result.bodyStream) {
       res.writeHead(result.statusCode ?? 200, { ...CORS, ...headers });
       // a read failure after the headers went out can only cut the response short
-      await pipeline(Readable.from(result.bodyStream), res).catch((err: Error) => {
-        if (!res.destroyed) logger().error('streamed response failed', { requestId, error: err });
+      await pipeline(Readable.from(result.bodyStream), res).catch((err: NodeJS.ErrnoException) => {
+        // a client that went away is not a failure of ours
+        if (err.code !== 'ERR_STREAM_PREMATURE_CLOSE') logger().error('streamed response failed', { requestId, error: err });
         res.destroy();
       });
       return;

@@ -94,6 +94,19 @@ describe('restore over HTTP', () => {
     expect(received.length).toBe(String(file.length));
     const digest = (b: Buffer) => createHash('sha256').update(b).digest('hex');
     expect(digest(received.bytes)).toBe(digest(file));
+    // a client that hangs up after the first chunk leaves a server that still serves the whole file
+    await new Promise<void>((resolve, reject) => {
+      const req = http.get({ host: base.hostname, port: base.port, path: `/api/snapshots/${created.body.snapshot_id}/download` }, (res) => {
+        res.once('data', () => {
+          req.destroy();
+          resolve();
+        });
+      });
+      req.on('error', (err: NodeJS.ErrnoException) => (err.code === 'ECONNRESET' ? resolve() : reject(err)));
+    });
+    const again = await app.http('GET', `/api/snapshots/${created.body.snapshot_id}/download`);
+    expect(again.status).toBe(200);
+    expect(digest(Buffer.from(again.text))).toBe(digest(file));
     // the handler called directly (as Lambda does) collects the same bytes into its body
     const direct = await app.call('GET', `/api/snapshots/${created.body.snapshot_id}/download`);
     expect(direct.status).toBe(200);
