@@ -14,6 +14,10 @@ import { benchDatabase, report, requestsPerSecond } from './support';
  */
 export async function run(): Promise<void> {
   const database = await benchDatabase();
+  // the in-process app context reads its configuration from the environment: point it at this
+  // scenario's database, and put the environment back afterwards so that later scenarios (which
+  // take a set DATABASE_URL as theirs) do not inherit a database that is gone
+  const saved = { DATABASE_URL: process.env.DATABASE_URL, DATA_DIR: process.env.DATA_DIR, LOG_LEVEL: process.env.LOG_LEVEL };
   Object.assign(process.env, { DATABASE_URL: database.url, DATA_DIR: database.dataDir, LOG_LEVEL: 'ERROR' });
   resetConfig();
   const ctx = await createAppContext(config());
@@ -56,4 +60,9 @@ export async function run(): Promise<void> {
   await runner.close();
   await ctx.close();
   await database.close();
+  for (const [key, value] of Object.entries(saved)) {
+    if (value === undefined) delete process.env[key];
+    else process.env[key] = value;
+  }
+  resetConfig();
 }
