@@ -1,11 +1,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createAppContext, setAppContext } from '../infra/app-context';
-import { config, resetConfig } from '../infra/config';
 import { PgDb } from '../infra/db/pg-db';
 import { startRunner } from '../infra/http/runner';
 import { projectColumns } from '../core/projects/project';
-import { benchDatabase, report, requestsPerSecond } from './support';
+import { benchAppContext, benchDatabase, report, requestsPerSecond } from './support';
 
 /**
  * GET /api/health and GET /api/projects/:id through the local runner (event conversion, middy
@@ -14,14 +12,7 @@ import { benchDatabase, report, requestsPerSecond } from './support';
  */
 export async function run(): Promise<void> {
   const database = await benchDatabase();
-  // the in-process app context reads its configuration from the environment: point it at this
-  // scenario's database, and put the environment back afterwards so that later scenarios (which
-  // take a set DATABASE_URL as theirs) do not inherit a database that is gone
-  const saved = { DATABASE_URL: process.env.DATABASE_URL, DATA_DIR: process.env.DATA_DIR, LOG_LEVEL: process.env.LOG_LEVEL };
-  Object.assign(process.env, { DATABASE_URL: database.url, DATA_DIR: database.dataDir, LOG_LEVEL: 'ERROR' });
-  resetConfig();
-  const ctx = await createAppContext(config());
-  setAppContext(ctx);
+  const app = await benchAppContext(database);
   const runner = await startRunner({ host: '127.0.0.1', port: 0, largeBodyLimit: 1024 });
   const created = await fetch(`${runner.url}/api/projects`, { method: 'POST', body: JSON.stringify({ name: 'bench' }) });
   const { id } = (await created.json()) as { id: string };
@@ -58,11 +49,6 @@ export async function run(): Promise<void> {
   await new Promise<void>((r) => baseline.close(() => r()));
   await raw.close();
   await runner.close();
-  await ctx.close();
+  await app.close();
   await database.close();
-  for (const [key, value] of Object.entries(saved)) {
-    if (value === undefined) delete process.env[key];
-    else process.env[key] = value;
-  }
-  resetConfig();
 }

@@ -2,6 +2,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
+import { createAppContext, setAppContext, type AppContext } from '../infra/app-context';
+import { config, resetConfig } from '../infra/config';
 import { startEmbeddedPostgres } from '../infra/db/embedded-postgres';
 
 export const seconds = Number(process.env.BENCH_SECONDS ?? 5);
@@ -35,4 +37,28 @@ export function report(name: string, ours: number, baseline: number, unit: strin
   console.log(
     `${name.padEnd(44)} ${ours.toFixed(0).padStart(8)} ${unit}   baseline ${baseline.toFixed(0).padStart(8)} ${unit}   ratio ${ratio.toFixed(2)}${extra ? `   ${extra}` : ''}`,
   );
+}
+
+/**
+ * An in-process app context on a benchmark's database (it reads its configuration from the
+ * environment). close() stops it and puts the environment back, so that a later scenario, which
+ * takes a set DATABASE_URL as its own, does not inherit a database that is gone.
+ */
+export async function benchAppContext(database: { url: string; dataDir: string }): Promise<{ ctx: AppContext; close(): Promise<void> }> {
+  const saved = { DATABASE_URL: process.env.DATABASE_URL, DATA_DIR: process.env.DATA_DIR, LOG_LEVEL: process.env.LOG_LEVEL };
+  Object.assign(process.env, { DATABASE_URL: database.url, DATA_DIR: database.dataDir, LOG_LEVEL: 'ERROR' });
+  resetConfig();
+  const ctx = await createAppContext(config());
+  setAppContext(ctx);
+  return {
+    ctx,
+    async close() {
+      await ctx.close();
+      for (const [key, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[key];
+        else process.env[key] = value;
+      }
+      resetConfig();
+    },
+  };
 }

@@ -1,12 +1,10 @@
-import { createAppContext, setAppContext } from '../infra/app-context';
-import { config, resetConfig } from '../infra/config';
 import { PgDb } from '../infra/db/pg-db';
 import { startRunner } from '../infra/http/runner';
 import { auditPageSql, parseAuditQuery } from '../core/audit/list-audit';
 import { taskStateAtSql } from '../core/history/history';
 import { listAllTasksSql } from '../core/tasks/queries';
 import { boardColumns, boardTasksSql } from '../core/views/board';
-import { benchDatabase, report, seconds } from './support';
+import { benchAppContext, benchDatabase, report, seconds } from './support';
 
 const TASKS = Number(process.env.BENCH_TASKS ?? 50_000);
 const AUDIT_ROWS = Number(process.env.BENCH_AUDIT_ROWS ?? 500_000);
@@ -34,10 +32,7 @@ async function medianMs(work: () => Promise<unknown>): Promise<number> {
  */
 export async function run(): Promise<void> {
   const database = await benchDatabase();
-  Object.assign(process.env, { DATABASE_URL: database.url, DATA_DIR: database.dataDir, LOG_LEVEL: 'ERROR' });
-  resetConfig();
-  const ctx = await createAppContext(config());
-  setAppContext(ctx);
+  const app = await benchAppContext(database);
   const raw = new PgDb(database.url);
   const started = Date.now();
   await raw.query(
@@ -91,6 +86,6 @@ export async function run(): Promise<void> {
 
   await raw.close();
   await runner.close();
-  await ctx.close();
+  await app.close();
   await database.close();
 }
