@@ -50,6 +50,11 @@ export class PayloadTooLargeError extends DomainError {
   readonly code = 'payload_too_large';
 }
 
+/** An answer too large for an invoker that cannot stream it (a synchronous Lambda response). */
+export class ResponseTooLargeError extends DomainError {
+  readonly code = 'response_too_large';
+}
+
 /** A dependency outside the server (the agent runtime) failed. */
 export class UpstreamError extends DomainError {
   readonly code = 'upstream_failed';

@@ -6,6 +6,7 @@ export const statusByErrorCode: Readonly<Record<string, number>> = {
   not_found: 404,
   conflict: 409,
   payload_too_large: 413,
+  response_too_large: 413,
   upstream_failed: 502,
   runtime_failed: 502,
   storage_unavailable: 503,

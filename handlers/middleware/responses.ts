@@ -1,4 +1,5 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { ResponseTooLargeError } from '../../core/errors';
 
 export type HttpResult = APIGatewayProxyStructuredResultV2 & {
   statusCode: number;
@@ -20,11 +21,31 @@ export function streamed(statusCode: number, chunks: AsyncIterable<Uint8Array>, 
   return { statusCode, headers, bodyStream: chunks };
 }
 
-/** Reads a streamed body into a string, for invokers that cannot stream. */
+/**
+ * The most body a non-streaming answer carries: a synchronous Lambda response is capped at 6 MB in
+ * all, so a larger body would be lost to an opaque gateway error; this leaves room for the rest.
+ */
+export const COLLECTED_BODY_MAX_BYTES = 5.5 * 1024 * 1024;
+
+/**
+ * Reads a streamed body into a string, for invokers that cannot stream. A body beyond
+ * COLLECTED_BODY_MAX_BYTES is not sent half-way: it becomes a 413 that says where it can be had.
+ */
 export async function collectBodyStream(result: HttpResult): Promise<HttpResult> {
   if (!result.bodyStream) return result;
   const parts: Buffer[] = [];
-  for await (const chunk of result.bodyStream) parts.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+  let size = 0;
+  for await (const chunk of result.bodyStream) {
+    size += chunk.byteLength;
+    if (size > COLLECTED_BODY_MAX_BYTES) {
+      // leaving the loop closes the stream (a file, a paged query) behind it
+      throw new ResponseTooLargeError(
+        `the answer is larger than ${COLLECTED_BODY_MAX_BYTES} bytes, more than a Lambda response can carry; the local runner (npm start) streams it, or narrow the request`,
+        { limit: COLLECTED_BODY_MAX_BYTES },
+      );
+    }
+    parts.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+  }
   const { bodyStream: _consumed, ...rest } = result;
   return { ...rest, body: Buffer.concat(parts).toString('utf8') };
 }

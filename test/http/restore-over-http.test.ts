@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import http from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { COLLECTED_BODY_MAX_BYTES } from '../../handlers/middleware/responses';
 import { startTestApp, type TestApp } from '../support/test-app';
 
 const LIMIT = 20_000;
@@ -74,7 +75,7 @@ describe('restore over HTTP', () => {
   it('streams a multi-megabyte artifact byte for byte, with its Content-Length', async () => {
     // audit rows with 2 KB values: an artifact of several 1 MB read chunks
     await app.db.query(`INSERT INTO audit_log (actor, action, entity_type, entity_id, new_value)
-      SELECT 'bulk', 'created', 'thing', 'bulk-' || g, jsonb_build_object('text', repeat(md5(g::text), 64)) FROM generate_series(1, 2500) g`);
+      SELECT 'bulk', 'created', 'thing', 'bulk-' || g, jsonb_build_object('text', repeat(md5(g::text), 64)) FROM generate_series(1, 1800) g`);
     const created = await app.http('POST', '/api/snapshots', { body: { name: 'large' } });
     expect(created.status).toBe(201);
     const file = await readFile(path.join(app.ctx.config.snapshotDir, `${created.body.snapshot_id}.json`));
@@ -111,5 +112,19 @@ describe('restore over HTTP', () => {
     const direct = await app.call('GET', `/api/snapshots/${created.body.snapshot_id}/download`);
     expect(direct.status).toBe(200);
     expect(digest(Buffer.from(direct.text))).toBe(digest(file));
+
+    // beyond what a Lambda response carries, a direct call answers 413 while the runner still streams it all
+    await app.db.query(`INSERT INTO audit_log (actor, action, entity_type, entity_id, new_value)
+      SELECT 'bulk', 'created', 'thing', 'more-' || g, jsonb_build_object('text', repeat(md5(g::text), 64)) FROM generate_series(1, 1800) g`);
+    const larger = await app.http('POST', '/api/snapshots', { body: { name: 'larger' } });
+    const largerFile = await readFile(path.join(app.ctx.config.snapshotDir, `${larger.body.snapshot_id}.json`));
+    expect(largerFile.length).toBeGreaterThan(COLLECTED_BODY_MAX_BYTES);
+    const refused = await app.call('GET', `/api/snapshots/${larger.body.snapshot_id}/download`);
+    expect(refused.status).toBe(413);
+    expect(refused.body).toMatchObject({ code: 'response_too_large', limit: COLLECTED_BODY_MAX_BYTES });
+    expect(refused.body.error).toMatch(/local runner/);
+    const streamedLarger = await app.http('GET', `/api/snapshots/${larger.body.snapshot_id}/download`);
+    expect(streamedLarger.status).toBe(200);
+    expect(digest(Buffer.from(streamedLarger.text))).toBe(digest(largerFile));
   });
 });
