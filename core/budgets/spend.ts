@@ -11,12 +11,14 @@ export interface SpendQuery {
   end: Date;
 }
 
-/** Up to this many budgets, spend is summed with one filtered aggregate per budget (the probe's case). */
+/** Up to this many budgets (a dispatch's chain), runs are grouped by the budgets they count in; beyond, by day, agent and project. */
 const FILTERED_AGGREGATE_MAX = 16;
 
 /**
- * Spend of a few budgets in one pass over the runs of their windows: one FILTERed sum per budget,
- * so nothing is grouped. Scope matches as in deriveSpend.
+ * Spend of a few budgets in one pass over the runs of their windows. Each run gets one boolean per
+ * budget (does it count there?) and the runs are grouped by that vector: a handful of groups, each
+ * summed once, instead of a sum per budget and measure over every run; each budget then adds up the
+ * few groups it matches. Scope matches as in deriveSpend.
  */
 async function deriveFewSpends(db: Db, budgets: readonly SpendQuery[], from: Date, to: Date): Promise<Map<string, Spend>> {
   const params: unknown[] = [from, to];
@@ -25,28 +27,29 @@ async function deriveFewSpends(db: Db, budgets: readonly SpendQuery[], from: Dat
     return `$${params.length}`;
   };
   const scopes = new Set(budgets.map((b) => b.scope));
-  const columns = budgets.map((b, i) => {
-    const scope =
-      b.scope === 'fleet'
-        ? 'true'
-        : b.scope === 'agent'
-          ? `${runAgentSql} = ${param(b.scope_id)}`
-          : b.scope === 'department'
-            ? `ap.department_id = ${param(b.scope_id)}`
-            : `t.project_id::text = ${param(b.scope_id)}`;
-    const where = `${usageAtSql} >= ${param(b.start)} AND ${usageAtSql} < ${param(b.end)} AND ${scope}`;
-    return `sum(r.cost_estimate) FILTER (WHERE ${where}) AS usd_${i}, sum(${runTokensSql}) FILTER (WHERE ${where}) AS tokens_${i},
-            count(*) FILTER (WHERE ${where}) AS runs_${i}`;
-  });
-  const narrowing = scopes.has('fleet') ? [] : budgets.map((b) =>
-    b.scope === 'agent' ? `${runAgentSql} = ${param(b.scope_id)}` : b.scope === 'department' ? `ap.department_id = ${param(b.scope_id)}` : `t.project_id::text = ${param(b.scope_id)}`,
-  );
+  const scopeSql = (b: SpendQuery) =>
+    b.scope === 'fleet'
+      ? 'true'
+      : b.scope === 'agent'
+        ? `${runAgentSql} = ${param(b.scope_id)}`
+        : b.scope === 'department'
+          ? `coalesce(ap.department_id = ${param(b.scope_id)}, false)`
+          : `coalesce(t.project_id::text = ${param(b.scope_id)}, false)`;
+  const matches = budgets.map((b, i) => `(${usageAtSql} >= ${param(b.start)} AND ${usageAtSql} < ${param(b.end)} AND ${scopeSql(b)}) AS m_${i}`);
+  const narrowing = scopes.has('fleet') ? [] : budgets.map(scopeSql);
+  const vector = budgets.map((_, i) => `m_${i}`).join(', ');
+  // the sums over groups stay in SQL so that USD is added in numeric, exactly as one sum would
+  const totals = budgets.map((_, i) => `sum(usd) FILTER (WHERE m_${i}) AS usd_${i}, sum(tokens) FILTER (WHERE m_${i}) AS tokens_${i}, sum(runs) FILTER (WHERE m_${i}) AS runs_${i}`);
   const { rows } = await db.query<Record<string, number | null>>(
-    `SELECT ${columns.join(', ')}
-       FROM workflow_runs r
-       ${scopes.has('department') ? `LEFT JOIN agent_profiles ap ON ap.agent_id = ${runAgentSql}` : ''}
-       ${scopes.has('project') ? 'LEFT JOIN tasks t ON t.id = r.task_id' : ''}
-      WHERE ${usageAtSql} >= $1 AND ${usageAtSql} < $2 ${scopes.has('fleet') ? '' : `AND (${narrowing.join(' OR ')})`}`,
+    `SELECT ${totals.join(', ')} FROM (
+       SELECT ${vector}, sum(r.cost_estimate) AS usd, sum(${runTokensSql}) AS tokens, count(*) AS runs
+         FROM workflow_runs r
+         ${scopes.has('department') ? `LEFT JOIN agent_profiles ap ON ap.agent_id = ${runAgentSql}` : ''}
+         ${scopes.has('project') ? 'LEFT JOIN tasks t ON t.id = r.task_id' : ''}
+         CROSS JOIN LATERAL (SELECT ${matches.join(', ')}) m
+        WHERE ${usageAtSql} >= $1 AND ${usageAtSql} < $2 ${scopes.has('fleet') ? '' : `AND (${narrowing.join(' OR ')})`}
+        GROUP BY ${vector}
+     ) groups`,
     params,
   );
   const row = rows[0] ?? {};
