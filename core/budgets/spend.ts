@@ -1,5 +1,5 @@
 import type { Db } from '../ports';
-import { runAgentSql, runTokensSql, usageAtSql, usageDaySql } from '../costs/usage';
+import { roundUsd, runAgentSql, runTokensSql, usageAtSql, usageDaySql } from '../costs/usage';
 import type { BudgetScope } from './budget';
 import type { Spend } from './status';
 
@@ -53,7 +53,7 @@ async function deriveFewSpends(db: Db, budgets: readonly SpendQuery[], from: Dat
     params,
   );
   const row = rows[0] ?? {};
-  return new Map(budgets.map((b, i) => [b.id, { usd: row[`usd_${i}`] ?? 0, tokens: row[`tokens_${i}`] ?? 0, runs: row[`runs_${i}`] ?? 0 }]));
+  return new Map(budgets.map((b, i) => [b.id, { usd: roundUsd(row[`usd_${i}`] ?? 0), tokens: row[`tokens_${i}`] ?? 0, runs: row[`runs_${i}`] ?? 0 }]));
 }
 
 /**
@@ -61,6 +61,7 @@ async function deriveFewSpends(db: Db, budgets: readonly SpendQuery[], from: Dat
  * first reduced to one row per (UTC day, agent, project) — periods are whole UTC days, so no
  * precision is lost — and each budget then sums the rows of its scope by equality joins
  * (agent, the agent's department through agent_profiles, the task's project, or everything).
+ * USD is rounded to a micro-dollar (costs are double precision), so every path reads the same.
  */
 export async function deriveSpend(db: Db, budgets: readonly SpendQuery[]): Promise<Map<string, Spend>> {
   const spend = new Map<string, Spend>(budgets.map((b) => [b.id, { usd: 0, tokens: 0, runs: 0 }]));
@@ -115,6 +116,6 @@ export async function deriveSpend(db: Db, budgets: readonly SpendQuery[]): Promi
       to,
     ],
   );
-  for (const row of rows) spend.set(row.id, { usd: row.usd ?? 0, tokens: row.tokens, runs: row.runs });
+  for (const row of rows) spend.set(row.id, { usd: roundUsd(row.usd ?? 0), tokens: row.tokens, runs: row.runs });
   return spend;
 }
