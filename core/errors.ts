@@ -121,6 +121,14 @@ export class SchemaTooNewError extends DomainError {
   }
 }
 
+/** A merge restore would meet live rows holding the artifact rows' unique values: refused before any write. */
+export class UniqueClashError extends DomainError {
+  readonly code = 'unique_clash';
+  constructor(message: string, clashes: unknown[]) {
+    super('unique_clash', { message, clashes });
+  }
+}
+
 /** A restore apply failed part-way; re-sending the same restoreId resumes it (spec 02 Restore lifecycle). */
 export class RestoreFailedError extends DomainError {
   readonly code = 'restore_failed';

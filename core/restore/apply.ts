@@ -1,6 +1,6 @@
 import { OPERATOR_ACTOR } from '../actors';
 import { recordChange } from '../audit/record-change';
-import { ConflictError, DomainError, NoDatabaseError, RestoreFailedError, StorageUnavailableError } from '../errors';
+import { ConflictError, DomainError, NoDatabaseError, RestoreFailedError, StorageUnavailableError, UniqueClashError } from '../errors';
 import type { Db } from '../ports';
 import { settingByKey } from '../settings/catalog';
 import { requireDatabase, type SnapshotDeps } from '../snapshots/create-snapshot';
@@ -10,6 +10,7 @@ import { snapshotTableByName } from '../snapshots/tables';
 import { applyRequestSchema, readRestoreRequest, settingsSectionDropped, tableRows, type ArtifactLayout } from './artifact';
 import { artifactTables, RESTORE_BATCH_ROWS, restoreWarnings } from './preview';
 import { advanceSequences, classifyBatch, keepLiveSecrets, KeySet, upsertRows } from './table-diff';
+import { describeClashes, findUniqueClashes } from './unique-clashes';
 
 export type RestoreMode = 'merge' | 'replace';
 
@@ -112,6 +113,7 @@ function totalsOf(tables: Record<string, TableCounts>): TableCounts {
 /**
  * POST /api/restore/apply (spec 02 Restore lifecycle):
  * 1. validate as preview does (413, 400 invalid_manifest, 400 artifact_corrupt, 503, 409 schema_too_new),
+ *    and in merge mode refuse artifact rows that live rows' unique values would block (409 unique_clash),
  *    so a too-new or corrupt artifact writes nothing;
  * 2. open the checkpoint of restoreId: a completed one answers its stored summary with duplicate: true;
  *    a partial one resumes at its first incomplete step;
@@ -132,6 +134,15 @@ export async function applyRestore(deps: SnapshotDeps, body: ByteSource, maxByte
     let opened: { checkpoint: Checkpoint; fresh: boolean };
     try {
       warnings = (await restoreWarnings(db, layout)).map((w) => w.code);
+      if (mode === 'merge') {
+        const clashes = await findUniqueClashes(db, layout, artifactTables(layout), batchSize);
+        if (clashes.length) {
+          throw new UniqueClashError(
+            `merge refused before any write: live rows with other ids hold the unique values of ${describeClashes(clashes)}; remove or change them, or restore in replace mode`,
+            clashes,
+          );
+        }
+      }
       opened = await openCheckpoint(db, restoreId, layout.manifest.snapshot_id, mode, deps.clock.now());
     } catch (err) {
       if (err instanceof StorageUnavailableError) throw new NoDatabaseError(err.message);

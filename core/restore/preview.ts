@@ -6,6 +6,7 @@ import type { ByteSource } from '../snapshots/store';
 import { snapshotTables } from '../snapshots/tables';
 import { previewRequestSchema, readRestoreRequest, settingsSectionDropped, tableRows, type ArtifactLayout } from './artifact';
 import { classifyBatch, pkOf } from './table-diff';
+import { describeClashes, findUniqueClashes } from './unique-clashes';
 
 export const RESTORE_BATCH_ROWS = 500;
 
@@ -13,7 +14,7 @@ export const RESTORE_BATCH_ROWS = 500;
 const ACTIVE_RUN_STATUSES = ['dispatched', 'claimed', 'running'];
 
 export interface RestoreWarning {
-  code: 'target_newer' | 'active_runs' | 'settings_section_dropped';
+  code: 'target_newer' | 'active_runs' | 'settings_section_dropped' | 'unique_clash';
   message: string;
 }
 
@@ -75,6 +76,13 @@ export async function previewRestore(deps: SnapshotDeps, body: ByteSource, maxBy
       await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
       await useUtc(tx);
       const warnings = await restoreWarnings(tx, layout);
+      const clashes = await findUniqueClashes(tx, layout, artifactTables(layout), RESTORE_BATCH_ROWS);
+      if (clashes.length) {
+        warnings.push({
+          code: 'unique_clash',
+          message: `merge would be refused: live rows with other ids hold the unique values of ${describeClashes(clashes)}; replace mode removes those rows first`,
+        });
+      }
       const tables: Record<string, TablePreview> = {};
       const totals = { added: 0, updated: 0, conflicts: 0, unchanged: 0 };
       for (const table of artifactTables(layout)) {

@@ -11,15 +11,29 @@ export interface SnapshotTable {
   name: string;
   tier: 'A' | 'B' | 'C' | 'D';
   primaryKey: readonly string[];
+  /**
+   * The table's unique keys besides the primary key, as SQL over the alias `$t` (with the index's
+   * predicate, if partial): a merge restore cannot place an artifact row whose key a live row with
+   * another primary key holds. A database test checks this list against the unique indexes.
+   */
+  uniqueKeys?: ReadonlyArray<{ name: string; key: string; where?: string }>;
 }
 
 export const snapshotTables: readonly SnapshotTable[] = [
   { name: 'workflows', tier: 'A', primaryKey: ['id'] },
-  { name: 'workspaces', tier: 'A', primaryKey: ['id'] },
+  {
+    name: 'workspaces',
+    tier: 'A',
+    primaryKey: ['id'],
+    uniqueKeys: [
+      { name: 'slug', key: '$t.slug' },
+      { name: 'one default workspace', key: '$t.is_default', where: '$t.is_default' },
+    ],
+  },
   { name: 'projects', tier: 'A', primaryKey: ['id'] },
   { name: 'tasks', tier: 'A', primaryKey: ['id'] },
   { name: 'workflow_runs', tier: 'B', primaryKey: ['id'] },
-  { name: 'workflow_steps', tier: 'B', primaryKey: ['id'] },
+  { name: 'workflow_steps', tier: 'B', primaryKey: ['id'], uniqueKeys: [{ name: 'run_id and step_order', key: '$t.run_id, $t.step_order' }] },
   { name: 'workflow_approvals', tier: 'B', primaryKey: ['id'] },
   { name: 'workflow_artifacts', tier: 'B', primaryKey: ['id'] },
   { name: 'saved_views', tier: 'A', primaryKey: ['id'] },
@@ -27,8 +41,13 @@ export const snapshotTables: readonly SnapshotTable[] = [
   { name: 'agent_profiles', tier: 'A', primaryKey: ['agent_id'] },
   { name: 'workflow_templates', tier: 'B', primaryKey: ['name'] },
   { name: 'workflow_agent_routing', tier: 'B', primaryKey: ['workflow_type'] },
-  { name: 'budgets', tier: 'C', primaryKey: ['id'] },
-  { name: 'budget_events', tier: 'C', primaryKey: ['id'] },
+  {
+    name: 'budgets',
+    tier: 'C',
+    primaryKey: ['id'],
+    uniqueKeys: [{ name: 'one active budget per scope, scope_id and period', key: "$t.scope, coalesce($t.scope_id, ''), $t.period", where: '$t.active' }],
+  },
+  { name: 'budget_events', tier: 'C', primaryKey: ['id'], uniqueKeys: [{ name: 'budget_id, period_key and event_kind', key: '$t.budget_id, $t.period_key, $t.event_kind' }] },
   { name: 'action_receipts', tier: 'C', primaryKey: ['action_id'] },
   { name: 'service_catalog', tier: 'D', primaryKey: ['id'] },
   { name: 'service_requests', tier: 'D', primaryKey: ['id'] },

@@ -19,6 +19,7 @@ export const statusByErrorCode: Readonly<Record<string, number>> = {
   artifact_corrupt: 400,
   snapshot_not_found: 404,
   schema_too_new: 409,
+  unique_clash: 409,
   restore_failed: 500,
   no_database: 503,
 };

@@ -63,22 +63,30 @@ describe('restore resume', () => {
     expect(replay.body).toMatchObject({ duplicate: true, summary: resumed.body.summary });
   });
 
-  it('answers 500 restore_failed through the endpoint when a table fails, and the failure is audited', async () => {
-    const created = await app.call('POST', '/api/snapshots', { body: { name: 'clash' } });
-    // a row created after the snapshot holds a unique slug the snapshot's row needs back: merge cannot place it
+  it('answers 500 restore_failed through the endpoint when a table fails, audits the failure, and resumes with the same restoreId', async () => {
+    const created = await app.call('POST', '/api/snapshots', { body: { name: 'failing table' } });
     const artifact = JSON.parse(await readFile(path.join(app.ctx.config.snapshotDir, `${created.body.snapshot_id}.json`), 'utf8'));
     const ws = artifact.tables.workspaces[0];
+    // the merge must write the workspace back, and a fault injected in the database refuses that write
     await app.db.query(`DELETE FROM workspaces WHERE id = $1`, [ws.id]);
-    await app.db.query(`INSERT INTO workspaces (id, name, slug) VALUES ($1, 'squatter', $2)`, [randomUUID(), ws.slug]);
+    await app.db.query(`CREATE FUNCTION refuse_workspace_write() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'injected fault'; END $$`);
+    await app.db.query(`CREATE TRIGGER refuse_workspace_write BEFORE INSERT OR UPDATE ON workspaces FOR EACH ROW EXECUTE FUNCTION refuse_workspace_write()`);
     const restoreId = randomUUID();
-    const res = await app.call('POST', '/api/restore/apply', { body: { snapshot_id: created.body.snapshot_id, restoreId } });
-    expect(res.status).toBe(500);
-    expect(res.body).toMatchObject({ error: 'restore_failed', restoreId, failed_step: 'workspaces' });
-    expect(res.body.completed_tables).toEqual(['workflows']);
-    const audit = await app.db.query(`SELECT action FROM audit_log WHERE entity_id = $1`, [restoreId]);
-    expect(audit.rows).toEqual([{ action: 'restore.failed' }]);
-    // replace mode removes the squatter first, so the same snapshot restores
-    const replace = await app.call('POST', '/api/restore/apply', { body: { snapshot_id: created.body.snapshot_id, restoreId: randomUUID(), mode: 'replace' } });
-    expect(replace.status).toBe(200);
+    try {
+      const res = await app.call('POST', '/api/restore/apply', { body: { snapshot_id: created.body.snapshot_id, restoreId } });
+      expect(res.status).toBe(500);
+      expect(res.body).toMatchObject({ error: 'restore_failed', restoreId, failed_step: 'workspaces' });
+      expect(res.body.completed_tables).toEqual(['workflows']);
+      expect(JSON.stringify(res.body)).not.toContain('injected fault');
+      const audit = await app.db.query(`SELECT action FROM audit_log WHERE entity_id = $1`, [restoreId]);
+      expect(audit.rows).toEqual([{ action: 'restore.failed' }]);
+    } finally {
+      await app.db.query('DROP TRIGGER refuse_workspace_write ON workspaces');
+      await app.db.query('DROP FUNCTION refuse_workspace_write()');
+    }
+    const resumed = await app.call('POST', '/api/restore/apply', { body: { snapshot_id: created.body.snapshot_id, restoreId } });
+    expect(resumed.status).toBe(200);
+    expect(resumed.body).toMatchObject({ restoreId, duplicate: false, resumed: true });
+    expect((await app.db.query('SELECT slug FROM workspaces WHERE id = $1', [ws.id])).rows).toEqual([{ slug: ws.slug }]);
   });
 });

@@ -280,3 +280,54 @@ describe('restore write order', () => {
     }
   });
 });
+
+describe('unique keys besides the primary key', () => {
+  it('lists every unique index of the captured tables, on tables keyed by one column', async () => {
+    const { rows } = await app.db.query<{ table: string; n: number }>(
+      `SELECT c.relname AS table, count(*)::int AS n FROM pg_index i JOIN pg_class c ON c.oid = i.indrelid
+        WHERE i.indisunique AND NOT i.indisprimary AND c.relnamespace = 'public'::regnamespace GROUP BY c.relname`,
+    );
+    const indexed = Object.fromEntries(rows.filter((r) => snapshotTables.some((t) => t.name === r.table)).map((r) => [r.table, r.n]));
+    const listed = Object.fromEntries(snapshotTables.filter((t) => t.uniqueKeys?.length).map((t) => [t.name, t.uniqueKeys!.length]));
+    expect(listed).toEqual(indexed);
+    for (const t of snapshotTables.filter((x) => x.uniqueKeys?.length)) expect(t.primaryKey, t.name).toHaveLength(1);
+  });
+
+  it('refuses a merge that a live row would block before any write, warns in preview, and replace restores it', async () => {
+    const snap = await snapshot('unique clash');
+    const { rows } = await app.db.query<{ id: string; scope: string; scope_id: string; period: string }>(
+      `SELECT id, scope, scope_id, period FROM budgets WHERE active ORDER BY id LIMIT 1`,
+    );
+    const victim = rows[0]!;
+    // the operator deleted a budget and made another for the same scope and period
+    await app.db.query('DELETE FROM budgets WHERE id = $1', [victim.id]);
+    const { rows: made } = await app.db.query<{ id: string }>(
+      `INSERT INTO budgets (id, name, scope, scope_id, period, cap_usd, action_on_exceed) VALUES (gen_random_uuid(), 'replacement', $1, $2, $3, 5, 'warn') RETURNING id`,
+      [victim.scope, victim.scope_id, victim.period],
+    );
+
+    const preview = await app.call('POST', '/api/restore/preview', { body: { snapshot_id: snap.id } });
+    expect(preview.status).toBe(200);
+    expect(preview.body.warnings).toContain('unique_clash');
+    const detail = preview.body.warning_details.find((w: { code: string }) => w.code === 'unique_clash');
+    expect(detail.message).toContain(`1 row(s) of budgets (one active budget per scope, scope_id and period, e.g. ${victim.id})`);
+
+    const before = await liveTables(app.db);
+    const checkpoints = await app.db.query('SELECT count(*)::int AS n FROM restore_checkpoints');
+    const merge = await app.call('POST', '/api/restore/apply', { body: { snapshot_id: snap.id, restoreId: randomUUID() } });
+    expect(merge.status).toBe(409);
+    expect(merge.body).toMatchObject({ error: 'unique_clash', clashes: [{ table: 'budgets', rows: 1, sample: [victim.id] }] });
+    expect(merge.body.message).toMatch(/replace mode/);
+    expect(await liveTables(app.db)).toEqual(before);
+    expect((await app.db.query('SELECT count(*)::int AS n FROM restore_checkpoints')).rows).toEqual(checkpoints.rows);
+
+    const replace = await app.call('POST', '/api/restore/apply', { body: { snapshot_id: snap.id, restoreId: randomUUID(), mode: 'replace' } });
+    expect(replace.status).toBe(200);
+    const ids = (await app.db.query<{ id: string }>('SELECT id FROM budgets')).rows.map((r) => r.id);
+    expect(ids).toContain(victim.id);
+    expect(ids).not.toContain(made[0]!.id);
+    // with the clash gone, preview no longer warns
+    const clean = await app.call('POST', '/api/restore/preview', { body: { snapshot_id: snap.id } });
+    expect(clean.body.warnings).not.toContain('unique_clash');
+  });
+});
