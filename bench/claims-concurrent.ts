@@ -1,12 +1,8 @@
 import pg from 'pg';
-import type { Deps } from '../core/ports';
-import { systemClock } from '../core/ports/clock';
-import { randomIds } from '../core/ports/ids';
 import { claimRun } from '../core/workflows/run-commands';
 import { migrate } from '../infra/db/migrate';
 import { PgDb } from '../infra/db/pg-db';
-import { outboxEventBus } from '../infra/events/outbox-event-bus';
-import { benchDatabase, report } from './support';
+import { benchDatabase, benchDeps, report } from './support';
 
 /**
  * BENCH_AGENTS concurrent agents (default 50) race to claim BENCH_RUNS dispatched runs (default 1,000):
@@ -57,13 +53,7 @@ export async function run(): Promise<void> {
   await client.connect();
   const pool = new pg.Pool({ connectionString: database.url, max: poolSize });
   try {
-    const deps: Deps = {
-      storage: { mode: 'database', db, label: 'bench' },
-      clock: systemClock,
-      ids: randomIds,
-      events: outboxEventBus,
-      runtime: { stateDir: '/nonexistent', run: async () => ({ ok: true }) },
-    };
+    const deps = benchDeps(db);
     let ids = await seed(client);
     const ours = await race(ids, async (id, agent) => {
       try {

@@ -1,12 +1,8 @@
 import pg from 'pg';
-import type { Deps } from '../core/ports';
-import { systemClock } from '../core/ports/clock';
-import { randomIds } from '../core/ports/ids';
 import { tick } from '../core/workflows/dispatcher';
 import { migrate } from '../infra/db/migrate';
 import { PgDb } from '../infra/db/pg-db';
-import { outboxEventBus } from '../infra/events/outbox-event-bus';
-import { benchDatabase, report } from './support';
+import { benchDatabase, benchDeps, report } from './support';
 
 /**
  * One dispatcher tick over BENCH_QUEUED queued runs (default 10,000) and BENCH_STALE stale ones
@@ -42,13 +38,7 @@ export async function run(): Promise<void> {
   try {
     await client.query(`INSERT INTO workflow_templates (name, steps) VALUES ('bench-flow', '["a","b","c"]') ON CONFLICT DO NOTHING`);
     await client.query(`INSERT INTO workflow_agent_routing (workflow_type, agent_id) VALUES ('bench-flow', 'bench-agent') ON CONFLICT DO NOTHING`);
-    const deps: Deps = {
-      storage: { mode: 'database', db, label: 'bench' },
-      clock: systemClock,
-      ids: randomIds,
-      events: outboxEventBus,
-      runtime: { stateDir: '/nonexistent', run: async () => ({ ok: true }) },
-    };
+    const deps = benchDeps(db);
 
     await seed(client);
     let started = performance.now();
