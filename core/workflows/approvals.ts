@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { OPERATOR_ACTOR } from '../actors';
 import { recordChange } from '../audit/record-change';
 import { ConflictError, NotFoundError, ValidationError } from '../errors';
+import { pageAndTotal } from '../list-page';
 import type { Db, Deps } from '../ports';
 import { requireDb } from '../storage';
 import { jsonObjectSchema, parseId, parseInput, uuidSchema } from '../validation';
@@ -92,15 +93,20 @@ export async function requestApproval(deps: Deps, rawRunId: unknown, body: unkno
   });
 }
 
-export async function listApprovals(deps: Pick<Deps, 'storage'>, query: unknown): Promise<{ approvals: Approval[]; total: number }> {
+export async function listApprovals(deps: Pick<Deps, 'storage'>, query: unknown): Promise<{ approvals: Approval[]; total: number; truncated: boolean }> {
   const q = parseInput(listApprovalsQuerySchema, query ?? {}, 'query');
-  const { rows } = await requireDb(deps.storage).query<Approval>(
-    `SELECT ${approvalColumns} FROM workflow_approvals
-      WHERE ($1::text IS NULL OR status = $1) AND ($2::uuid IS NULL OR workflow_run_id = $2)
-      ORDER BY created_at DESC, id DESC LIMIT $3`,
-    [q.status ?? null, q.workflow_run_id ?? null, q.limit],
+  const { rows, total, truncated } = await pageAndTotal<Approval>(
+    requireDb(deps.storage),
+    {
+      select: approvalColumns,
+      from: 'workflow_approvals',
+      where: '($1::text IS NULL OR status = $1) AND ($2::uuid IS NULL OR workflow_run_id = $2)',
+      orderBy: 'created_at DESC, id DESC',
+    },
+    [q.status ?? null, q.workflow_run_id ?? null],
+    q.limit,
   );
-  return { approvals: rows, total: rows.length };
+  return { approvals: rows, total, truncated };
 }
 
 /** GET /api/approvals/pending: oldest first, optionally for one approver (after escalation, the escalated_to approver). */

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { OPERATOR_ACTOR } from '../actors';
 import { recordChange } from '../audit/record-change';
 import { ConflictError, NotFoundError, ValidationError } from '../errors';
+import { pageAndTotal } from '../list-page';
 import type { Db, Deps } from '../ports';
 import { requireDb } from '../storage';
 import { jsonObjectSchema, parseId, parseInput, uuidSchema } from '../validation';
@@ -100,15 +101,20 @@ export async function registerArtifact(deps: Deps, rawRunId: unknown, body: unkn
   });
 }
 
-export async function listArtifacts(deps: Pick<Deps, 'storage'>, query: unknown): Promise<{ artifacts: Artifact[]; total: number }> {
+export async function listArtifacts(deps: Pick<Deps, 'storage'>, query: unknown): Promise<{ artifacts: Artifact[]; total: number; truncated: boolean }> {
   const q = parseInput(listArtifactsQuerySchema, query ?? {}, 'query');
-  const { rows } = await requireDb(deps.storage).query<Artifact>(
-    `SELECT ${artifactColumns} FROM workflow_artifacts
-      WHERE ($1::uuid IS NULL OR workflow_run_id = $1) AND ($2::text IS NULL OR artifact_type = $2) AND ($3::text IS NULL OR status = $3)
-      ORDER BY created_at DESC, id DESC LIMIT $4`,
-    [q.workflow_run_id ?? null, q.artifact_type ?? null, q.status ?? null, q.limit],
+  const { rows, total, truncated } = await pageAndTotal<Artifact>(
+    requireDb(deps.storage),
+    {
+      select: artifactColumns,
+      from: 'workflow_artifacts',
+      where: '($1::uuid IS NULL OR workflow_run_id = $1) AND ($2::text IS NULL OR artifact_type = $2) AND ($3::text IS NULL OR status = $3)',
+      orderBy: 'created_at DESC, id DESC',
+    },
+    [q.workflow_run_id ?? null, q.artifact_type ?? null, q.status ?? null],
+    q.limit,
   );
-  return { artifacts: rows, total: rows.length };
+  return { artifacts: rows, total, truncated };
 }
 
 async function lockArtifact(tx: Db, id: string): Promise<Artifact> {
@@ -122,7 +128,7 @@ export async function updateArtifact(deps: Deps, rawId: unknown, body: unknown):
   const id = parseId(rawId);
   return requireDb(deps.storage).transaction(async (tx) => {
     const before = await lockArtifact(tx, id);
-    if (patch.uri !== undefined && before.artifact_type === 'url' && !/^https?:\/\//i.test(patch.uri)) {
+    if (patch.uri !== undefined && before.artifact_type === 'url' && !httpUrl(patch.uri)) {
       throw new ValidationError('uri: a url artifact keeps an http or https URL', [{ path: 'uri', message: 'must be an http or https URL' }]);
     }
     const values: Record<string, unknown> = { ...patch };

@@ -1,11 +1,15 @@
 import { NotFoundError } from '../errors';
 import type { Db, Deps } from '../ports';
 import { requireDb } from '../storage';
+import { pageAndTotal } from '../list-page';
 import { parseId, parseInput } from '../validation';
 import { recoveryRules, type StuckReason } from './recovery-rules';
 import { activeRunStatuses } from './run-status';
 import { listRunsQuerySchema, pendingRunsQuerySchema, runColumns, type WorkflowRun } from './run';
 import type { TemplateStep } from './template';
+
+/** Lists without a limit parameter (active, stuck) answer at most this many rows, with the full total. */
+const LIST_CAP = 500;
 
 export interface StepRow {
   id: string;
@@ -26,16 +30,21 @@ export interface RunDetail extends WorkflowRun {
 }
 
 /** GET /api/workflow-runs: newest first, filtered by workflow_type, status (verbatim), task_id. */
-export async function listRuns(deps: Pick<Deps, 'storage'>, query: unknown): Promise<{ runs: WorkflowRun[]; total: number }> {
+export async function listRuns(deps: Pick<Deps, 'storage'>, query: unknown): Promise<{ runs: WorkflowRun[]; total: number; truncated: boolean }> {
   const q = parseInput(listRunsQuerySchema, query ?? {}, 'query');
   const db = requireDb(deps.storage);
-  const { rows } = await db.query<WorkflowRun>(
-    `SELECT ${runColumns} FROM workflow_runs
-      WHERE ($1::text IS NULL OR workflow_type = $1) AND ($2::text IS NULL OR status = $2) AND ($3::uuid IS NULL OR task_id = $3)
-      ORDER BY created_at DESC, id DESC LIMIT $4`,
-    [q.workflow_type ?? null, q.status ?? null, q.task_id ?? null, q.limit],
+  const { rows, total, truncated } = await pageAndTotal<WorkflowRun>(
+    db,
+    {
+      select: runColumns,
+      from: 'workflow_runs',
+      where: '($1::text IS NULL OR workflow_type = $1) AND ($2::text IS NULL OR status = $2) AND ($3::uuid IS NULL OR task_id = $3)',
+      orderBy: 'created_at DESC, id DESC',
+    },
+    [q.workflow_type ?? null, q.status ?? null, q.task_id ?? null],
+    q.limit,
   );
-  return { runs: rows, total: rows.length };
+  return { runs: rows, total, truncated };
 }
 
 /** GET /api/workflow-runs/:id: the run with template_steps, ordered step rows, artifacts and approvals. */
@@ -63,26 +72,28 @@ export async function readRunDetail(db: Db, id: string): Promise<RunDetail> {
 }
 
 /** GET /api/workflow-runs/pending: dispatched runs awaiting a claim, oldest dispatch first. */
-export async function listPendingRuns(deps: Pick<Deps, 'storage'>, query: unknown): Promise<{ runs: WorkflowRun[]; total: number }> {
+export async function listPendingRuns(deps: Pick<Deps, 'storage'>, query: unknown): Promise<{ runs: WorkflowRun[]; total: number; truncated: boolean }> {
   const q = parseInput(pendingRunsQuerySchema, query ?? {}, 'query');
   const db = requireDb(deps.storage);
-  const { rows } = await db.query<WorkflowRun>(
-    `SELECT ${runColumns} FROM workflow_runs
-      WHERE status = 'dispatched' AND ($2::text IS NULL OR target_agent_id = $2)
-      ORDER BY dispatched_at, created_at, id LIMIT $1`,
-    [q.limit, q.agent_id ?? null],
+  const { rows, total, truncated } = await pageAndTotal<WorkflowRun>(
+    db,
+    { select: runColumns, from: 'workflow_runs', where: `status = 'dispatched' AND ($1::text IS NULL OR target_agent_id = $1)`, orderBy: 'dispatched_at, created_at, id' },
+    [q.agent_id ?? null],
+    q.limit,
   );
-  return { runs: rows, total: rows.length };
+  return { runs: rows, total, truncated };
 }
 
 /** GET /api/workflow-runs/active: runs still in play (queued or worked on), newest first. */
-export async function listActiveRuns(deps: Pick<Deps, 'storage'>): Promise<{ runs: WorkflowRun[]; total: number }> {
+export async function listActiveRuns(deps: Pick<Deps, 'storage'>): Promise<{ runs: WorkflowRun[]; total: number; truncated: boolean }> {
   const db = requireDb(deps.storage);
-  const { rows } = await db.query<WorkflowRun>(
-    `SELECT ${runColumns} FROM workflow_runs WHERE status = ANY($1::text[]) ORDER BY created_at DESC, id DESC LIMIT 500`,
+  const { rows, total, truncated } = await pageAndTotal<WorkflowRun>(
+    db,
+    { select: runColumns, from: 'workflow_runs', where: 'status = ANY($1::text[])', orderBy: 'created_at DESC, id DESC' },
     [activeRunStatuses],
+    LIST_CAP,
   );
-  return { runs: rows, total: rows.length };
+  return { runs: rows, total, truncated };
 }
 
 /**
@@ -96,17 +107,21 @@ export const stuckConditionSql: Record<StuckReason, string> = {
 };
 
 /** GET /api/workflow-runs/stuck: the runs the next dispatcher tick would recover, each with its stuck_reason. */
-export async function listStuckRuns(deps: Pick<Deps, 'storage' | 'clock'>): Promise<{ runs: Array<WorkflowRun & { stuck_reason: StuckReason }>; total: number }> {
+export async function listStuckRuns(deps: Pick<Deps, 'storage' | 'clock'>): Promise<{ runs: Array<WorkflowRun & { stuck_reason: StuckReason }>; total: number; truncated: boolean }> {
   const db = requireDb(deps.storage);
   const reasons = Object.entries(stuckConditionSql)
     .map(([reason, sql]) => `WHEN ${sql} THEN '${reason}'`)
     .join(' ');
-  const { rows } = await db.query<WorkflowRun & { stuck_reason: StuckReason }>(
-    `SELECT ${runColumns.split(', ').map((c) => `r.${c}`).join(', ')}, CASE ${reasons} END AS stuck_reason
-       FROM workflow_runs r LEFT JOIN workflow_agent_routing w ON w.workflow_type = r.workflow_type
-      WHERE r.status IN ('dispatched', 'claimed', 'running') AND (${Object.values(stuckConditionSql).map((s) => `(${s})`).join(' OR ')})
-      ORDER BY r.updated_at, r.id LIMIT 500`,
+  const { rows, total, truncated } = await pageAndTotal<WorkflowRun & { stuck_reason: StuckReason }>(
+    db,
+    {
+      select: `${runColumns.split(', ').map((c) => `r.${c}`).join(', ')}, CASE ${reasons} END AS stuck_reason`,
+      from: 'workflow_runs r LEFT JOIN workflow_agent_routing w ON w.workflow_type = r.workflow_type',
+      where: `r.status IN ('dispatched', 'claimed', 'running') AND (${Object.values(stuckConditionSql).map((s) => `(${s})`).join(' OR ')})`,
+      orderBy: 'r.updated_at, r.id',
+    },
     [deps.clock.now()],
+    LIST_CAP,
   );
-  return { runs: rows, total: rows.length };
+  return { runs: rows, total, truncated };
 }

@@ -109,6 +109,9 @@ describe('approvals', () => {
     expect((await app.call('GET', '/api/approvals/pending?limit=x')).status).toBe(400);
     const all = await app.call('GET', '/api/approvals?status=approved');
     expect(all.body.approvals.every((p: { status: string }) => p.status === 'approved')).toBe(true);
+    const ofRun = await app.call('GET', `/api/approvals?workflow_run_id=${run.id}&limit=10`);
+    expect(ofRun.body.approvals).toHaveLength(10);
+    expect(ofRun.body).toMatchObject({ total: 53, truncated: true }); // the escalated one and the 52 more
   });
 
   it('never answers random decision or escalation bodies with a 5xx', async () => {

@@ -44,6 +44,10 @@ describe('artifacts', () => {
     await app.call('POST', `/api/workflow-runs/${run.id}/artifacts`, { body: { session_id: run.session, artifact_type: 'text', content: 'x' } });
     const files = await app.call('GET', `/api/artifacts?workflow_run_id=${run.id}&artifact_type=file`);
     expect(files.body.artifacts.map((a: { id: string }) => a.id)).toEqual([file.body.id]);
+    expect(files.body).toMatchObject({ total: 1, truncated: false });
+    const firstOfRun = await app.call('GET', `/api/artifacts?workflow_run_id=${run.id}&limit=1`);
+    expect(firstOfRun.body).toMatchObject({ total: 2, truncated: true });
+    expect(firstOfRun.body.artifacts).toHaveLength(1);
     expect((await app.call('GET', '/api/artifacts?artifact_type=video')).status).toBe(400);
     const updated = await app.call('PATCH', `/api/artifacts/${file.body.id}`, { body: { status: 'superseded', metadata: { reviewed: true } } });
     expect(updated.body).toMatchObject({ status: 'superseded', metadata: { pages: 3, reviewed: true } });

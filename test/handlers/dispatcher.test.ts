@@ -166,6 +166,7 @@ describe('stale-run recovery (time moved by the clock)', () => {
     const stuck = await app.call('GET', '/api/workflow-runs/stuck');
     const reasons = Object.fromEntries(stuck.body.runs.map((r: { id: string; stuck_reason: string }) => [r.id, r.stuck_reason]));
     expect(reasons).toEqual({ [unclaimed.id]: 'unclaimed', [silent.id]: 'silent_claim' });
+    expect(stuck.body).toMatchObject({ total: 2, truncated: false });
   });
 });
 

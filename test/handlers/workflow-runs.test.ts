@@ -311,12 +311,19 @@ describe('run lists', () => {
     await tick(app);
     const pending = await app.call('GET', '/api/workflow-runs/pending?agent_id=lister');
     expect(pending.body.runs).toHaveLength(5);
+    // total counts every match, not the page
+    expect(pending.body).toMatchObject({ total: 7, truncated: true });
     expect(pending.body.runs.every((r: { status: string }) => r.status === 'dispatched')).toBe(true);
     expect((await app.call('GET', '/api/workflow-runs/pending?limit=0')).status).toBe(400);
     const byType = await app.call('GET', `/api/workflow-runs?workflow_type=${name}&limit=3`);
     expect(byType.body.runs).toHaveLength(3);
+    expect(byType.body).toMatchObject({ total: 7, truncated: true });
+    const allOfType = await app.call('GET', `/api/workflow-runs?workflow_type=${name}`);
+    expect(allOfType.body).toMatchObject({ total: 7, truncated: false });
     const active = await app.call('GET', '/api/workflow-runs/active');
     expect(ids.every((id) => active.body.runs.some((r: { id: string }) => r.id === id))).toBe(true);
+    expect(active.body.total).toBe(active.body.runs.length);
+    expect(active.body.truncated).toBe(false);
     expect((await app.call('GET', '/api/workflow-runs?task_id=nope')).status).toBe(400);
     expect((await app.call('GET', '/api/workflow-runs/not-a-uuid')).status).toBe(400);
   });
