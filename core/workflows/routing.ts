@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { OPERATOR_ACTOR } from '../actors';
 import { recordChange } from '../audit/record-change';
 import { NotFoundError } from '../errors';
 import type { Deps } from '../ports';
@@ -23,7 +24,7 @@ const putRouteSchema = z.strictObject({
   timeout_minutes: z.number().int('must be a whole number').min(1, 'must be at least 1').max(10_080, 'at most a week (10080)').default(60),
   actor: actorSchema,
 });
-const deleteRouteSchema = z.strictObject({ actor: actorSchema }).default({ actor: 'dashboard-operator' });
+const deleteRouteSchema = z.strictObject({ actor: actorSchema }).default({ actor: OPERATOR_ACTOR });
 
 function routeEvent(action: string, workflowType: string) {
   return { name: 'workflow-routing-updated', channel: 'stream' as const, payload: { action, workflowType } };

@@ -1,9 +1,10 @@
+import { z } from 'zod';
 import { NotFoundError } from '../errors';
-import { parseSessionKey } from '../runtime/ids';
+import { pageAndTotal } from '../list-page';
 import type { Deps } from '../ports';
+import { parseSessionKey } from '../runtime/ids';
 import { requireDb } from '../storage';
 import { parseInput } from '../validation';
-import { z } from 'zod';
 import { agentActorSchema, runColumns, sessionKeySchema, type WorkflowRun } from './run';
 import { heldRunStatuses } from './run-status';
 import { changeRun } from './run-store';
@@ -26,12 +27,17 @@ export function agentIdOfSessionKey(key: string): string | null {
 }
 
 /** GET /api/sessions/active: gateway sessions marked active on runs a session holds, most recent heartbeat first. */
-export async function listActiveSessions(deps: Pick<Deps, 'storage'>): Promise<{ sessions: ActiveSession[]; total: number }> {
-  const { rows } = await requireDb(deps.storage).query<WorkflowRun>(
-    `SELECT ${runColumns} FROM workflow_runs
-      WHERE gateway_session_active AND gateway_session_id IS NOT NULL AND status = ANY($1::text[])
-      ORDER BY heartbeat_at DESC NULLS LAST, id LIMIT 500`,
+export async function listActiveSessions(deps: Pick<Deps, 'storage'>): Promise<{ sessions: ActiveSession[]; total: number; truncated: boolean }> {
+  const { rows, total, truncated } = await pageAndTotal<WorkflowRun>(
+    requireDb(deps.storage),
+    {
+      select: runColumns,
+      from: 'workflow_runs',
+      where: 'gateway_session_active AND gateway_session_id IS NOT NULL AND status = ANY($1::text[])',
+      orderBy: 'heartbeat_at DESC NULLS LAST, id',
+    },
     [heldRunStatuses],
+    500,
   );
   const sessions = rows.map((r) => ({
     session_key: r.gateway_session_id!,
@@ -44,7 +50,7 @@ export async function listActiveSessions(deps: Pick<Deps, 'storage'>): Promise<{
     heartbeat_at: r.heartbeat_at,
     claimed_at: r.claimed_at,
   }));
-  return { sessions, total: sessions.length };
+  return { sessions, total, truncated };
 }
 
 const sessionHeartbeatSchema = z.strictObject({ actor: agentActorSchema }).default({});
