@@ -1,3 +1,4 @@
+import { OPERATOR_ACTOR } from '../actors';
 import { recordChange } from '../audit/record-change';
 import { ConflictError, NotFoundError, ValidationError } from '../errors';
 import type { Db, Deps } from '../ports';
@@ -238,7 +239,7 @@ export async function patchRun(deps: Deps, rawId: unknown, body: unknown): Promi
     if (input.gateway_session_id !== undefined) set.gateway_session_id = input.gateway_session_id;
     if (input.gateway_session_active !== undefined) set.gateway_session_active = input.gateway_session_active;
     if (input.metadata !== undefined) set.metadata = { ...run.metadata, ...input.metadata };
-    return changeRun(deps, tx, run, { actor: input.actor ?? run.owner_agent_id ?? 'dashboard-operator', action: 'updated', set });
+    return changeRun(deps, tx, run, { actor: input.actor ?? run.owner_agent_id ?? OPERATOR_ACTOR, action: 'updated', set });
   });
 }
 

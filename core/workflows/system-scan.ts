@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { OPERATOR_ACTOR } from '../actors';
 import { recordChange } from '../audit/record-change';
 import { ConflictError, NotFoundError, ValidationError } from '../errors';
 import type { Deps } from '../ports';
@@ -19,7 +20,7 @@ const runScanSchema = z
     max_suggestions: z.number().int('must be a whole number').min(1, 'must be at least 1').max(50, 'must be at most 50').default(10),
     actor: actorSchema,
   })
-  .default({ max_suggestions: 10, actor: 'dashboard-operator' });
+  .default({ max_suggestions: 10, actor: OPERATOR_ACTOR });
 
 const followUpSchema = z.strictObject({
   run_id: uuidSchema,
