@@ -43,7 +43,10 @@ async function changeEverything(createdAt: string, tag: string) {
       [before],
     );
   }
-  await app.db.query(`UPDATE tasks SET title = title || ' (edited)', updated_at = $1 WHERE title = 't base 2'`, [before]);
+  // a stamp of its own: were it the one above and this the row stamped there, the touch trigger would
+  // see an unchanged updated_at and stamp now(), turning "updated" into "conflict" (1 run in 12)
+  const editedAt = new Date(Date.parse(before) - 60_000).toISOString();
+  await app.db.query(`UPDATE tasks SET title = title || ' (edited)', updated_at = $1 WHERE title = 't base 2'`, [editedAt]);
   await app.db.query(`UPDATE projects SET name = name || ' (renamed later)', updated_at = now() + interval '1 hour' WHERE id = (SELECT id FROM projects ORDER BY id LIMIT 1 OFFSET 2)`);
   await app.db.query(`DELETE FROM workflow_artifacts WHERE id = (SELECT id FROM workflow_artifacts ORDER BY id LIMIT 1)`);
   await app.db.query(`DELETE FROM tasks WHERE title = 't base 12'`);
