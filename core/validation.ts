@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ValidationError, type ValidationIssue } from './errors';
 
 function issuesOf(error: z.ZodError, what: string): ValidationIssue[] {

@@ -1,6 +1,6 @@
 import { homedir } from 'node:os';
 import path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * The environment of ../shared/operating-contract.md, read and validated once.

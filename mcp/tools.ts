@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { TaskServerClient, UpstreamReply } from './task-server-client';
 import { argumentsObject, flag, integerFrom, isoDay, oneOf, optionalText, requiredText, uuidArgument } from './tool-arguments';
 

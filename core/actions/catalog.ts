@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { GovernanceAction } from '../workflows/governance';
 import { jsonObjectSchema, uuidSchema } from '../validation';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { OPERATOR_ACTOR } from '../actors';
 import type { ValidationIssue } from '../errors';
 import { canonicalJson, sha256Hex } from '../snapshots/canonical-json';

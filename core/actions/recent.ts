@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { answeringValidation, degradable, type Answer } from '../costs/availability';
 import type { Deps } from '../ports';
 import { parseInput } from '../validation';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const budgetScopes = ['agent', 'department', 'project', 'fleet'] as const;
 export const budgetPeriods = ['daily', 'weekly', 'monthly'] as const;

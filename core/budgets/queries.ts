@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { answeringValidation, degradable, type Answer } from '../costs/availability';
 import { ValidationError } from '../errors';
 import type { Db, Deps } from '../ports';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Deps } from '../ports';
 import { parseInput } from '../validation';
 import { answeringValidation, degradable, type Answer } from './availability';

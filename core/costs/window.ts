@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { addDays, utcDayStart } from './usage';
 
 export const MIN_WINDOW_DAYS = 1;

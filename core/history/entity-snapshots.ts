@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Db } from '../ports';
 import { projectColumns } from '../projects/project';
 import { redactSecrets } from '../secrets/redact';

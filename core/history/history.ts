@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { auditColumns, type AuditRecord } from '../audit/audit-record';
 import { auditWhere } from '../audit/list-audit';
 import { NotFoundError, ValidationError } from '../errors';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { recordChange } from '../audit/record-change';
 import { OPERATOR_ACTOR } from '../actors';
 import { NotFoundError, ValidationError } from '../errors';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { OPERATOR_ACTOR } from '../actors';
 import { auditColumns, type AuditRecord } from '../audit/audit-record';
 import { recordChange } from '../audit/record-change';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { NotFoundError } from '../errors';
 import type { Db, Deps } from '../ports';
 import { parseId, parseInput, uuidSchema } from '../validation';

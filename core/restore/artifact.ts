@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ArtifactCorruptError, InvalidManifestError, PayloadTooLargeError, ValidationError, type ValidationIssue } from '../errors';
 import { isPasswordSetting } from '../settings/catalog';
 import { canonicalJson } from '../snapshots/canonical-json';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { NotFoundError, RuntimeCallError, ValidationError } from '../errors';
 import type { Deps } from '../ports';
 import type { RuntimeStateFiles, TranscriptStream } from '../ports/runtime';

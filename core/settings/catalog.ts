@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * The settings schema. `source: 'config'` keys are operator preferences (the only ones snapshots

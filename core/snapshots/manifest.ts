@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Spec 02 "Snapshot artifact (version 1)": the manifest that heads every artifact. */
 export const ARTIFACT_VERSION = 1;

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { auditColumns, type AuditRecord } from '../audit/audit-record';
 import { NotFoundError } from '../errors';
 import type { Db, Deps } from '../ports';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Deps } from '../ports';
 import { pageQuery, pagination } from '../query-params';
 import { requireDb } from '../storage';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Db, Deps } from '../ports';
 import type { Project } from '../projects/project';
 import { requireDb } from '../storage';

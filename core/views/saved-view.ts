@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { uuidSchema } from '../validation';
 
 /** Spec 01 Saved view `filters`: exactly these keys, these values. */

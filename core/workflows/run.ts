@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { OPERATOR_ACTOR } from '../actors';
 import { jsonObjectSchema, uuidSchema } from '../validation';
 import { sessionKeySchema } from '../runtime/ids';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { NotFoundError } from '../errors';
 import { pageAndTotal } from '../list-page';
 import type { Deps } from '../ports';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Spec 01 "Workflow template": name matches [a-z0-9-]+; steps are plain strings or objects. */
 export const templateNameSchema = z
