@@ -1,4 +1,5 @@
 import type { Db, Deps } from '../ports';
+import { redactSecrets } from '../secrets/redact';
 
 export type ReceiptOutcome = 'executed' | 'rejected_governance' | 'failed';
 
@@ -20,6 +21,11 @@ export function actionUpdate(receipt: Receipt) {
   return { name: 'action-update', payload: receipt, channel: 'stream' as const };
 }
 
+/** A receipt is read back by GET /api/actions/recent and streamed: its detail is stored redacted. */
+function receiptDetailJson(detail: Record<string, unknown>): string {
+  return JSON.stringify(redactSecrets(detail));
+}
+
 export async function findReceipt(db: Db, actionId: string): Promise<Receipt | undefined> {
   const { rows } = await db.query<Receipt>(`SELECT ${receiptColumns} FROM action_receipts WHERE action_id = $1`, [actionId]);
   return rows[0];
@@ -39,7 +45,7 @@ export async function insertReceipt(
     `INSERT INTO action_receipts (action_id, kind, target_id, params_hash, actor, outcome, rollback_hint, detail, created_at, updated_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9)
      ON CONFLICT (action_id) DO NOTHING RETURNING ${receiptColumns}`,
-    [r.action_id, r.kind, r.target_id, r.params_hash, r.actor, r.outcome, r.rollback_hint, JSON.stringify(r.detail), deps.clock.now()],
+    [r.action_id, r.kind, r.target_id, r.params_hash, r.actor, r.outcome, r.rollback_hint, receiptDetailJson(r.detail), deps.clock.now()],
   );
   if (rows[0]) await deps.events.publish(db, actionUpdate(rows[0]));
   return rows[0];
@@ -57,7 +63,7 @@ export async function settleReceipt(
   const { rows } = await db.query<Receipt>(
     `UPDATE action_receipts SET outcome = $2, rollback_hint = $3, detail = $4, updated_at = $5
       WHERE action_id = $1 AND outcome IS NULL RETURNING ${receiptColumns}`,
-    [actionId, outcome, rollbackHint, JSON.stringify(detail), at],
+    [actionId, outcome, rollbackHint, receiptDetailJson(detail), at],
   );
   return rows[0];
 }

@@ -1,4 +1,5 @@
 import type { Clock, Db, DomainEvent, EventBus, Ids } from '../ports';
+import { redactSecrets } from '../secrets/redact';
 
 export interface Change {
   actor: string;
@@ -16,9 +17,11 @@ export interface Change {
 
 /**
  * The one way a mutation leaves its traces, inside the mutation's own transaction:
- * 1. an audit row (who, what, before and after);
- * 2. a per-entity state snapshot of the entity as it now stands (or stood, when deleted);
- * 3. the change event on the bus.
+ * 1. an audit row (who, what, before and after), secret-keyed values redacted: the trail is a copy
+ *    that travels (history, exports, webhooks), unlike the entity;
+ * 2. a per-entity state snapshot of the entity as it now stands (or stood, when deleted), whole,
+ *    so that a revert restores real values (its readers redact it on the way out);
+ * 3. the change event on the bus (the bus redacts every payload it writes).
  */
 export async function recordChange(
   deps: { clock: Clock; ids: Ids; events: EventBus },
@@ -37,8 +40,8 @@ export async function recordChange(
       change.entityId,
       change.projectId ?? null,
       change.taskId ?? null,
-      jsonOrNull(change.oldValue),
-      jsonOrNull(change.newValue),
+      auditJson(change.oldValue),
+      auditJson(change.newValue),
     ],
   );
   const state = change.newValue ?? change.oldValue;
@@ -52,6 +55,7 @@ export async function recordChange(
   if (change.event) await deps.events.publish(tx, change.event);
 }
 
-function jsonOrNull(value: unknown): string | null {
-  return value === undefined || value === null ? null : JSON.stringify(value);
+/** An audit value as stored: JSON text with secret-keyed values redacted (spec 02 secrets policy). */
+export function auditJson(value: unknown): string | null {
+  return value === undefined || value === null ? null : JSON.stringify(redactSecrets(value));
 }

@@ -5,7 +5,7 @@ import { recordChange } from '../audit/record-change';
 import { ValidationError } from '../errors';
 import type { Db, Deps } from '../ports';
 import { projectColumns, projectStatusSchema } from '../projects/project';
-import { redactSecrets } from '../secrets/redact';
+import { REDACTED, redactSecrets, withStoredSecrets } from '../secrets/redact';
 import { settingByKey, snapshotSettingKeys } from '../settings/catalog';
 import { requireDb } from '../storage';
 import { assertAcyclicFrom } from '../tasks/graph';
@@ -197,18 +197,21 @@ export async function importLegacy(deps: Pick<Deps, 'storage' | 'clock' | 'ids' 
   const db = requireDb(deps.storage);
   const now = deps.clock.now();
   const imported = { projects: doc.projects?.length ?? 0, tasks: doc.tasks?.length ?? 0, workflows: doc.workflows?.length ?? 0, auditLog: 0 };
+  const secretsDropped: string[] = [];
   await db.transaction(async (tx) => {
+    // read before a replace empties the tables: an exported "[REDACTED]" must not erase the stored secret
+    const workflows = await keepStoredSecrets(tx, 'workflows', doc.workflows ?? [], secretsDropped);
+    const projects = await keepStoredSecrets(tx, 'projects', doc.projects ?? [], secretsDropped);
+    const tasks = await keepStoredSecrets(tx, 'tasks', doc.tasks ?? [], secretsDropped);
     if (doc.mode === 'replace') {
       if (doc.tasks) await tx.query('DELETE FROM tasks');
       if (doc.projects) await tx.query('DELETE FROM projects');
       if (doc.workflows) await tx.query('DELETE FROM workflows');
     }
     const workflowCols = workflowColumns.split(', ');
-    await upsertRows(tx, 'workflows', workflowCols, doc.workflows ?? [], now);
-    const projects = doc.projects ?? [];
+    await upsertRows(tx, 'workflows', workflowCols, workflows, now);
     await assertReferences(tx, [...new Set(projects.flatMap((p) => (p.default_workflow_id ? [p.default_workflow_id] : [])))], 'workflows', 'projects.default_workflow_id');
     await upsertRows(tx, 'projects', projectColumns.split(', ').filter((c) => c !== 'workspace_id'), projects, now);
-    const tasks = doc.tasks ?? [];
     await assertReferences(tx, [...new Set(tasks.map((t) => t.project_id))], 'projects', 'tasks.project_id');
     const taskIds = new Set(tasks.map((t) => t.id));
     const outside = [...new Set(tasks.flatMap((t) => [...(t.parent_task_id ? [t.parent_task_id] : []), ...t.dependency_ids]))].filter((id) => !taskIds.has(id));
@@ -223,7 +226,7 @@ export async function importLegacy(deps: Pick<Deps, 'storage' | 'clock' | 'ids' 
                                                    task_id uuid, project_id uuid, old_value jsonb, new_value jsonb)
           WHERE NOT EXISTS (SELECT 1 FROM audit_log a WHERE a.timestamp = r.timestamp AND a.actor = r.actor AND a.action = r.action
                               AND a.entity_type = r.entity_type AND a.entity_id IS NOT DISTINCT FROM r.entity_id)`,
-        [JSON.stringify(doc.auditLog)],
+        [JSON.stringify(redactSecrets(doc.auditLog))],
       );
       imported.auditLog = rowCount;
     }
@@ -240,9 +243,25 @@ export async function importLegacy(deps: Pick<Deps, 'storage' | 'clock' | 'ids' 
       action: 'imported',
       entityType: 'legacy_import',
       entityId: deps.ids.uuid(),
-      newValue: { mode: doc.mode, version: doc.version, imported, settings: settings.map(([k]) => k), warnings },
+      newValue: { mode: doc.mode, version: doc.version, imported, settings: settings.map(([k]) => k), secretsDropped, warnings },
       event: { name: 'import:completed', payload: { mode: doc.mode, imported }, channel: 'events' },
     });
   });
-  return { imported, mode: doc.mode, ...(warnings.length ? { warnings } : {}) };
+  return { imported, mode: doc.mode, ...(secretsDropped.length ? { secretsDropped } : {}), ...(warnings.length ? { warnings } : {}) };
+}
+
+/**
+ * Rows of an import with every redaction marker resolved against the stored row of the same id:
+ * the stored secret is kept, and a marker with nothing stored behind it is left out and named
+ * (`<table>/<id>: <path>`) in `dropped`.
+ */
+async function keepStoredSecrets<T extends { id: string }>(tx: Db, table: 'workflows' | 'projects' | 'tasks', rows: T[], dropped: string[]): Promise<T[]> {
+  if (!rows.some((row) => JSON.stringify(row).includes(REDACTED))) return rows;
+  const { rows: stored } = await tx.query<Record<string, unknown> & { id: string }>(`SELECT * FROM ${table} WHERE id::text = ANY($1::text[])`, [rows.map((r) => r.id)]);
+  const byId = new Map(stored.map((r) => [String(r.id), r]));
+  return rows.map((row) => {
+    const resolved = withStoredSecrets(row, byId.get(row.id));
+    dropped.push(...resolved.dropped.map((p) => `${table}/${row.id}: ${p}`));
+    return resolved.value as T;
+  });
 }

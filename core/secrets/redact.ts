@@ -25,3 +25,30 @@ export function redactSecrets<T>(value: T): T {
   }
   return value;
 }
+
+/**
+ * The inverse direction, for data coming back in (import): a redaction marker under a secret key
+ * never overwrites a stored value. Where `stored` holds the key, its value is kept; where it does
+ * not, the key is left out and its dotted path reported in `dropped`, so a marker is never stored
+ * as if it were the secret.
+ */
+export function withStoredSecrets(incoming: unknown, stored: unknown, path = ''): { value: unknown; dropped: string[] } {
+  const dropped: string[] = [];
+  const walk = (value: unknown, live: unknown, at: string): unknown => {
+    if (Array.isArray(value)) return value.map((item, i) => walk(item, Array.isArray(live) ? live[i] : undefined, `${at}[${i}]`));
+    if (value === null || typeof value !== 'object') return value;
+    const liveObject = live !== null && typeof live === 'object' && !Array.isArray(live) ? (live as Record<string, unknown>) : undefined;
+    const out: Record<string, unknown> = {};
+    for (const [key, inner] of Object.entries(value as Record<string, unknown>)) {
+      const keyPath = at ? `${at}.${key}` : key;
+      if (inner === REDACTED && isSecretKey(key)) {
+        if (liveObject && key in liveObject) out[key] = liveObject[key];
+        else dropped.push(keyPath);
+      } else {
+        out[key] = walk(inner, liveObject?.[key], keyPath);
+      }
+    }
+    return out;
+  };
+  return { value: walk(incoming, stored, path), dropped };
+}

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { OPERATOR_ACTOR } from '../actors';
 import type { Db, Deps } from '../ports';
+import { auditJson } from '../audit/record-change';
 import { requireDb } from '../storage';
 import { parseInput } from '../validation';
 
@@ -31,7 +32,7 @@ const telemetrySchema = z.strictObject({
 async function appendAuditRow(db: Db, at: Date, action: string, entityType: string, entityId: string, value: unknown): Promise<number> {
   const { rows } = await db.query<{ id: number }>(
     `INSERT INTO audit_log (timestamp, actor, action, entity_type, entity_id, new_value) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`,
-    [at, OPERATOR_ACTOR, action, entityType, entityId, JSON.stringify(value)],
+    [at, OPERATOR_ACTOR, action, entityType, entityId, auditJson(value)],
   );
   return rows[0]!.id;
 }

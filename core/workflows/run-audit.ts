@@ -1,4 +1,5 @@
 import type { Db, Deps } from '../ports';
+import { redactSecrets } from '../secrets/redact';
 import type { WorkflowRun } from './run';
 
 /**
@@ -19,7 +20,8 @@ export async function recordRunBatch(
   const at = deps.clock.now();
   const rows = changes.map(({ before, after }) => {
     const [old, next] = changedFields(before, after);
-    return { id: after.id, snapshot_id: deps.ids.uuid(), task_id: after.task_id, old, new: next, state: after };
+    // the audit row is redacted like recordChange's; the snapshot stays whole for reverts
+    return { id: after.id, snapshot_id: deps.ids.uuid(), task_id: after.task_id, old: redactSecrets(old), new: redactSecrets(next), state: after };
   });
   await tx.query(
     `WITH x AS (SELECT * FROM jsonb_to_recordset($4::jsonb) AS x(id text, snapshot_id uuid, task_id uuid, old jsonb, new jsonb, state jsonb)),
