@@ -137,6 +137,14 @@ export class RestoreFailedError extends DomainError {
   }
 }
 
+/** Another request is applying the same restoreId right now; re-send it once that one answers. */
+export class RestoreInProgressError extends DomainError {
+  readonly code = 'restore_in_progress';
+  constructor(restoreId: string) {
+    super('restore_in_progress', { message: `restore ${restoreId} is being applied by another request; re-send it once that one has answered`, restoreId });
+  }
+}
+
 /** An action the caller asked for ran and failed (spec 01: a cron run-now or a job-file write answers 500). */
 export class ExecutionFailedError extends DomainError {
   readonly code = 'execution_failed';

@@ -1,6 +1,6 @@
 import { OPERATOR_ACTOR } from '../actors';
 import { recordChange } from '../audit/record-change';
-import { ConflictError, DomainError, NoDatabaseError, RestoreFailedError, StorageUnavailableError, UniqueClashError } from '../errors';
+import { ConflictError, DomainError, NoDatabaseError, RestoreFailedError, RestoreInProgressError, StorageUnavailableError, UniqueClashError } from '../errors';
 import type { Db } from '../ports';
 import { settingByKey } from '../settings/catalog';
 import { requireDatabase, type SnapshotDeps } from '../snapshots/create-snapshot';
@@ -128,6 +128,7 @@ export async function applyRestore(deps: SnapshotDeps, body: ByteSource, maxByte
   const { request, layout } = await readRestoreRequest(deps, body, maxBytes, applyRequestSchema);
   const batchSize = options.batchSize ?? RESTORE_BATCH_ROWS;
   const { restoreId, mode } = request;
+  let release: (() => Promise<void>) | undefined;
   try {
     const db = requireDatabase(deps);
     let warnings: string[];
@@ -143,6 +144,7 @@ export async function applyRestore(deps: SnapshotDeps, body: ByteSource, maxByte
           );
         }
       }
+      release = await holdRestoreLock(db, restoreId);
       opened = await openCheckpoint(db, restoreId, layout.manifest.snapshot_id, mode, deps.clock.now());
     } catch (err) {
       if (err instanceof StorageUnavailableError) throw new NoDatabaseError(err.message);
@@ -250,8 +252,36 @@ export async function applyRestore(deps: SnapshotDeps, body: ByteSource, maxByte
       throw new RestoreFailedError(restoreId, current, `${explanation}; re-send the same restoreId to resume`, [...done]);
     }
   } finally {
+    await release?.();
     await layout.source.close();
   }
+}
+
+/**
+ * One apply per restoreId at a time: a transaction-scoped advisory lock held, on a connection of
+ * its own, until the returned release is called. A duplicate that finds it taken gets 409
+ * restore_in_progress before touching the checkpoint, so it writes nothing (no failure row). If
+ * the process dies, its connection closes and the database drops the lock, so a resume is never
+ * blocked by a dead holder. The lock is taken before the checkpoint is read, so a duplicate
+ * arriving just after completion reads the completed checkpoint and answers the stored summary.
+ */
+async function holdRestoreLock(db: Db, restoreId: string): Promise<() => Promise<void>> {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let signal!: (held: boolean) => void;
+  const acquired = new Promise<boolean>((resolve) => (signal = resolve));
+  const holding = db.transaction(async (tx) => {
+    const { rows } = await tx.query<{ held: boolean }>(`SELECT pg_try_advisory_xact_lock(hashtext('task_server.restore'), hashtext($1)) AS held`, [restoreId]);
+    signal(rows[0]!.held);
+    if (rows[0]!.held) await released;
+  });
+  // a failure before the answer (database gone) rejects here; after it, release() reports nothing
+  const held = await Promise.race([acquired, holding.then(() => false)]);
+  if (!held) throw new RestoreInProgressError(restoreId);
+  return async () => {
+    release();
+    await holding.catch(() => undefined);
+  };
 }
 
 async function recordFailure(deps: SnapshotDeps, db: Db, restoreId: string, step: string, err: unknown, actor: string): Promise<void> {

@@ -21,5 +21,6 @@ export const statusByErrorCode: Readonly<Record<string, number>> = {
   schema_too_new: 409,
   unique_clash: 409,
   restore_failed: 500,
+  restore_in_progress: 409,
   no_database: 503,
 };
