@@ -137,6 +137,24 @@ export class RestoreFailedError extends DomainError {
   }
 }
 
+/** Why a snapshot artifact could not be written, without any path (spec 02 secrets policy covers messages too). */
+export type SnapshotWriteFailure = 'disk_full' | 'read_only' | 'permission_denied' | 'io_error';
+
+const snapshotWriteExplanations: Record<SnapshotWriteFailure, string> = {
+  disk_full: 'the snapshot disk is full',
+  read_only: 'the snapshot folder is on a read-only file system',
+  permission_denied: 'the server may not write into the snapshot folder',
+  io_error: 'the snapshot folder could not be written',
+};
+
+/** The artifact store refused the write (disk full, read-only, …); nothing was kept. */
+export class SnapshotWriteFailedError extends DomainError {
+  readonly code = 'snapshot_write_failed';
+  constructor(readonly reason: SnapshotWriteFailure) {
+    super('snapshot_write_failed', { message: `${snapshotWriteExplanations[reason]}; nothing was written`, reason });
+  }
+}
+
 /** Another request is applying the same restoreId right now; re-send it once that one answers. */
 export class RestoreInProgressError extends DomainError {
   readonly code = 'restore_in_progress';

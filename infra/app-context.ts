@@ -11,6 +11,7 @@ import { PgDb } from './db/pg-db';
 import { outboxEventBus } from './events/outbox-event-bus';
 import { logger } from './logger';
 import { cliRuntime } from './runtime/cli-runtime';
+import { removeStaleWorkFiles } from './snapshots/file-store';
 
 /** What the storage section of /api/health reports. */
 export interface StorageInfo {
@@ -64,6 +65,9 @@ export async function createAppContext(
   let reconnectTimer: NodeJS.Timeout | undefined;
   const storageInfo: StorageInfo = { kind: cfg.databaseUrl ? 'external' : 'embedded', version: null, note: null };
   await installModelPricesFrom(cfg.modelPricesFile);
+  // a write killed mid-way leaves its work files; repeated crashes would pile them up
+  const stale = await removeStaleWorkFiles(cfg.snapshotDir, new Date());
+  if (stale.length) log.info('removed work files of interrupted snapshot writes', { count: stale.length });
   const deps: Deps = {
     storage: { mode: 'fallback', fallback: { savedAt: null, projects: [], tasks: [] }, label: 'starting', reason: 'starting' },
     clock: systemClock,

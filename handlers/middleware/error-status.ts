@@ -22,5 +22,6 @@ export const statusByErrorCode: Readonly<Record<string, number>> = {
   unique_clash: 409,
   restore_failed: 500,
   restore_in_progress: 409,
+  snapshot_write_failed: 507,
   no_database: 503,
 };

@@ -1,6 +1,7 @@
 import { constants } from 'node:fs';
-import { lstat, mkdir, open, readdir, rename, unlink, type FileHandle } from 'node:fs/promises';
+import { lstat, mkdir, open, readdir, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
+import { SnapshotWriteFailedError, type SnapshotWriteFailure } from '../../core/errors';
 import type { ArtifactWriter, ByteSource, SnapshotStore, StoredArtifact } from '../../core/snapshots/store';
 
 /**
@@ -14,6 +15,53 @@ const COPY_CHUNK = 1 << 20;
 
 export function isSnapshotId(id: string): boolean {
   return SNAPSHOT_ID.test(id);
+}
+
+/** The work files of a write: `.<id>.body.tmp` (the body) and `.<id>.tmp` (the artifact before its rename). */
+const WORK_FILE = /^\.([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(\.body)?\.tmp$/;
+
+const failureByErrno: Record<string, SnapshotWriteFailure> = {
+  ENOSPC: 'disk_full',
+  EDQUOT: 'disk_full',
+  EFBIG: 'disk_full',
+  EROFS: 'read_only',
+  EACCES: 'permission_denied',
+  EPERM: 'permission_denied',
+};
+
+/** A file-system failure of a write becomes a domain error that names the condition and no path. */
+async function writing<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException)?.code;
+    if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) throw new SnapshotWriteFailedError(failureByErrno[code] ?? 'io_error');
+    throw err;
+  }
+}
+
+/**
+ * Removes work files a crashed write left behind (kill -9 during POST /api/snapshots), at start.
+ * Only files untouched for `graceMs` go: a write in flight in another process sharing the folder
+ * touches its files at least every megabyte. Returns the names removed.
+ */
+export async function removeStaleWorkFiles(dir: string, now: Date, graceMs = 60_000): Promise<string[]> {
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return [];
+  }
+  const removed: string[] = [];
+  for (const name of names) {
+    if (!WORK_FILE.test(name)) continue;
+    const file = path.join(dir, name);
+    const info = await stat(file).catch(() => undefined);
+    if (!info?.isFile() || now.getTime() - info.mtimeMs < graceMs) continue;
+    await removeQuietly(file);
+    removed.push(name);
+  }
+  return removed;
 }
 
 async function removeQuietly(file: string): Promise<void> {
@@ -59,10 +107,14 @@ class FileArtifactWriter implements ArtifactWriter {
   async write(text: string): Promise<void> {
     this.pending.push(text);
     this.pendingBytes += text.length;
-    if (this.pendingBytes >= FLUSH_BYTES) await this.flush();
+    if (this.pendingBytes >= FLUSH_BYTES) await writing(() => this.flush());
   }
 
-  async commit(head: string, tail: string): Promise<{ sizeBytes: number }> {
+  commit(head: string, tail: string): Promise<{ sizeBytes: number }> {
+    return writing(() => this.commitFiles(head, tail));
+  }
+
+  private async commitFiles(head: string, tail: string): Promise<{ sizeBytes: number }> {
     await this.flush();
     await this.body!.close();
     this.body = undefined;
@@ -132,9 +184,11 @@ export function fileSnapshotStore(dir: string): SnapshotStore {
   return {
     async createWriter(id) {
       if (!isSnapshotId(id)) throw new Error(`not a snapshot id: ${id}`);
-      await mkdir(dir, { recursive: true });
-      const body = await open(path.join(dir, `.${id}.body.tmp`), 'wx');
-      return new FileArtifactWriter(dir, id, body);
+      return writing(async () => {
+        await mkdir(dir, { recursive: true });
+        const body = await open(path.join(dir, `.${id}.body.tmp`), 'wx');
+        return new FileArtifactWriter(dir, id, body);
+      });
     },
     async list() {
       let names: string[];
