@@ -36,10 +36,19 @@ export interface AppContext {
 
 const RECONNECT_INTERVAL_MS = 5_000;
 
-async function connectAndMigrate(url: string): Promise<{ db: PgDb; version: string }> {
-  const db = new PgDb(url);
+/**
+ * Migrations run on a connection of their own without the statement limit (an index build on a
+ * large table may take minutes); the service's pool then carries the configured timeouts.
+ */
+async function connectAndMigrate(url: string, cfg: Pick<Config, 'dbConnectTimeoutMs' | 'dbStatementTimeoutMs'>): Promise<{ db: PgDb; version: string }> {
+  const migrator = new PgDb(url, { max: 1, connectTimeoutMs: cfg.dbConnectTimeoutMs });
   try {
-    await migrate(db);
+    await migrate(migrator);
+  } finally {
+    await migrator.close().catch(() => undefined);
+  }
+  const db = new PgDb(url, { connectTimeoutMs: cfg.dbConnectTimeoutMs, statementTimeoutMs: cfg.dbStatementTimeoutMs });
+  try {
     const { rows } = await db.query<{ server_version: string }>('SHOW server_version');
     return { db, version: rows[0]?.server_version.split(' ')[0] ?? 'unknown' };
   } catch (err) {
@@ -85,11 +94,11 @@ export async function createAppContext(
 
   if (!cfg.databaseUrl) {
     embedded = await startEmbeddedPostgres(cfg.dataDir, (line) => log.info(line));
-    useDatabase(await connectAndMigrate(embedded.url), `embedded PostgreSQL ${embedded.version}`);
+    useDatabase(await connectAndMigrate(embedded.url, cfg), `embedded PostgreSQL ${embedded.version}`);
   } else {
     const url = cfg.databaseUrl;
     try {
-      const opened = await connectAndMigrate(url);
+      const opened = await connectAndMigrate(url, cfg);
       useDatabase(opened, `PostgreSQL ${opened.version}`);
     } catch (err) {
       const reason = `database unreachable at start: ${(err as Error).message}`;
@@ -101,7 +110,7 @@ export async function createAppContext(
       deps.storage = { mode: 'fallback', fallback, label: 'fallback file', reason };
       const retry = async () => {
         try {
-          const opened = await connectAndMigrate(url);
+          const opened = await connectAndMigrate(url, cfg);
           useDatabase(opened, `PostgreSQL ${opened.version}`);
           log.info('database is back; leaving fallback mode');
         } catch {

@@ -37,6 +37,8 @@ const envSchema = z.object({
   TASK_SERVER_URL: z.string().min(1).default('http://127.0.0.1:3876'),
   RUNTIME_MCP_MUTATIONS: z.string().optional(),
   MODEL_PRICES_FILE: z.string().min(1).optional(),
+  DB_CONNECT_TIMEOUT_MS: intFrom('DB_CONNECT_TIMEOUT_MS', 1, 600_000).default(3_000),
+  DB_STATEMENT_TIMEOUT_MS: intFrom('DB_STATEMENT_TIMEOUT_MS', 0, 3_600_000).default(5_000),
 });
 
 export interface Config {
@@ -58,6 +60,10 @@ export interface Config {
   mcpMutations: boolean;
   /** JSON price table used to price usage reported without a cost (infra/costs/model-prices.ts). */
   modelPricesFile: string | undefined;
+  /** Opening a database connection or waiting for a pooled one (infra/db/pg-db.ts). */
+  dbConnectTimeoutMs: number;
+  /** Each statement's limit, a hung server included; 0 means none. Migrations run without it. */
+  dbStatementTimeoutMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -92,6 +98,8 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     taskServerUrl: e.TASK_SERVER_URL,
     mcpMutations: e.RUNTIME_MCP_MUTATIONS === '1',
     modelPricesFile: e.MODEL_PRICES_FILE ? path.resolve(e.MODEL_PRICES_FILE) : undefined,
+    dbConnectTimeoutMs: e.DB_CONNECT_TIMEOUT_MS,
+    dbStatementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS,
   };
 }
 

@@ -7,15 +7,28 @@ export interface StorageDescription {
   note: string | null;
 }
 
-/** Round trip to the database in milliseconds, or undefined when it does not answer. */
+/**
+ * How long health waits for its probe. Health is what an operator (or a load balancer) asks when
+ * something is wrong, so it answers within this whatever the database does; a probe still
+ * running is given up on here and ends with the pool's own statement timeout.
+ */
+export const HEALTH_PROBE_TIMEOUT_MS = 1_500;
+
+/** Round trip to the database in milliseconds, or undefined when it does not answer in time. */
 async function probeDatabase(deps: Pick<Deps, 'storage'>): Promise<number | undefined> {
   if (deps.storage.mode !== 'database') return undefined;
   const started = performance.now();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const gaveUp = new Promise<'timed out'>((resolve) => {
+    timer = setTimeout(() => resolve('timed out'), HEALTH_PROBE_TIMEOUT_MS);
+  });
   try {
-    await deps.storage.db.query('SELECT 1');
-    return Math.round((performance.now() - started) * 100) / 100;
+    const answer = await Promise.race([deps.storage.db.query('SELECT 1'), gaveUp]);
+    return answer === 'timed out' ? undefined : Math.round((performance.now() - started) * 100) / 100;
   } catch {
     return undefined;
+  } finally {
+    clearTimeout(timer);
   }
 }
 

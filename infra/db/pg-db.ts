@@ -6,6 +6,16 @@ import type { Db, QueryResult } from '../../core/ports';
 pg.types.setTypeParser(20, (v) => Number.parseInt(v, 10));
 pg.types.setTypeParser(1700, (v) => Number.parseFloat(v));
 
+/** pg's own message when a query outlives query_timeout (the server never answered). */
+const READ_TIMEOUT = 'Query read timeout';
+
+/** The translated errors of connections whose server stopped answering: such a connection is discarded, never reused. */
+const unanswered = new WeakSet<object>();
+
+function stoppedAnswering(err: unknown): boolean {
+  return (err as Error)?.message === READ_TIMEOUT || (typeof err === 'object' && err !== null && unanswered.has(err));
+}
+
 /** SQLSTATE classes and socket errors that mean "the database is not there right now". */
 const unavailableCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH', '57P01', '57P02', '57P03', '53300']);
 
@@ -17,12 +27,19 @@ export function translatePgError(err: unknown): unknown {
   const e = err as { code?: string; message?: string; detail?: string; constraint?: string; column?: string };
   const code = e?.code;
   if (!code) {
+    if (e?.message === READ_TIMEOUT) {
+      const translated = new StorageUnavailableError('database unavailable: it did not answer in time');
+      unanswered.add(translated);
+      return translated;
+    }
     if (e?.message && /Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect/i.test(e.message)) {
       return new StorageUnavailableError(`database unavailable: ${e.message}`);
     }
     return err;
   }
   if (unavailableCodes.has(code) || code.startsWith('08')) return new StorageUnavailableError(`database unavailable (${code})`);
+  // statement_timeout: the server is alive but this statement ran too long (load, a lock held elsewhere)
+  if (code === '57014') return new StorageUnavailableError('database unavailable: the statement did not finish in time');
   if (code === '23505') return new ConflictError(`duplicate value violates ${e.constraint ?? 'a unique rule'}`);
   if (code === '23503') return new ConflictError(`reference rule ${e.constraint ?? ''} violated: the referenced row does not exist or is still referenced`.replace('  ', ' '));
   if (code === '23514') return new ValidationError(`value breaks the rule ${e.constraint ?? '(check constraint)'}`);
@@ -58,17 +75,35 @@ class ClientDb implements Db {
   }
 }
 
+export interface PgDbOptions {
+  max?: number;
+  applicationName?: string;
+  /** Opening a connection, or waiting for a free one in the pool (default 5 s). */
+  connectTimeoutMs?: number;
+  /**
+   * Every statement's limit; 0 or unset means none. The server cancels a slow statement itself
+   * (statement_timeout); a server that does not answer at all (stopped, network gone) is given up
+   * on by the client a moment later (query_timeout), and that connection is discarded.
+   */
+  statementTimeoutMs?: number;
+}
+
+/** How much longer than statement_timeout the client waits, so a live server's own cancel comes first. */
+const CLIENT_TIMEOUT_MARGIN_MS = 1_000;
+
 /** The Db port over a pg connection pool. */
 export class PgDb implements Db {
   readonly pool: pg.Pool;
 
-  constructor(connectionString: string, options: { max?: number; applicationName?: string } = {}) {
+  constructor(connectionString: string, options: PgDbOptions = {}) {
+    const statementTimeout = options.statementTimeoutMs ?? 0;
     this.pool = new pg.Pool({
       connectionString,
       max: options.max ?? 10,
       application_name: options.applicationName ?? 'task-server',
-      connectionTimeoutMillis: 5_000,
+      connectionTimeoutMillis: options.connectTimeoutMs ?? 5_000,
       idleTimeoutMillis: 30_000,
+      ...(statementTimeout > 0 ? { statement_timeout: statementTimeout, query_timeout: statementTimeout + CLIENT_TIMEOUT_MARGIN_MS } : {}),
     });
     // An idle client losing its server must not crash the process; the next query reports it.
     this.pool.on('error', () => undefined);
@@ -97,10 +132,15 @@ export class PgDb implements Db {
       await client.query('COMMIT');
       return result;
     } catch (err) {
-      try {
-        await client.query('ROLLBACK');
-      } catch {
+      // a connection whose server stopped answering would hang the ROLLBACK too: discard it instead
+      if (stoppedAnswering(err)) {
         broken = true;
+      } else {
+        try {
+          await client.query('ROLLBACK');
+        } catch {
+          broken = true;
+        }
       }
       throw translatePgError(err);
     } finally {
