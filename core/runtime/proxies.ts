@@ -7,6 +7,7 @@ import { requireDb } from '../storage';
 import { parseInput } from '../validation';
 import { runtimeCalls } from './calls';
 import { fileNameIdSchema } from './ids';
+import { requireKnownAgent } from './known-ids';
 import { arrayField, isRecord } from './payload';
 
 /** `source` of every proxy answer (spec 01 "Health and status"). */
@@ -71,6 +72,7 @@ const memoryIndexQuery = z.strictObject({ agent: agentParam });
 export async function indexRuntimeMemory(deps: Deps, query: unknown) {
   const { agent } = parseInput(memoryIndexQuery, query ?? {}, 'query');
   const db = requireDb(deps.storage);
+  await requireKnownAgent(deps, agent);
   const result = await deps.runtime.run(runtimeCalls.memoryIndex(agent));
   await db.transaction((tx) =>
     recordChange(deps, tx, {
@@ -89,6 +91,7 @@ const promoteQuery = z.strictObject({ agent: agentParam, limit: limitParam(1000,
 /** GET /api/runtime/memory/promote?agent&limit: the candidates a promotion would apply (dry run). */
 export async function memoryPromotionCandidates(deps: Pick<Deps, 'runtime'>, query: unknown) {
   const { agent, limit } = parseInput(promoteQuery, query ?? {}, 'query');
+  await requireKnownAgent(deps, agent);
   const doc = await deps.runtime.run(runtimeCalls.memoryPromote(agent, limit, false));
   return { source: RUNTIME_SOURCE, agentId: agent, candidates: arrayField(doc, 'candidates', 'memory promote') };
 }
@@ -99,6 +102,7 @@ const promoteBody = z.strictObject({ agent: agentParam, limit: z.number().int().
 export async function promoteRuntimeMemory(deps: Deps, body: unknown) {
   const { agent, limit } = parseInput(promoteBody, body ?? {}, 'body');
   const db = requireDb(deps.storage);
+  await requireKnownAgent(deps, agent);
   const doc = await deps.runtime.run(runtimeCalls.memoryPromote(agent, limit, true));
   const promoted = arrayField(doc, 'promoted', 'memory promote --apply');
   await db.transaction((tx) =>

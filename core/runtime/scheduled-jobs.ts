@@ -8,6 +8,7 @@ import { requireDb } from '../storage';
 import { parseInput } from '../validation';
 import { runtimeCalls } from './calls';
 import { jobIdSchema, parseJobId } from './ids';
+import { requireKnownJob } from './known-ids';
 import { arrayField, isoFromEpochMs, isRecord, stringOrNull } from './payload';
 
 /** A scheduled job as spec 01 lists it; `legacy` tells the runtime's jobs from the definition files. */
@@ -173,6 +174,7 @@ const runsQuery = z.strictObject({
 export async function listJobRuns(deps: Pick<Deps, 'runtime'>, rawId: unknown, query: unknown) {
   const id = parseJobId(rawId);
   const { limit } = parseInput(runsQuery, query ?? {}, 'query');
+  await requireKnownJob(deps, id);
   const doc = await deps.runtime.run(runtimeCalls.cronRuns(id, limit));
   return { jobId: id, runs: arrayField(doc, 'entries', 'cron runs').slice(0, limit).map((e) => normalizeRunEntry(e, id)) };
 }
@@ -192,6 +194,7 @@ export async function runJobNow(deps: Deps, rawId: unknown) {
   requireDb(deps.storage);
   let data: Record<string, unknown>;
   try {
+    await requireKnownJob(deps, id);
     data = await deps.runtime.run(runtimeCalls.cronRun(id));
   } catch (err) {
     if (err instanceof RuntimeCallError) throw new ExecutionFailedError(`job ${id} was not started: ${err.message}`, { success: false, failure: err.failure });
@@ -205,6 +208,7 @@ export async function runJobNow(deps: Deps, rawId: unknown) {
 export async function setJobEnabled(deps: Deps, rawId: unknown, enabled: boolean) {
   const id = parseJobId(rawId);
   requireDb(deps.storage);
+  await requireKnownJob(deps, id);
   const data = await deps.runtime.run(enabled ? runtimeCalls.cronEnable(id) : runtimeCalls.cronDisable(id));
   await audit(deps, enabled ? 'cron.enabled' : 'cron.disabled', id, { jobId: id, enabled });
   return { success: true, data };

@@ -64,14 +64,16 @@ describe('GET /api/cron/jobs/:id/runs', () => {
     expect(all.body.runs.at(-1)).toMatchObject({ status: 'failed' });
   });
 
-  it('refuses bad limits and hostile ids with 400, and an unknown job is the runtime error (502)', async () => {
+  it('refuses bad limits and hostile ids with 400, and an unknown job with 404', async () => {
     for (const q of ['limit=0', 'limit=-3', 'limit=abc', 'limit=501', 'since=1']) {
       expect((await app.http('GET', `/api/cron/jobs/daily-digest/runs?${q}`)).status, q).toBe(400);
     }
     for (const id of ['a..b', '-rf', '%2E%2E%2Fetc', 'a.b', '%2Fetc%2Fpasswd']) {
       expect((await app.http('GET', `/api/cron/jobs/${id}/runs`)).status, id).toBe(400);
     }
-    expect((await app.http('GET', '/api/cron/jobs/no-such-job/runs')).status).toBe(502);
+    const unknown = await app.http('GET', '/api/cron/jobs/no-such-job/runs');
+    expect(unknown.status).toBe(404);
+    expect(unknown.body).toMatchObject({ code: 'not_found', error: 'no scheduled job no-such-job in the runtime' });
   });
 });
 
@@ -96,7 +98,7 @@ describe('run now, enable, disable', () => {
     expect(rowCount).toBe(0);
   });
 
-  it('enable and disable answer {success, data} and leave audit rows; a runtime failure is a 502', async () => {
+  it('enable and disable answer {success, data} and leave audit rows; an unknown job is a 404, a runtime failure a 502', async () => {
     const on = await app.http('POST', '/api/cron/jobs/inbox-poll/enable');
     expect(on.status).toBe(200);
     expect(on.body).toEqual({ success: true, data: { ok: true, id: 'inbox-poll', enabled: true } });
@@ -104,9 +106,16 @@ describe('run now, enable, disable', () => {
     expect(off.body.data.enabled).toBe(false);
     const { rows } = await app.db.query(`SELECT action FROM audit_log WHERE entity_id = 'inbox-poll' ORDER BY id`);
     expect(rows.map((r) => (r as { action: string }).action)).toEqual(['cron.enabled', 'cron.disabled']);
-    const unknown = await app.http('POST', '/api/cron/jobs/ghost/enable');
-    expect(unknown.status).toBe(502);
-    expect(unknown.body.error).toMatch(/unknown job ghost/);
+    for (const verb of ['enable', 'disable', 'run']) {
+      const unknown = await app.http('POST', `/api/cron/jobs/ghost/${verb}`);
+      expect(unknown.status, verb).toBe(404);
+      expect(unknown.body.code).toBe('not_found');
+    }
+    expect((await app.db.query(`SELECT 1 FROM audit_log WHERE entity_id = 'ghost'`)).rowCount).toBe(0);
+    setFakeMode('exit', 'cron enable');
+    const failed = await app.http('POST', '/api/cron/jobs/inbox-poll/enable');
+    expect(failed.status).toBe(502);
+    expect(failed.body.code).toBe('runtime_failed');
   });
 });
 

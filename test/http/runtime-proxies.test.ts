@@ -98,10 +98,24 @@ describe('/api/runtime/* proxies over HTTP against the fake runtime', () => {
 
   it('a failed memory call leaves no audit row and answers 502', async () => {
     setFakeMode('exit', 'memory');
-    const res = await app.http('POST', '/api/runtime/memory/promote', { body: { agent: 'ghost' } });
+    const res = await app.http('POST', '/api/runtime/memory/promote', { body: { agent: 'writer', limit: 7 } });
     expect(res.status).toBe(502);
-    const { rowCount } = await app.db.query(`SELECT 1 FROM audit_log WHERE entity_id = 'ghost'`);
+    const { rowCount } = await app.db.query(`SELECT 1 FROM audit_log WHERE new_value->>'limit' = '7'`);
     expect(rowCount).toBe(0);
+  });
+
+  it('an agent the runtime does not know is a 404, without calling memory, and audits nothing', async () => {
+    setFakeMode('exit', 'memory');
+    for (const [method, target, body] of [
+      ['POST', '/api/runtime/memory/promote', { agent: 'no-such-agent' }],
+      ['GET', '/api/runtime/memory/promote?agent=no-such-agent', undefined],
+      ['POST', '/api/runtime/memory/index?agent=no-such-agent', undefined],
+    ] as const) {
+      const res = await app.http(method, target, { body });
+      expect(res.status, target).toBe(404);
+      expect(res.body).toMatchObject({ code: 'not_found', error: 'no agent no-such-agent in the runtime' });
+    }
+    expect((await app.db.query(`SELECT 1 FROM audit_log WHERE entity_id = 'no-such-agent'`)).rowCount).toBe(0);
   });
 
   it('refuses hostile agent ids and out-of-range limits with 400', async () => {
