@@ -29,3 +29,43 @@ export function parseId(value: unknown, name = 'id'): string {
 
 /** A JSON object (not an array, not null). */
 export const jsonObjectSchema = z.record(z.string(), z.unknown());
+
+/**
+ * The deepest nesting of objects and arrays a request body may have. Redaction, canonical JSON,
+ * zod and hashing all walk values recursively; a body nested thousands deep would exhaust the
+ * stack in one of them, so it is refused before any of them runs. Real bodies (a restore
+ * envelope around rows holding metadata included) stay far below.
+ */
+export const MAX_JSON_DEPTH = 128;
+
+const OPEN_BRACE = 0x7b;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACE = 0x7d;
+const CLOSE_BRACKET = 0x5d;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/**
+ * Whether JSON text nests objects and arrays deeper than `max`, found in one pass without
+ * parsing or recursion. Bytes and UTF-16 code units both work: every structural character is
+ * ASCII, and no multi-byte UTF-8 sequence holds an ASCII byte.
+ */
+export function jsonNestsDeeperThan(text: string | Uint8Array, max = MAX_JSON_DEPTH): boolean {
+  const at = typeof text === 'string' ? (i: number) => text.charCodeAt(i) : (i: number) => text[i]!;
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = at(i);
+    if (inString) {
+      if (c === BACKSLASH) i++;
+      else if (c === QUOTE) inString = false;
+    } else if (c === QUOTE) {
+      inString = true;
+    } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+      if (++depth > max) return true;
+    } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
+      depth--;
+    }
+  }
+  return false;
+}

@@ -60,7 +60,8 @@ const sessionHeartbeatSchema = z.strictObject({ actor: agentActorSchema }).defau
  * holds gets a heartbeat and stays marked active; a session holding no run is a 404.
  */
 export async function recordSessionHeartbeat(deps: Deps, rawKey: unknown, body: unknown) {
-  const key = parseInput(sessionKeySchema, typeof rawKey === 'string' ? decodeURIComponent(rawKey) : rawKey, 'session id');
+  // path parameters arrive decoded (infra/http/route-matcher.ts, API Gateway): decoding again would turn a literal % into a 500
+  const key = parseInput(sessionKeySchema, rawKey, 'session id');
   const input = parseInput(sessionHeartbeatSchema, body ?? {}, 'session heartbeat');
   const now = deps.clock.now();
   const runIds = await requireDb(deps.storage).transaction(async (tx) => {

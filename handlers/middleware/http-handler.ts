@@ -3,7 +3,8 @@ import middy from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { bearerTokenOf, tokenMatches } from '../../core/auth/bearer-token';
-import { DomainError, UnauthorizedError } from '../../core/errors';
+import { DomainError, UnauthorizedError, ValidationError } from '../../core/errors';
+import { jsonNestsDeeperThan, MAX_JSON_DEPTH } from '../../core/validation';
 import { appContext, type AppContext } from '../../infra/app-context';
 import { config } from '../../infra/config';
 import { logger } from '../../infra/logger';
@@ -90,6 +91,19 @@ const authentication = (): middy.MiddlewareObj<APIGatewayProxyEventV2, HttpResul
   },
 });
 
+/** Refuses a body nested deeper than MAX_JSON_DEPTH before anything walks it (raw-body routes too). */
+const nestingLimit = (): middy.MiddlewareObj<APIGatewayProxyEventV2, HttpResult> => ({
+  before: (request) => {
+    const body = request.event.body;
+    if (typeof body !== 'string' || body === '') return;
+    if (jsonNestsDeeperThan(request.event.isBase64Encoded ? Buffer.from(body, 'base64') : body)) {
+      throw new ValidationError(`request body nested deeper than ${MAX_JSON_DEPTH} levels of objects and arrays`, [
+        { path: 'body', message: `at most ${MAX_JSON_DEPTH} levels of nesting` },
+      ]);
+    }
+  },
+});
+
 /** JSON bodies are parsed whatever the Content-Type (clients such as curl -d send form types); empty means none. */
 const jsonBody = (): middy.MiddlewareObj<APIGatewayProxyEventV2, HttpResult> => {
   // disableContentTypeCheck exists in the middleware but not in its published types.
@@ -113,7 +127,7 @@ export interface HandlerOptions {
 
 /** Wraps an endpoint function in the shared middy stack; each handler module is one line of this. */
 export function httpHandler(endpoint: EndpointFn, options: HandlerOptions = {}) {
-  const stack = middy<APIGatewayProxyEventV2, HttpResult, Error, Context>().use(envelope()).use(authentication());
+  const stack = middy<APIGatewayProxyEventV2, HttpResult, Error, Context>().use(envelope()).use(authentication()).use(nestingLimit());
   if (!options.rawBody) stack.use(jsonBody());
   return stack.handler(async (event, context) => {
     const result = await endpoint(event as HttpEvent, await appContext());

@@ -3,6 +3,8 @@ import type { HttpMethod, Route } from '../../handlers/routes';
 export interface RouteMatch {
   route: Route;
   pathParameters: Record<string, string>;
+  /** The parameter whose segment is not valid percent-encoding (`%`, `%zz`, `%C0%AE`, …): the caller answers 400. */
+  undecodable?: string;
 }
 
 interface Compiled {
@@ -32,11 +34,12 @@ function specificity(a: Compiled, b: Compiled): number {
   return a.segments.length - b.segments.length;
 }
 
-function decode(segment: string): string {
+/** The one place path parameters are decoded, for every route; undefined when the escapes are malformed. */
+function decode(segment: string): string | undefined {
   try {
     return decodeURIComponent(segment);
   } catch {
-    return segment;
+    return undefined;
   }
 }
 
@@ -63,12 +66,15 @@ export class RouteMatcher {
     for (const candidate of candidates) {
       if (candidate.segments.length !== parts.length) continue;
       const params: Record<string, string> = {};
+      let undecodable: string | undefined;
       const ok = candidate.segments.every((segment, i) => {
         if ('literal' in segment) return segment.literal === parts[i];
-        params[segment.param] = decode(parts[i]!);
+        const decoded = decode(parts[i]!);
+        if (decoded === undefined) undecodable ??= segment.param;
+        params[segment.param] = decoded ?? parts[i]!;
         return true;
       });
-      if (ok) return { route: candidate.route, pathParameters: params };
+      if (ok) return { route: candidate.route, pathParameters: params, ...(undecodable ? { undecodable } : {}) };
     }
     return undefined;
   }

@@ -4,7 +4,9 @@ import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Context } from 'aws-lambda';
+import { bearerTokenOf, tokenMatches } from '../../core/auth/bearer-token';
 import { routes as routeTable, type Route } from '../../handlers/routes';
+import { config } from '../config';
 import { logger } from '../logger';
 import { toApiGatewayEvent } from './api-gateway-event';
 import { loadHandler } from './load-handler';
@@ -18,6 +20,13 @@ const CORS = {
 
 const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
+/**
+ * After refusing a body, how much more of it the runner reads and discards before it gives up on
+ * the client. Closing while the client is still sending makes its kernel reset the connection and
+ * throw away the answer it already received (ECONNRESET instead of 413), so the rest is drained.
+ */
+const DRAIN_LIMIT = 64 * 1024 * 1024;
+
 class BodyTooLarge extends Error {}
 
 function readBody(req: http.IncomingMessage, limit: number): Promise<string | undefined> {
@@ -25,22 +34,21 @@ function readBody(req: http.IncomingMessage, limit: number): Promise<string | un
     const declared = Number(req.headers['content-length'] ?? 0);
     if (declared > limit) {
       reject(new BodyTooLarge());
-      req.resume();
       return;
     }
     const chunks: Buffer[] = [];
     let size = 0;
-    req.on('data', (chunk: Buffer) => {
+    const onData = (chunk: Buffer) => {
       size += chunk.length;
       if (size > limit) {
-        // stop reading but keep the socket: the 413 goes out first, then the connection closes
-        req.removeAllListeners('data');
-        req.pause();
+        req.off('data', onData);
+        chunks.length = 0;
         reject(new BodyTooLarge());
         return;
       }
       chunks.push(chunk);
-    });
+    };
+    req.on('data', onData);
     req.on('end', () => resolve(size ? Buffer.concat(chunks).toString('utf8') : undefined));
     req.on('error', reject);
   });
@@ -54,6 +62,42 @@ function send(res: http.ServerResponse, status: number, headers: Record<string, 
 
 function sendJson(res: http.ServerResponse, status: number, body: unknown): void {
   send(res, status, { 'content-type': 'application/json; charset=utf-8' }, JSON.stringify(body));
+}
+
+/**
+ * Answers a request whose body the runner will not read (too large, or no valid token), then
+ * closes the connection: the whole answer goes out at once with `Connection: close`, the rest of
+ * the body is read and discarded, and only then does the response end and the socket close, so
+ * the client gets the answer rather than a reset. A client that keeps sending past DRAIN_LIMIT is
+ * cut off.
+ */
+function refuseBody(req: http.IncomingMessage, res: http.ServerResponse, status: number, headers: Record<string, string>, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    ...CORS,
+    ...headers,
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': String(Buffer.byteLength(text)),
+    connection: 'close',
+  });
+  res.write(text);
+  if (req.complete) {
+    res.end();
+    return;
+  }
+  let drained = 0;
+  req.on('data', (chunk: Buffer) => {
+    drained += chunk.length;
+    if (drained > DRAIN_LIMIT) req.socket.destroy();
+  });
+  req.on('end', () => res.end());
+  req.on('error', () => res.destroy());
+  req.resume();
+}
+
+/** Whether a request announces a body (a length above 0, or chunked). */
+function carriesBody(req: http.IncomingMessage): boolean {
+  return Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
 }
 
 /** Serves the runnerOnly stream routes (infra/events/event-streams.ts); it authenticates and logs them itself. */
@@ -110,8 +154,23 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
       });
       return;
     }
+    if (match.undecodable) {
+      refuseBody(req, res, 400, { 'x-request-id': requestId }, {
+        error: `path parameter ${match.undecodable}: malformed percent-encoding`,
+        code: 'validation_failed',
+        details: [{ path: match.undecodable, message: 'malformed percent-encoding' }],
+      });
+      return;
+    }
     if (match.route.runnerOnly && options.streams) {
       await options.streams.serve(req, res, { path: match.route.path, url, requestId });
+      return;
+    }
+    // the token is checked before any of the body is read: a caller without one gets 401, whatever it sends
+    const token = config().authToken;
+    if (token && !match.route.public && carriesBody(req) && !tokenMatches(token, bearerTokenOf(req.headers.authorization))) {
+      logger().info('request', { requestId, method, path, status: 401, durationMs: 0 });
+      refuseBody(req, res, 401, { 'x-request-id': requestId }, { error: 'missing or invalid bearer token', code: 'unauthorized' });
       return;
     }
     let body: string | undefined;
@@ -120,16 +179,18 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
     } catch (err) {
       if (err instanceof BodyTooLarge) {
         const limit = match.route.largeBody ? options.largeBodyLimit : DEFAULT_BODY_LIMIT;
-        res.setHeader('connection', 'close');
-        res.on('finish', () => req.destroy());
         // spec 02 names the condition in `error` on its large-body (restore) routes
-        sendJson(
+        refuseBody(
+          req,
           res,
           413,
+          { 'x-request-id': requestId },
           match.route.largeBody
             ? { error: 'payload_too_large', message: `request body above ${limit} bytes, refused before parsing`, code: 'payload_too_large', limit }
-            : { error: 'request body too large', code: 'payload_too_large' },
+            : { error: `request body too large: above ${limit} bytes`, code: 'payload_too_large', limit },
         );
+      } else {
+        res.destroy(); // the client went away mid-body
       }
       return;
     }
