@@ -208,9 +208,10 @@ describe('fuzz over the route table', () => {
           requests++;
           expect(res.status, `${route.method} ${path} -> ${res.text.slice(0, 300)}`).toBeLessThan(500);
         }),
-        { numRuns: 4, seed: 2100 + i, endOnFailure: true },
+        { numRuns: 3, seed: 2100 + i, endOnFailure: true },
       );
     }
-    expect(requests).toBe(routes.length * 4);
-  }, 120_000);
+    expect(requests).toBe(routes.length * 3);
+    // about 20 s on a quiet machine; the bound leaves room for a loaded CI runner
+  }, 300_000);
 });
