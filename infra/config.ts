@@ -1,6 +1,7 @@
 import { homedir } from 'node:os';
 import path from 'node:path';
 import * as z from 'zod';
+import { leaseRules } from '../core/agents/leases';
 
 /**
  * The environment of ../shared/operating-contract.md, read and validated once.
@@ -37,6 +38,8 @@ const envSchema = z.object({
   TASK_SERVER_URL: z.string().min(1).default('http://127.0.0.1:3876'),
   RUNTIME_MCP_MUTATIONS: z.string().optional(),
   MODEL_PRICES_FILE: z.string().min(1).optional(),
+  TASK_LEASE_SECONDS: intFrom('TASK_LEASE_SECONDS', leaseRules.minSeconds, leaseRules.maxSeconds).default(leaseRules.defaultSeconds),
+  DISPATCH_MAX_IN_FLIGHT: intFrom('DISPATCH_MAX_IN_FLIGHT', 1, 1_000_000).optional(),
 });
 
 export interface Config {
@@ -58,6 +61,10 @@ export interface Config {
   mcpMutations: boolean;
   /** JSON price table used to price usage reported without a cost (infra/costs/model-prices.ts). */
   modelPricesFile: string | undefined;
+  /** The lease of a task claim that names none (issue 15). */
+  taskLeaseSeconds: number;
+  /** Live runs the whole fleet may hold at once; undefined: no fleet cap. */
+  dispatchMaxInFlight: number | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -92,6 +99,8 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     taskServerUrl: e.TASK_SERVER_URL,
     mcpMutations: e.RUNTIME_MCP_MUTATIONS === '1',
     modelPricesFile: e.MODEL_PRICES_FILE ? path.resolve(e.MODEL_PRICES_FILE) : undefined,
+    taskLeaseSeconds: e.TASK_LEASE_SECONDS,
+    dispatchMaxInFlight: e.DISPATCH_MAX_IN_FLIGHT,
   };
 }
 

@@ -55,13 +55,23 @@ export interface Task {
   retry_count: number;
   status_updated_at: Date | null;
   active_workflow_run_id: string | null;
+  /** When the claim in locked_by lapses (null: no claim, or a claim without a lease). */
+  lease_expires_at: Date | null;
+  /** Fencing token: grows with every claim of the task, so a stale holder's renew or release is refused. */
+  lock_token: number;
 }
+
+/**
+ * The claim lease columns (issue 15). lock_token only ever grows, so a revert or an import never
+ * writes it: an old value written back would let a zombie holder's token match again.
+ */
+export const taskLeaseColumns: readonly string[] = ['lease_expires_at', 'lock_token'];
 
 /** The columns every task query returns, in one place (the whole row, in table order). */
 export const taskColumns =
   'id, project_id, title, description, status, priority, owner, due_date, start_date, estimated_effort, actual_effort, ' +
   'parent_task_id, dependency_ids, labels, created_at, updated_at, completed_at, recurrence_rule, metadata, deleted_at, ' +
-  'archived_at, locked_at, locked_by, retry_count, status_updated_at, active_workflow_run_id';
+  'archived_at, locked_at, locked_by, retry_count, status_updated_at, active_workflow_run_id, lease_expires_at, lock_token';
 
 /** A timestamp given as ISO 8601 date-time (with offset) or a plain YYYY-MM-DD date. */
 export const timestampSchema = z

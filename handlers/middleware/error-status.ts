@@ -22,4 +22,7 @@ export const statusByErrorCode: Readonly<Record<string, number>> = {
   unique_clash: 409,
   restore_failed: 500,
   no_database: 503,
+  // agent safety (issue 15)
+  idempotency_conflict: 409,
+  active_run_exists: 409,
 };
