@@ -9,7 +9,8 @@ import { leaveSessionsSql } from '../workflows/run-store';
  * The integrity checks of GET /api/doctor, as data (issue 15). Each check finds rows with one SQL
  * statement and repairs the rows it found with another that re-checks the condition, so a row
  * that healed between the two is left alone. Parameters: $1 the time of the check, $2 the ids
- * found (repair only), $3 the default lease in seconds (repairs marked usesDefaultLease).
+ * found (repair only), $3 the default lease in seconds (repair only). A statement is bound to $1..$n up to
+ * the highest it names, so each must name every parameter below that one (PostgreSQL cannot type an unused one).
  */
 export interface DoctorCheck {
   kind: string;
@@ -22,8 +23,6 @@ export interface DoctorCheck {
   findSql: (lock: boolean) => string;
   /** Repairs the rows of $2 and answers `id` and `after` (jsonb) for each row it changed. */
   repairSql: string;
-  /** The repair takes the default lease in seconds as $3. */
-  usesDefaultLease?: true;
   /** The stream event a repaired row publishes, if its kind has one. */
   event?: (id: string) => { name: string; channel: 'events' | 'stream'; payload: unknown };
 }
@@ -77,7 +76,6 @@ export const doctorChecks: readonly DoctorCheck[] = [
       FROM tasks t WHERE t.locked_by IS NOT NULL AND t.lease_expires_at IS NULL ORDER BY t.id${forUpdate(lock)}`,
     repairSql: `UPDATE tasks t SET lease_expires_at = $1::timestamptz + make_interval(secs => $3), updated_at = $1
       WHERE t.id::text = ANY($2::text[]) AND t.locked_by IS NOT NULL AND t.lease_expires_at IS NULL RETURNING t.id::text AS id, ${taskAfter} AS after`,
-    usesDefaultLease: true,
     event: taskChanged('lease_granted'),
   },
   {
@@ -125,8 +123,8 @@ export const doctorChecks: readonly DoctorCheck[] = [
     entityType: 'budget_event',
     bulk: true,
     findSql: (lock) => `SELECT e.id::text AS id, jsonb_build_object('budget_id', e.budget_id, 'period_key', e.period_key, 'event_kind', e.event_kind) AS detail
-      FROM budget_events e JOIN budgets b ON b.id = e.budget_id WHERE NOT b.active ORDER BY e.id${forUpdate(lock, 'e')}`,
-    repairSql: `DELETE FROM budget_events e USING budgets b WHERE e.id::text = ANY($2::text[]) AND b.id = e.budget_id AND NOT b.active
+      FROM budget_events e JOIN budgets b ON b.id = e.budget_id WHERE NOT b.active AND e.created_at <= $1 ORDER BY e.id${forUpdate(lock, 'e')}`,
+    repairSql: `DELETE FROM budget_events e USING budgets b WHERE e.id::text = ANY($2::text[]) AND b.id = e.budget_id AND NOT b.active AND e.created_at <= $1
       RETURNING e.id::text AS id, 'null'::jsonb AS after`,
   },
   {

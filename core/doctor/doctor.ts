@@ -27,8 +27,15 @@ export interface DoctorReport {
   findings: DoctorFinding[];
 }
 
+/** The leading `values` a statement names ($1..$n): PostgreSQL refuses parameters a statement does not use. */
+function boundTo(sql: string, values: readonly unknown[]): unknown[] {
+  const highest = Math.max(0, ...[...sql.matchAll(/\$(\d+)/g)].map((m) => Number(m[1])));
+  return values.slice(0, highest);
+}
+
 async function find(db: Db, check: DoctorCheck, now: Date, lock: boolean) {
-  const { rows } = await db.query<{ id: string; detail: unknown }>(check.findSql(lock), [now]);
+  const sql = check.findSql(lock);
+  const { rows } = await db.query<{ id: string; detail: unknown }>(sql, boundTo(sql, [now]));
   return rows;
 }
 
@@ -88,9 +95,7 @@ async function repairKind(deps: Deps, tx: Db, check: DoctorCheck, policy: LeaseP
   const now = deps.clock.now();
   const found = await find(tx, check, now, true);
   if (found.length === 0) return [];
-  const params: unknown[] = [now, found.map((r) => r.id)];
-  if (check.usesDefaultLease) params.push(policy.defaultLeaseSeconds);
-  const { rows } = await tx.query<{ id: string; after: unknown }>(check.repairSql, params);
+  const { rows } = await tx.query<{ id: string; after: unknown }>(check.repairSql, boundTo(check.repairSql, [now, found.map((r) => r.id), policy.defaultLeaseSeconds]));
   const before = new Map(found.map((r) => [r.id, r.detail]));
   const action = `doctor.${check.kind}`;
   if (check.bulk) {

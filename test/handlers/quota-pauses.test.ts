@@ -54,7 +54,7 @@ describe('provider quota pauses', () => {
     const res = await fail(id, session, { error_class: 'quota_exhausted', retry_after_seconds: 120 });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body).toMatchObject({ status: 'queued', error_class: 'quota_exhausted', last_error: 'provider says no', dispatch_attempts: 0, retry_count: 0, claim_session_id: null });
-    const steps = await app.db.query(`SELECT status FROM workflow_steps WHERE run_id = $1 ORDER BY step_order`, [id]);
+    const steps = await app.db.query<{ status: string }>(`SELECT status FROM workflow_steps WHERE run_id = $1 ORDER BY step_order`, [id]);
     expect(steps.rows.map((s) => s.status)).toEqual(['pending', 'pending', 'pending']);
     expect(await agentEntry(writer)).toMatchObject({
       agent_name: writer,
