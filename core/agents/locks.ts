@@ -50,7 +50,7 @@ export async function claimTask(deps: LockDeps, body: unknown, policy: LeasePoli
     const now = deps.clock.now();
     const { rows } = await tx.query<Task>(
       `UPDATE tasks SET locked_at = $3, locked_by = $2, lease_expires_at = $3::timestamptz + make_interval(secs => $4),
-              lock_token = lock_token + 1, updated_at = $3
+              lock_generation = lock_generation + 1, updated_at = $3
         WHERE id = $1 RETURNING ${taskColumns}`,
       [task_id, agent_name, now, lease_seconds ?? policy.defaultLeaseSeconds],
     );

@@ -32,7 +32,7 @@ const taskChanged = (action: string) => (id: string) => ({ name: 'task:changed',
 const terminal = `ARRAY[${terminalRunStatuses.map((s) => `'${s}'`).join(', ')}]`;
 const active = `ARRAY[${activeRunStatuses.map((s) => `'${s}'`).join(', ')}]`;
 const unlock = 'locked_at = NULL, locked_by = NULL, lease_expires_at = NULL, updated_at = $1';
-const taskAfter = `jsonb_build_object('locked_by', locked_by, 'lease_expires_at', lease_expires_at, 'lock_token', lock_token)`;
+const taskAfter = `jsonb_build_object('locked_by', locked_by, 'lease_expires_at', lease_expires_at, 'lock_token', lock_generation)`;
 
 /** The last run of the lock holder on the task ended after the claim was taken. */
 const lockOfEndedRun = `t.locked_by IS NOT NULL AND EXISTS (
@@ -52,7 +52,7 @@ export const doctorChecks: readonly DoctorCheck[] = [
     description: 'task claims whose lease lapsed and that no tick or claim has released yet',
     suggestedRepair: 'release the claim (as the dispatcher tick does)',
     entityType: 'task',
-    findSql: (lock) => `SELECT t.id::text AS id, jsonb_build_object('locked_by', t.locked_by, 'lease_expires_at', t.lease_expires_at, 'lock_token', t.lock_token) AS detail
+    findSql: (lock) => `SELECT t.id::text AS id, jsonb_build_object('locked_by', t.locked_by, 'lease_expires_at', t.lease_expires_at, 'lock_token', t.lock_generation) AS detail
       FROM tasks t WHERE ${leaseLapsedSql('t')} ORDER BY t.lease_expires_at, t.id${forUpdate(lock)}`,
     repairSql: `UPDATE tasks t SET ${unlock} WHERE t.id::text = ANY($2::text[]) AND ${leaseLapsedSql('t')} RETURNING t.id::text AS id, ${taskAfter} AS after`,
     event: taskChanged('released'),
@@ -62,7 +62,7 @@ export const doctorChecks: readonly DoctorCheck[] = [
     description: "task claims held by an agent whose last run on the task ended after the claim",
     suggestedRepair: 'release the claim',
     entityType: 'task',
-    findSql: (lock) => `SELECT t.id::text AS id, jsonb_build_object('locked_by', t.locked_by, 'locked_at', t.locked_at, 'lock_token', t.lock_token) AS detail
+    findSql: (lock) => `SELECT t.id::text AS id, jsonb_build_object('locked_by', t.locked_by, 'locked_at', t.locked_at, 'lock_token', t.lock_generation) AS detail
       FROM tasks t WHERE ${lockOfEndedRun} ORDER BY t.id${forUpdate(lock)}`,
     repairSql: `UPDATE tasks t SET ${unlock} WHERE t.id::text = ANY($2::text[]) AND ${lockOfEndedRun} RETURNING t.id::text AS id, ${taskAfter} AS after`,
     event: taskChanged('released'),

@@ -34,7 +34,7 @@ const renew = (task_id: string, agent_name: string, lock_token: unknown, extra: 
   app.call('POST', '/api/agent/claim/renew', { body: { task_id, agent_name, lock_token, ...extra } });
 
 async function taskRow(id: string) {
-  const { rows } = await app.db.query<Record<string, unknown>>('SELECT locked_by, locked_at, lease_expires_at, lock_token FROM tasks WHERE id = $1', [id]);
+  const { rows } = await app.db.query<Record<string, unknown>>('SELECT locked_by, locked_at, lease_expires_at, lock_generation AS lock_token FROM tasks WHERE id = $1', [id]);
   return rows[0]!;
 }
 

@@ -1,6 +1,7 @@
 /**
  * Issue 15, agent safety beyond the spec:
- * - task claims get a lease and a fencing token (lock_token grows with every claim of the task);
+ * - task claims get a lease and a fencing token (lock_generation, answered as lock_token, grows with every
+ *   claim of the task; the column is not named *_token because snapshots redact every key named so);
  *   claims already held when this lands get a fresh lease of the default length rather than
  *   expiring at once under agents that are still working;
  * - routing entries and templates may ask for one live run per task, routing entries may cap the
@@ -12,7 +13,7 @@
 export default `
 ALTER TABLE tasks
   ADD COLUMN lease_expires_at timestamptz,
-  ADD COLUMN lock_token integer NOT NULL DEFAULT 0 CHECK (lock_token >= 0);
+  ADD COLUMN lock_generation integer NOT NULL DEFAULT 0 CHECK (lock_generation >= 0);
 UPDATE tasks SET lease_expires_at = now() + interval '1800 seconds' WHERE locked_by IS NOT NULL;
 CREATE INDEX tasks_lease_expiry ON tasks (lease_expires_at) WHERE locked_by IS NOT NULL;
 
