@@ -175,3 +175,25 @@ export class RateLimitedError extends DomainError {
     super(message, { retryAfterSeconds });
   }
 }
+
+/** An Idempotency-Key already created a run from another request (issue 15): nothing was created. */
+export class IdempotencyConflictError extends DomainError {
+  readonly code = 'idempotency_conflict';
+  constructor(key: string, runId: string) {
+    super('idempotency_conflict', {
+      message: `Idempotency-Key ${key} already created workflow run ${runId} from a different request`,
+      run_id: runId,
+    });
+  }
+}
+
+/** The task already has a live run and the workflow asks for one live run per task (issue 15). */
+export class ActiveRunExistsError extends DomainError {
+  readonly code = 'active_run_exists';
+  constructor(taskId: string, runId: string, runStatus: string) {
+    super('active_run_exists', {
+      message: `task ${taskId} already has the live workflow run ${runId} (${runStatus}); the workflow allows one live run per task`,
+      run_id: runId,
+    });
+  }
+}

@@ -1,6 +1,7 @@
 import { homedir } from 'node:os';
 import path from 'node:path';
 import * as z from 'zod';
+import { leaseRules } from '../core/agents/leases';
 
 /**
  * The environment of ../shared/operating-contract.md, read and validated once.
@@ -39,6 +40,8 @@ const envSchema = z.object({
   MODEL_PRICES_FILE: z.string().min(1).optional(),
   DB_CONNECT_TIMEOUT_MS: intFrom('DB_CONNECT_TIMEOUT_MS', 1, 600_000).default(3_000),
   DB_STATEMENT_TIMEOUT_MS: intFrom('DB_STATEMENT_TIMEOUT_MS', 0, 3_600_000).default(5_000),
+  TASK_LEASE_SECONDS: intFrom('TASK_LEASE_SECONDS', leaseRules.minSeconds, leaseRules.maxSeconds).default(leaseRules.defaultSeconds),
+  DISPATCH_MAX_IN_FLIGHT: intFrom('DISPATCH_MAX_IN_FLIGHT', 1, 1_000_000).optional(),
 });
 
 export interface Config {
@@ -64,6 +67,10 @@ export interface Config {
   dbConnectTimeoutMs: number;
   /** Each statement's limit, a hung server included; 0 means none. Migrations run without it. */
   dbStatementTimeoutMs: number;
+  /** The lease of a task claim that names none (issue 15). */
+  taskLeaseSeconds: number;
+  /** Live runs the whole fleet may hold at once; undefined: no fleet cap. */
+  dispatchMaxInFlight: number | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -100,6 +107,8 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     modelPricesFile: e.MODEL_PRICES_FILE ? path.resolve(e.MODEL_PRICES_FILE) : undefined,
     dbConnectTimeoutMs: e.DB_CONNECT_TIMEOUT_MS,
     dbStatementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS,
+    taskLeaseSeconds: e.TASK_LEASE_SECONDS,
+    dispatchMaxInFlight: e.DISPATCH_MAX_IN_FLIGHT,
   };
 }
 

@@ -60,11 +60,27 @@ function query(params: Record<string, string | number | boolean | undefined>): s
 }
 
 /** One section of a composed tool: its data, or a marker saying it is unavailable and why. */
-async function section(name: string, client: TaskServerClient, path: string): Promise<{ name: string; value: unknown; reachable: boolean }> {
+async function section(
+  name: string,
+  client: TaskServerClient,
+  path: string,
+  shape: (body: unknown) => unknown = (body) => body,
+): Promise<{ name: string; value: unknown; reachable: boolean }> {
   const reply = await client.request('GET', path);
-  if (reply.reached && reply.status >= 200 && reply.status < 300) return { name, value: reply.body, reachable: true };
+  if (reply.reached && reply.status >= 200 && reply.status < 300) return { name, value: shape(reply.body), reachable: true };
   const reason = !reply.reached ? reply.reason : reply.status === 401 ? 'auth_failed' : `task server answered ${reply.status}`;
   return { name, value: { section: name, status: 'unavailable', reason }, reachable: reply.reached };
+}
+
+/** Issue 15's part of the dispatcher stats: who is paused, and what the last tick held back and why. */
+function dispatchSafety(body: unknown): unknown {
+  const stats = (body ?? {}) as { paused_agents?: unknown; capped?: unknown; last_tick_summary?: { heldByPause?: unknown; leasesExpired?: unknown } | null };
+  return {
+    paused_agents: stats.paused_agents ?? [],
+    capped: stats.capped ?? null,
+    held_by_pause: stats.last_tick_summary?.heldByPause ?? null,
+    leases_expired: stats.last_tick_summary?.leasesExpired ?? null,
+  };
 }
 
 /** Statuses of the database-backed task list (spec 01 Task). */
@@ -168,7 +184,8 @@ export const tools: readonly Tool[] = [
   }),
   defineTool({
     name: 'get_fleet_status',
-    description: 'Health, agent liveness, running runs and (optionally) stuck runs in one answer; a failing section is marked unavailable.',
+    description:
+      'Health, agent liveness (with dispatch pauses), dispatch safety (agents paused by a provider quota, runs held back by concurrency caps), running runs and (optionally) stuck runs in one answer; a failing section is marked unavailable.',
     input: argumentsObject({
       include_stuck: flag('include_stuck').default(true),
       running_limit: integerFrom('running_limit', 1, 100).default(20),
@@ -177,6 +194,7 @@ export const tools: readonly Tool[] = [
       const parts = await Promise.all([
         section('health', client, '/api/health-status'),
         section('agents', client, '/api/agents/status'),
+        section('dispatch_safety', client, '/api/workflow-runs/dispatcher/stats', dispatchSafety),
         section('running_runs', client, `/api/workflow-runs${query({ status: 'running', limit: args.running_limit })}`),
         ...(args.include_stuck ? [section('stuck_runs', client, '/api/workflow-runs/stuck')] : []),
       ]);

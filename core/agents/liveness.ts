@@ -24,11 +24,15 @@ export const livenessQuerySchema = z.strictObject({
 
 export interface LivenessEntry {
   agent_name: string;
-  last_seen_at: Date;
+  /** Null only for an agent listed because its dispatch is paused before it ever sent a heartbeat. */
+  last_seen_at: Date | null;
   status: AgentStatus;
   /** What the agent itself said last; `status` differs when silence made it offline. */
-  reported_status: AgentStatus;
+  reported_status: AgentStatus | null;
   metadata: Record<string, unknown>;
+  /** Issue 15: dispatch to the agent is paused until then (provider quota or rate limit); null when not paused. */
+  dispatch_paused_until: Date | null;
+  pause_reason: string | null;
 }
 
 /** Liveness as data: silence beyond the threshold is offline whatever was reported; otherwise the report stands. */
@@ -73,21 +77,38 @@ export async function recordHeartbeat(deps: Pick<Deps, 'storage' | 'clock' | 'id
   return { ok: true };
 }
 
-/** GET /api/agents/status?offline_after_seconds=: every agent that ever sent a heartbeat, by name. */
+/**
+ * GET /api/agents/status?offline_after_seconds=: every agent that ever sent a heartbeat, by name,
+ * with its dispatch pause; an agent paused without any heartbeat is listed too (offline, never seen).
+ */
 export async function listAgentLiveness(deps: Pick<Deps, 'storage' | 'clock'>, query: unknown): Promise<{ agents: LivenessEntry[] }> {
   const { offline_after_seconds } = parseInput(livenessQuerySchema, query ?? {}, 'query');
   const db = requireDb(deps.storage);
   const now = deps.clock.now();
-  const { rows } = await db.query<{ agent_name: string; last_seen_at: Date; status: AgentStatus; metadata: Record<string, unknown> }>(
-    'SELECT agent_name, last_seen_at, status, metadata FROM agent_heartbeats ORDER BY agent_name',
+  const { rows } = await db.query<{
+    agent_name: string;
+    last_seen_at: Date | null;
+    status: AgentStatus | null;
+    metadata: Record<string, unknown> | null;
+    dispatch_paused_until: Date | null;
+    pause_reason: string | null;
+  }>(
+    `SELECT coalesce(h.agent_name, p.agent_id) AS agent_name, h.last_seen_at, h.status, h.metadata, p.dispatch_paused_until, p.pause_reason
+       FROM agent_heartbeats h
+       FULL JOIN (SELECT agent_id, dispatch_paused_until, pause_reason FROM agent_dispatch_controls WHERE dispatch_paused_until > $1) p
+         ON p.agent_id = h.agent_name
+      ORDER BY 1`,
+    [now],
   );
   return {
     agents: rows.map((r) => ({
       agent_name: r.agent_name,
       last_seen_at: r.last_seen_at,
-      status: livenessOf(r.status, r.last_seen_at, now, offline_after_seconds),
+      status: r.status && r.last_seen_at ? livenessOf(r.status, r.last_seen_at, now, offline_after_seconds) : 'offline',
       reported_status: r.status,
-      metadata: r.metadata,
+      metadata: r.metadata ?? {},
+      dispatch_paused_until: r.dispatch_paused_until,
+      pause_reason: r.pause_reason,
     })),
   };
 }

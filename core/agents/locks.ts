@@ -2,38 +2,59 @@ import * as z from 'zod';
 import { OPERATOR_ACTOR } from '../actors';
 import { recordChange } from '../audit/record-change';
 import { ConflictError, NotFoundError } from '../errors';
-import type { Deps } from '../ports';
+import type { Db, Deps } from '../ports';
 import { requireDb } from '../storage';
 import { taskEvent } from '../tasks/commands';
 import { findTask } from '../tasks/queries';
 import { agentNameSchema, taskColumns, type Task } from '../tasks/task';
 import { parseInput, uuidSchema } from '../validation';
+import { defaultLeasePolicy, expireLeaseIfLapsed, leaseLapsed, leaseRules, type LeasePolicy } from './leases';
 
 type LockDeps = Pick<Deps, 'storage' | 'clock' | 'ids' | 'events'>;
 
-export const claimSchema = z.strictObject({ task_id: uuidSchema, agent_name: agentNameSchema });
-export const releaseSchema = z.strictObject({ task_id: uuidSchema, agent_name: agentNameSchema.optional() });
+const leaseSecondsSchema = z
+  .number({ message: 'must be a number of seconds' })
+  .int('must be a whole number of seconds')
+  .min(leaseRules.minSeconds, `must be at least ${leaseRules.minSeconds}`)
+  .max(leaseRules.maxSeconds, `must be at most ${leaseRules.maxSeconds}`);
+const lockTokenSchema = z.number({ message: 'must be the lock_token the claim answered' }).int('must be a whole number').min(1, 'must be at least 1');
+
+export const claimSchema = z.strictObject({ task_id: uuidSchema, agent_name: agentNameSchema, lease_seconds: leaseSecondsSchema.optional() });
+export const renewSchema = z.strictObject({ task_id: uuidSchema, agent_name: agentNameSchema, lock_token: lockTokenSchema, lease_seconds: leaseSecondsSchema.optional() });
+export const releaseSchema = z.strictObject({ task_id: uuidSchema, agent_name: agentNameSchema.optional(), lock_token: lockTokenSchema.optional() });
+
+async function lockLiveTask(tx: Db, taskId: string): Promise<Task> {
+  const task = await findTask(tx, taskId, true);
+  if (!task || task.deleted_at) throw new NotFoundError(`task ${taskId} not found`);
+  return task;
+}
 
 /**
- * POST /api/agent/claim: lock an unlocked live task for an agent. The lock is one conditional
- * UPDATE, so of many concurrent claims exactly one matches `locked_by IS NULL`; the others
- * find the row locked and get 409. Unknown or soft-deleted task: 404. The claiming agent is the actor.
+ * POST /api/agent/claim: lock an unlocked live task for an agent, with a lease and a fresh fencing
+ * token. The task's row lock serializes concurrent claims, so exactly one wins; the others get 409.
+ * A claim whose lease lapsed is released first (audited `lease_expired`), then claimed anew.
+ * Unknown or soft-deleted task: 404. The claiming agent is the actor.
  */
-export async function claimTask(deps: LockDeps, body: unknown): Promise<Task> {
-  const { task_id, agent_name } = parseInput(claimSchema, body ?? {}, 'claim');
+export async function claimTask(deps: LockDeps, body: unknown, policy: LeasePolicy = defaultLeasePolicy): Promise<Task> {
+  const { task_id, agent_name, lease_seconds } = parseInput(claimSchema, body ?? {}, 'claim');
   const db = requireDb(deps.storage);
   return db.transaction(async (tx) => {
-    const { rows } = await tx.query<Task>(
-      `UPDATE tasks SET locked_at = $3, locked_by = $2, updated_at = $3
-        WHERE id = $1 AND locked_by IS NULL AND deleted_at IS NULL RETURNING ${taskColumns}`,
-      [task_id, agent_name, deps.clock.now()],
-    );
-    const task = rows[0];
-    if (!task) {
-      const current = await findTask(tx, task_id);
-      if (!current || current.deleted_at) throw new NotFoundError(`task ${task_id} not found`);
-      throw new ConflictError(`task ${task_id} is already locked by ${current.locked_by}`, { locked_by: current.locked_by, locked_at: current.locked_at });
+    const current = await expireLeaseIfLapsed(deps, tx, await lockLiveTask(tx, task_id));
+    if (current.locked_by !== null) {
+      throw new ConflictError(`task ${task_id} is already locked by ${current.locked_by}`, {
+        locked_by: current.locked_by,
+        locked_at: current.locked_at,
+        lease_expires_at: current.lease_expires_at,
+      });
     }
+    const now = deps.clock.now();
+    const { rows } = await tx.query<Task>(
+      `UPDATE tasks SET locked_at = $3, locked_by = $2, lease_expires_at = $3::timestamptz + make_interval(secs => $4),
+              lock_generation = lock_generation + 1, updated_at = $3
+        WHERE id = $1 RETURNING ${taskColumns}`,
+      [task_id, agent_name, now, lease_seconds ?? policy.defaultLeaseSeconds],
+    );
+    const task = rows[0]!;
     await recordChange(deps, tx, {
       actor: agent_name,
       action: 'claimed',
@@ -41,7 +62,7 @@ export async function claimTask(deps: LockDeps, body: unknown): Promise<Task> {
       entityId: task_id,
       projectId: task.project_id,
       taskId: task_id,
-      oldValue: { ...task, locked_at: null, locked_by: null },
+      oldValue: current,
       newValue: task,
       event: taskEvent('claimed', task_id),
     });
@@ -49,12 +70,67 @@ export async function claimTask(deps: LockDeps, body: unknown): Promise<Task> {
   });
 }
 
+/** 409 unless `agent_name` holds the claim with `lock_token` (a zombie's stale token never matches a newer claim). */
+function assertHolder(task: Task, agentName: string | undefined, lockToken: number | undefined): void {
+  if (agentName !== undefined && task.locked_by !== agentName) {
+    throw new ConflictError(
+      task.locked_by ? `task ${task.id} is locked by ${task.locked_by}, not ${agentName}` : `task ${task.id} is not locked`,
+      { reason: 'not_lock_holder', locked_by: task.locked_by },
+    );
+  }
+  if (lockToken !== undefined && task.lock_token !== lockToken) {
+    throw new ConflictError(`lock_token ${lockToken} is stale: the current claim of task ${task.id} has lock_token ${task.lock_token}`, {
+      reason: 'stale_lock_token',
+      lock_token: task.lock_token,
+    });
+  }
+}
+
 /**
- * POST /api/agent/release {task_id, agent_name?}: with agent_name, releases only that agent's
- * lock; without, the operator releases whatever lock there is. 404 when there is no such lock.
+ * POST /api/agent/claim/renew {task_id, agent_name, lock_token, lease_seconds?}: extends the
+ * holder's lease from now. A wrong agent, a stale token, or a lease that already lapsed is 409
+ * and changes nothing (a lapsed claim is the tick's or the next claimer's to release).
+ */
+export async function renewClaim(deps: LockDeps, body: unknown, policy: LeasePolicy = defaultLeasePolicy): Promise<Task> {
+  const { task_id, agent_name, lock_token, lease_seconds } = parseInput(renewSchema, body ?? {}, 'renew');
+  const db = requireDb(deps.storage);
+  return db.transaction(async (tx) => {
+    const before = await lockLiveTask(tx, task_id);
+    assertHolder(before, agent_name, lock_token);
+    const now = deps.clock.now();
+    if (leaseLapsed(before, now)) {
+      throw new ConflictError(`the lease of task ${task_id} lapsed at ${before.lease_expires_at!.toISOString()}: claim it again`, {
+        reason: 'lease_expired',
+        lease_expires_at: before.lease_expires_at,
+      });
+    }
+    const { rows } = await tx.query<Task>(
+      `UPDATE tasks SET lease_expires_at = $2::timestamptz + make_interval(secs => $3), updated_at = $2 WHERE id = $1 RETURNING ${taskColumns}`,
+      [task_id, now, lease_seconds ?? policy.defaultLeaseSeconds],
+    );
+    const task = rows[0]!;
+    await recordChange(deps, tx, {
+      actor: agent_name,
+      action: 'lease_renewed',
+      entityType: 'task',
+      entityId: task_id,
+      projectId: task.project_id,
+      taskId: task_id,
+      oldValue: before,
+      newValue: task,
+      event: taskEvent('lease_renewed', task_id),
+    });
+    return task;
+  });
+}
+
+/**
+ * POST /api/agent/release {task_id, agent_name?, lock_token?}: with agent_name, releases only that
+ * agent's lock; without, the operator releases whatever lock there is. 404 when there is no such
+ * lock; a lock_token that is not the current claim's is 409.
  */
 export async function releaseTask(deps: LockDeps, body: unknown): Promise<{ released: true }> {
-  const { task_id, agent_name } = parseInput(releaseSchema, body ?? {}, 'release');
+  const { task_id, agent_name, lock_token } = parseInput(releaseSchema, body ?? {}, 'release');
   const db = requireDb(deps.storage);
   await db.transaction(async (tx) => {
     const before = await findTask(tx, task_id, true);
@@ -64,8 +140,9 @@ export async function releaseTask(deps: LockDeps, body: unknown): Promise<{ rele
         agent_name ? `task ${task_id} is not locked by ${agent_name}` : `task ${task_id} not found or not locked`,
       );
     }
+    assertHolder(before, undefined, lock_token);
     const { rows } = await tx.query<Task>(
-      `UPDATE tasks SET locked_at = NULL, locked_by = NULL, updated_at = $2 WHERE id = $1 RETURNING ${taskColumns}`,
+      `UPDATE tasks SET locked_at = NULL, locked_by = NULL, lease_expires_at = NULL, updated_at = $2 WHERE id = $1 RETURNING ${taskColumns}`,
       [task_id, deps.clock.now()],
     );
     await recordChange(deps, tx, {

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import type { Db } from '../ports';
 import { projectColumns } from '../projects/project';
 import { redactSecrets } from '../secrets/redact';
-import { taskColumns } from '../tasks/task';
+import { taskStoredColumns } from '../tasks/task';
 import { savedViewColumns } from '../views/saved-view';
 
 /** A per-entity state snapshot row (written by recordChange), as listings return it. */
@@ -45,7 +45,7 @@ const columnsOf = (list: string) => list.split(',').map((c) => c.trim());
  * would break the one-default rule), and the event their changes publish.
  */
 export const revertableEntities: Readonly<Record<string, { table: string; columns: string[]; event: string; idKey: string }>> = {
-  task: { table: 'tasks', columns: columnsOf(taskColumns).filter((c) => c !== 'updated_at'), event: 'task:changed', idKey: 'taskId' },
+  task: { table: 'tasks', columns: columnsOf(taskStoredColumns).filter((c) => c !== 'updated_at'), event: 'task:changed', idKey: 'taskId' },
   project: { table: 'projects', columns: columnsOf(projectColumns).filter((c) => c !== 'updated_at'), event: 'project:changed', idKey: 'projectId' },
   saved_view: { table: 'saved_views', columns: columnsOf(savedViewColumns).filter((c) => c !== 'updated_at'), event: 'view:changed', idKey: 'viewId' },
   workspace: {

@@ -9,7 +9,7 @@ import { REDACTED, redactSecrets, withStoredSecrets } from '../secrets/redact';
 import { settingByKey, snapshotSettingKeys } from '../settings/catalog';
 import { requireDb } from '../storage';
 import { assertAcyclicFrom } from '../tasks/graph';
-import { taskColumns, taskPrioritySchema, taskStatusSchema } from '../tasks/task';
+import { taskColumns, taskPrioritySchema, taskStatusSchema, taskStoredColumns } from '../tasks/task';
 import { jsonObjectSchema, parseInput, uuidSchema } from '../validation';
 
 export const LEGACY_EXPORT_VERSION = 1;
@@ -216,7 +216,7 @@ export async function importLegacy(deps: Pick<Deps, 'storage' | 'clock' | 'ids' 
     const taskIds = new Set(tasks.map((t) => t.id));
     const outside = [...new Set(tasks.flatMap((t) => [...(t.parent_task_id ? [t.parent_task_id] : []), ...t.dependency_ids]))].filter((id) => !taskIds.has(id));
     await assertReferences(tx, outside, 'tasks', 'tasks.parent_task_id/dependency_ids');
-    await upsertRows(tx, 'tasks', taskColumns.split(', '), tasks, now);
+    await upsertRows(tx, 'tasks', taskStoredColumns.split(', '), tasks, now);
     await assertAcyclicFrom(tx, [...taskIds]);
     if (doc.auditLog?.length) {
       const { rowCount } = await tx.query(

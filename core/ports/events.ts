@@ -1,5 +1,8 @@
 import type { Db } from './db';
 
+/** How long outbox rows are kept for stream replay; the runner prunes older ones and the doctor reports them. */
+export const OUTBOX_RETENTION_MS = 24 * 60 * 60 * 1000;
+
 /** The streams of spec 01 "Events": /api/events carries `events`, /api/events/stream carries both. */
 export type EventChannel = 'events' | 'stream';
 

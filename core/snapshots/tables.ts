@@ -41,6 +41,9 @@ export const snapshotTables: readonly SnapshotTable[] = [
   { name: 'agent_profiles', tier: 'A', primaryKey: ['agent_id'] },
   { name: 'workflow_templates', tier: 'B', primaryKey: ['name'] },
   { name: 'workflow_agent_routing', tier: 'B', primaryKey: ['workflow_type'] },
+  // not in spec 02's list (issue 15's tables): an agent's cap and quota pause, and the keys that keep run creation exactly-once
+  { name: 'agent_dispatch_controls', tier: 'B', primaryKey: ['agent_id'] },
+  { name: 'run_idempotency_keys', tier: 'B', primaryKey: ['idempotency_key'] },
   {
     name: 'budgets',
     tier: 'C',

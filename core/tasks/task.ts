@@ -55,13 +55,28 @@ export interface Task {
   retry_count: number;
   status_updated_at: Date | null;
   active_workflow_run_id: string | null;
+  /** When the claim in locked_by lapses (null: no claim, or a claim without a lease). */
+  lease_expires_at: Date | null;
+  /** Fencing token: grows with every claim of the task, so a stale holder's renew or release is refused. */
+  lock_token: number;
 }
 
-/** The columns every task query returns, in one place (the whole row, in table order). */
-export const taskColumns =
+/**
+ * The columns a revert or an import writes back, as the table names them: every column but the
+ * claim's fencing token, which only ever grows (an old value written back would let a zombie
+ * holder's token match again).
+ */
+export const taskStoredColumns =
   'id, project_id, title, description, status, priority, owner, due_date, start_date, estimated_effort, actual_effort, ' +
   'parent_task_id, dependency_ids, labels, created_at, updated_at, completed_at, recurrence_rule, metadata, deleted_at, ' +
-  'archived_at, locked_at, locked_by, retry_count, status_updated_at, active_workflow_run_id';
+  'archived_at, locked_at, locked_by, retry_count, status_updated_at, active_workflow_run_id, lease_expires_at';
+
+/**
+ * The columns every task query returns, in one place (the whole row, in table order). The fencing
+ * token is stored as lock_generation, since snapshot redaction blanks any key named like *_token,
+ * and answered as lock_token (issue 15).
+ */
+export const taskColumns = `${taskStoredColumns}, lock_generation AS lock_token`;
 
 /** A timestamp given as ISO 8601 date-time (with offset) or a plain YYYY-MM-DD date. */
 export const timestampSchema = z

@@ -1,6 +1,8 @@
 import type { Deps } from '../ports';
 import { requireDb } from '../storage';
 import { terminalRunStatuses } from './run-status';
+import { activePauses } from '../agents/dispatch-controls';
+import type { CappedCounts } from './caps';
 import type { TickSummary } from './dispatcher';
 
 const FAILURE_WINDOW_HOURS = 24;
@@ -12,6 +14,10 @@ export interface DispatcherStats {
   last_tick: { started_at: Date; finished_at: Date; source: string; duration_ms: number } | null;
   last_tick_summary: TickSummary | null;
   ticks_last_hour: number;
+  /** Issue 15: the last tick's runs left queued per full cap (zeros before any tick). */
+  capped: CappedCounts;
+  /** Issue 15: agents whose dispatch is paused now, with until when and why. */
+  paused_agents: Array<{ agent_id: string; dispatch_paused_until: Date; pause_reason: string | null }>;
 }
 
 /**
@@ -22,7 +28,7 @@ export interface DispatcherStats {
 export async function dispatcherStats(deps: Pick<Deps, 'storage' | 'clock'>): Promise<DispatcherStats> {
   const db = requireDb(deps.storage);
   const now = deps.clock.now();
-  const [byStatus, finished, routes, lastTick, recentTicks] = await Promise.all([
+  const [byStatus, finished, routes, lastTick, recentTicks, pauses] = await Promise.all([
     db.query<{ status: string; n: number }>('SELECT status, count(*)::int AS n FROM workflow_runs GROUP BY status ORDER BY status'),
     db.query<{ finished: number; failed: number }>(
       `SELECT count(*)::int AS finished, count(*) FILTER (WHERE status IN ('failed', 'timed_out'))::int AS failed
@@ -34,6 +40,7 @@ export async function dispatcherStats(deps: Pick<Deps, 'storage' | 'clock'>): Pr
       'SELECT started_at, finished_at, source, summary FROM dispatcher_ticks ORDER BY id DESC LIMIT 1',
     ),
     db.query<{ n: number }>(`SELECT count(*)::int AS n FROM dispatcher_ticks WHERE finished_at > $1::timestamptz - interval '1 hour'`, [now]),
+    activePauses(db, now),
   ]);
   const queue = Object.fromEntries([
     ...['queued', 'dispatched', 'claimed', 'running', 'waiting_for_approval'].map((s) => [s, 0]),
@@ -51,5 +58,7 @@ export async function dispatcherStats(deps: Pick<Deps, 'storage' | 'clock'>): Pr
       : null,
     last_tick_summary: last?.summary ?? null,
     ticks_last_hour: recentTicks.rows[0]?.n ?? 0,
+    capped: last?.summary.capped ?? { workflowType: 0, agent: 0, fleet: 0 },
+    paused_agents: pauses.map((p) => ({ agent_id: p.agent_id, dispatch_paused_until: p.dispatch_paused_until!, pause_reason: p.pause_reason })),
   };
 }

@@ -9,6 +9,8 @@ import { transitionOf } from './run-status';
 import { leaveSessionsSql } from './run-store';
 import { runColumns, type WorkflowRun } from './run';
 import { wakeAgents, type WakeOutcome } from './wake';
+import { releaseClaimsOfEndedRuns, releaseExpiredLeases } from '../agents/leases';
+import { openDispatchAdmission, type CappedCounts } from './caps';
 
 /**
  * The dispatcher tick of spec 03, one function for every caller (the runner's timer, the scheduled
@@ -31,6 +33,8 @@ export interface TickInputs {
   source?: string;
   /** Rows per transaction (default 500). */
   batchSize?: number;
+  /** DISPATCH_MAX_IN_FLIGHT: live runs the fleet may hold at once (default: no cap). */
+  maxInFlight?: number;
 }
 
 export interface TickSummary {
@@ -46,6 +50,12 @@ export interface TickSummary {
   wakeFailed: number;
   wakeErrors: string[];
   budgetEnforcement: BudgetEnforcementCounts & { cancelledInFlight: number; gateErrors: number };
+  /** Task claims whose lease lapsed, released by this tick. */
+  leasesExpired: number;
+  /** Queued runs left queued because a concurrency cap was full, per cap. */
+  capped: CappedCounts;
+  /** Queued runs left queued because their target agent's dispatch is paused (provider quota). */
+  heldByPause: number;
 }
 
 const BATCH = 500;
@@ -71,8 +81,13 @@ export async function tick(deps: Deps, inputs: TickInputs = {}): Promise<TickSum
     wakeFailed: 0,
     wakeErrors: [],
     budgetEnforcement: { held: 0, stopped: 0, warned: 0, cancelledInFlight: 0, gateErrors: 0 },
+    leasesExpired: 0,
+    capped: { workflowType: 0, agent: 0, fleet: 0 },
+    heldByPause: 0,
   };
   const wakes: Wake[] = [];
+
+  summary.leasesExpired = await releaseExpiredLeases(deps, db, batchSize, MAX_BATCHES);
 
   // 1. recovery
   const now = () => deps.clock.now();
@@ -94,6 +109,7 @@ export async function tick(deps: Deps, inputs: TickInputs = {}): Promise<TickSum
           [at, before.map((r) => r.id)],
         );
         await clearTaskPointers(tx, after);
+        await releaseClaimsOfEndedRuns(deps, tx, after);
         const byId = new Map(before.map((r) => [r.id, r]));
         await recordRunBatch(deps, tx, after.map((a) => ({ before: byId.get(a.id)!, after: a })), { actor, action });
         return after;
@@ -162,8 +178,9 @@ export async function tick(deps: Deps, inputs: TickInputs = {}): Promise<TickSum
   const held: string[] = [];
   for (let i = 0; i < MAX_BATCHES; i++) {
     const picked = await db.transaction(async (tx) => {
-      const { rows: candidates } = await tx.query<WorkflowRun & { route_agent: string; project_id: string | null; department_id: string | null }>(
-        `SELECT ${qualified('r')}, w.agent_id AS route_agent, t.project_id,
+      const admission = await openDispatchAdmission(tx, now(), { maxInFlight: inputs.maxInFlight });
+      const { rows: candidates } = await tx.query<Candidate>(
+        `SELECT ${qualified('r')}, w.agent_id AS route_agent, w.max_concurrent AS route_max_concurrent, t.project_id,
                 coalesce(ap.department_id, tp.department_id) AS department_id
            FROM workflow_runs r
            JOIN workflow_agent_routing w ON w.workflow_type = r.workflow_type
@@ -199,7 +216,12 @@ export async function tick(deps: Deps, inputs: TickInputs = {}): Promise<TickSum
           for (const id of verdict.cancelRunIds ?? []) if (id !== c.id) inFlightStops.set(id, verdict.reason);
         } else {
           if (verdict.verdict === 'warn') summary.budgetEnforcement.warned++;
-          toDispatch.push({ id: c.id, target });
+          const refusal = admission.admit({ workflowType: c.workflow_type, targetAgentId: target, routeMaxConcurrent: c.route_max_concurrent });
+          if (refusal) {
+            held.push(c.id);
+            if (refusal === 'agentPaused') summary.heldByPause++;
+            else summary.capped[refusal]++;
+          } else toDispatch.push({ id: c.id, target });
         }
       }
       const at = now();
@@ -264,8 +286,10 @@ function qualified(alias: string): string {
     .join(', ');
 }
 
-function stripCandidate(c: WorkflowRun & { route_agent: string; project_id: string | null; department_id: string | null }): WorkflowRun {
-  const { route_agent: _a, project_id: _p, department_id: _d, ...run } = c;
+type Candidate = WorkflowRun & { route_agent: string; route_max_concurrent: number | null; project_id: string | null; department_id: string | null };
+
+function stripCandidate(c: Candidate): WorkflowRun {
+  const { route_agent: _a, route_max_concurrent: _m, project_id: _p, department_id: _d, ...run } = c;
   return run as WorkflowRun;
 }
 
@@ -287,6 +311,7 @@ async function budgetCancel(
     [at, stops.map((s) => s[0]), stops.map((s) => s[1])],
   );
   await clearTaskPointers(tx, after);
+  await releaseClaimsOfEndedRuns(deps, tx, after);
   await recordRunBatch(deps, tx, after.map((a) => ({ before: before.get(a.id)!, after: a })), { actor, action: 'budget_stopped' });
   return after.length;
 }

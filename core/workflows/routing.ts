@@ -13,15 +13,21 @@ export interface Route {
   agent_id: string;
   priority: number;
   timeout_minutes: number;
+  /** Issue 15: live runs of this workflow type at once (null: no cap). */
+  max_concurrent: number | null;
+  /** Issue 15: refuse a second live run for one task. */
+  exclusive_per_task: boolean;
   created_at: Date;
   updated_at: Date;
 }
-const routeColumns = 'workflow_type, agent_id, priority, timeout_minutes, created_at, updated_at';
+const routeColumns = 'workflow_type, agent_id, priority, timeout_minutes, max_concurrent, exclusive_per_task, created_at, updated_at';
 
 const putRouteSchema = z.strictObject({
   agent_id: agentIdSchema,
   priority: z.number().int('must be a whole number').min(-1000).max(1000).default(0),
   timeout_minutes: z.number().int('must be a whole number').min(1, 'must be at least 1').max(10_080, 'at most a week (10080)').default(60),
+  max_concurrent: z.number({ message: 'must be a whole number of at least 1, or null for no cap' }).int('must be a whole number').min(1, 'must be at least 1 (null: no cap)').max(100_000).nullable().default(null),
+  exclusive_per_task: z.boolean({ message: 'must be true or false' }).default(false),
   actor: actorSchema,
 });
 const deleteRouteSchema = z.strictObject({ actor: actorSchema }).default({ actor: OPERATOR_ACTOR });
@@ -51,11 +57,11 @@ export async function putRoute(deps: Deps, rawType: unknown, body: unknown): Pro
     const { rows: before } = await tx.query<Route>(`SELECT ${routeColumns} FROM workflow_agent_routing WHERE workflow_type = $1 FOR UPDATE`, [type]);
     const now = deps.clock.now();
     const { rows } = await tx.query<Route>(
-      `INSERT INTO workflow_agent_routing (workflow_type, agent_id, priority, timeout_minutes, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $5)
-       ON CONFLICT (workflow_type) DO UPDATE SET agent_id = $2, priority = $3, timeout_minutes = $4, updated_at = $5
+      `INSERT INTO workflow_agent_routing (workflow_type, agent_id, priority, timeout_minutes, max_concurrent, exclusive_per_task, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $6, $7, $5, $5)
+       ON CONFLICT (workflow_type) DO UPDATE SET agent_id = $2, priority = $3, timeout_minutes = $4, max_concurrent = $6, exclusive_per_task = $7, updated_at = $5
        RETURNING ${routeColumns}`,
-      [type, input.agent_id, input.priority, input.timeout_minutes, now],
+      [type, input.agent_id, input.priority, input.timeout_minutes, now, input.max_concurrent, input.exclusive_per_task],
     );
     const action = before[0] ? 'updated' : 'created';
     await recordChange(deps, tx, { actor: input.actor, action, entityType: 'workflow_route', entityId: type, oldValue: before[0], newValue: rows[0], event: routeEvent(action, type) });

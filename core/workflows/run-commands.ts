@@ -1,12 +1,15 @@
 import { OPERATOR_ACTOR } from '../actors';
 import { recordChange } from '../audit/record-change';
-import { ConflictError, NotFoundError, ValidationError } from '../errors';
+import type * as z from 'zod';
+import { DEFAULT_QUOTA_PAUSE_SECONDS, pauseAgentDispatch } from '../agents/dispatch-controls';
+import { ActiveRunExistsError, ConflictError, IdempotencyConflictError, NotFoundError, ValidationError } from '../errors';
 import type { Db, Deps } from '../ports';
 import { requireDb } from '../storage';
 import { parseId, parseInput } from '../validation';
 import { requireGovernance } from './governance';
 import { getRunDetail, type RunDetail } from './run-queries';
-import { resumeTarget, transitionOf } from './run-status';
+import { activeRunStatuses, resumeTarget, transitionOf } from './run-status';
+import { lookUpKey, rememberKey, requestHash } from './run-idempotency';
 import { assertSession, assertTransition, changeRun, lockRun, runEvent, syncTaskPointer } from './run-store';
 import {
   cancelRunSchema,
@@ -16,6 +19,8 @@ import {
   escalateRunSchema,
   failRunSchema,
   heartbeatRunSchema,
+  idempotencyKeySchema,
+  pausingErrorClasses,
   overrideFailureSchema,
   patchRunSchema,
   pauseRunSchema,
@@ -51,9 +56,12 @@ export async function insertQueuedRun(deps: Deps, tx: Db, input: Omit<CreateRunI
   if (!template.is_active) throw new ConflictError(`workflow template ${input.workflow_type} is inactive`);
   let projectId: string | null = null;
   if (input.task_id) {
-    const { rows } = await tx.query<{ project_id: string }>('SELECT project_id FROM tasks WHERE id = $1 AND deleted_at IS NULL', [input.task_id]);
+    const exclusive = template.exclusive_per_task || (await routeIsExclusive(tx, input.workflow_type));
+    // an exclusive workflow locks the task row, so two creates for one task cannot both see it free
+    const { rows } = await tx.query<{ project_id: string }>(`SELECT project_id FROM tasks WHERE id = $1 AND deleted_at IS NULL${exclusive ? ' FOR UPDATE' : ''}`, [input.task_id]);
     if (!rows[0]) throw new ValidationError(`task_id: task ${input.task_id} does not exist`, [{ path: 'task_id', message: 'no such task' }]);
     projectId = rows[0].project_id;
+    if (exclusive) await assertNoActiveRun(tx, input.task_id);
   }
   const id = deps.ids.uuid();
   const now = deps.clock.now();
@@ -83,15 +91,45 @@ export async function insertQueuedRun(deps: Deps, tx: Db, input: Omit<CreateRunI
   return run;
 }
 
-/** POST /api/workflow-runs (governance: launch_workflow). */
-export async function createRun(deps: Deps, body: unknown): Promise<RunDetail> {
-  const input = parseInput(createRunSchema, body ?? {}, 'workflow run');
+async function routeIsExclusive(tx: Db, workflowType: string): Promise<boolean> {
+  const { rows } = await tx.query<{ exclusive_per_task: boolean }>('SELECT exclusive_per_task FROM workflow_agent_routing WHERE workflow_type = $1', [workflowType]);
+  return rows[0]?.exclusive_per_task ?? false;
+}
+
+/** 409 active_run_exists when the task has a run still in play (queued, dispatched, held or paused). */
+async function assertNoActiveRun(tx: Db, taskId: string): Promise<void> {
+  const { rows } = await tx.query<{ id: string; status: string }>(
+    'SELECT id, status FROM workflow_runs WHERE task_id = $1 AND status = ANY($2::text[]) ORDER BY created_at DESC, id LIMIT 1',
+    [taskId, activeRunStatuses],
+  );
+  if (rows[0]) throw new ActiveRunExistsError(taskId, rows[0].id, rows[0].status);
+}
+
+export type CreatedRun = RunDetail & { duplicate?: true };
+
+/**
+ * POST /api/workflow-runs (governance: launch_workflow). With an idempotency key (the
+ * Idempotency-Key header, or the body's idempotency_key; the header wins) a repeat of the same
+ * request answers the first run with duplicate: true, and another request under the key is 409.
+ */
+export async function createRun(deps: Deps, body: unknown, options: { idempotencyKey?: unknown } = {}): Promise<CreatedRun> {
+  const { idempotency_key: bodyKey, ...input } = parseInput(createRunSchema, body ?? {}, 'workflow run');
+  const key = options.idempotencyKey !== undefined ? parseInput(idempotencyKeySchema, options.idempotencyKey, 'Idempotency-Key') : bodyKey;
   const db = requireDb(deps.storage);
-  const run = await db.transaction(async (tx) => {
+  const outcome = await db.transaction(async (tx) => {
     await requireGovernance(tx, 'launch_workflow', input.actor);
-    return insertQueuedRun(deps, tx, input, input.actor);
+    if (key === undefined) return { runId: (await insertQueuedRun(deps, tx, input, input.actor)).id, duplicate: false };
+    const hash = requestHash(input);
+    const now = deps.clock.now();
+    const found = await lookUpKey(tx, key, hash, now);
+    if (found.kind === 'replay') return { runId: found.runId, duplicate: true };
+    if (found.kind === 'conflict') throw new IdempotencyConflictError(key, found.runId);
+    const run = await insertQueuedRun(deps, tx, input, input.actor);
+    await rememberKey(tx, key, hash, run.id, now);
+    return { runId: run.id, duplicate: false };
   });
-  return getRunDetail(deps, run.id);
+  const detail = await getRunDetail(deps, outcome.runId);
+  return outcome.duplicate ? { ...detail, duplicate: true } : detail;
 }
 
 /** Locks the run, runs `work` on it, and answers with the run as it stands after. */
@@ -204,11 +242,17 @@ export async function completeRun(deps: Deps, rawId: unknown, body: unknown): Pr
   });
 }
 
-/** POST /api/workflow-runs/:id/fail: the holding session ends the run as failed with last_error. */
+/**
+ * POST /api/workflow-runs/:id/fail: the holding session ends the run as failed with last_error
+ * and error_class. A quota_exhausted or rate_limited failure is the provider's: the run goes back
+ * to the queue without spending a dispatch attempt, and dispatch to its agent pauses until the
+ * retry time (once per pause window: see pauseAgentDispatch).
+ */
 export async function failRun(deps: Deps, rawId: unknown, body: unknown): Promise<WorkflowRun> {
   const input = parseInput(failRunSchema, body ?? {}, 'fail');
   return withRun(deps, rawId, async (tx, run) => {
     assertSession(run, input.session_id);
+    if (pausingErrorClasses.includes(input.error_class)) return requeueOnQuota(deps, tx, run, input);
     assertTransition(run, 'fail');
     const now = deps.clock.now();
     await tx.query(
@@ -219,8 +263,37 @@ export async function failRun(deps: Deps, rawId: unknown, body: unknown): Promis
     return changeRun(deps, tx, run, {
       actor: input.actor ?? run.owner_agent_id ?? input.session_id,
       action: 'status_changed',
-      set: { status: transitionOf('fail').to, last_error: input.error, finished_at: now, gateway_session_active: false },
+      set: { status: transitionOf('fail').to, last_error: input.error, error_class: input.error_class, finished_at: now, gateway_session_active: false },
     });
+  });
+}
+
+async function requeueOnQuota(deps: Deps, tx: Db, run: WorkflowRun, input: z.infer<typeof failRunSchema>): Promise<WorkflowRun> {
+  assertTransition(run, 'requeue_on_quota', 'fail');
+  const now = deps.clock.now();
+  const agent = run.target_agent_id ?? run.owner_agent_id;
+  if (agent) {
+    const seconds = input.retry_after_seconds ?? DEFAULT_QUOTA_PAUSE_SECONDS;
+    await pauseAgentDispatch(deps, tx, agent, { until: new Date(now.getTime() + seconds * 1000), reason: `${input.error_class}: ${input.error}`, runId: run.id });
+  }
+  // the step in progress starts over when the run is claimed again
+  await tx.query(`UPDATE workflow_steps SET status = 'pending', started_at = NULL WHERE run_id = $1 AND step_order = $2 AND status = 'in_progress'`, [
+    run.id,
+    run.current_step,
+  ]);
+  return changeRun(deps, tx, run, {
+    actor: input.actor ?? run.owner_agent_id ?? input.session_id,
+    action: 'requeued_on_quota',
+    returnsToQueue: true,
+    setSql: { dispatch_attempts: 'greatest(dispatch_attempts - 1, 0)' },
+    set: {
+      status: transitionOf('requeue_on_quota').to,
+      last_error: input.error,
+      error_class: input.error_class,
+      dispatched_at: null,
+      claimed_at: null,
+      heartbeat_at: null,
+    },
   });
 }
 

@@ -39,6 +39,7 @@ export type RunTrigger =
   | 'start'
   | 'complete'
   | 'fail'
+  | 'requeue_on_quota'
   | 'request_approval'
   | 'approval_granted'
   | 'approval_rejected'
@@ -79,6 +80,8 @@ export const runTransitions: readonly RunTransition[] = [
   { trigger: 'override_to_completed', from: ['failed', 'timed_out'], to: 'completed', spec: false },
   { trigger: 'start', from: ['claimed'], to: 'running', spec: false },
   { trigger: 'fail', from: ['claimed', 'running', 'waiting_for_approval'], to: 'failed', spec: false },
+  // issue 15: a provider quota or rate limit is not the run's fault: it waits in the queue for the agent's pause to end
+  { trigger: 'requeue_on_quota', from: ['claimed', 'running', 'waiting_for_approval'], to: 'queued', returnsToQueue: true, spec: false },
   { trigger: 'request_approval', from: ['claimed', 'running', 'waiting_for_approval'], to: 'waiting_for_approval', spec: false },
   { trigger: 'approval_granted', from: ['waiting_for_approval'], to: 'running', spec: false },
   { trigger: 'approval_rejected', from: ['waiting_for_approval'], to: 'failed', spec: false },

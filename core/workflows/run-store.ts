@@ -1,7 +1,8 @@
 import { recordChange } from '../audit/record-change';
 import { ConflictError, NotFoundError } from '../errors';
 import type { Db, Deps } from '../ports';
-import { activeRunStatuses, transitionFor, type RunTrigger } from './run-status';
+import { releaseClaimsOfEndedRuns } from '../agents/leases';
+import { activeRunStatuses, terminalRunStatuses, transitionFor, type RunTrigger } from './run-status';
 import { runColumns, type WorkflowRun } from './run';
 
 /** The SQL that every write to a run shares: lock, change, audit, event, task pointer. */
@@ -85,6 +86,7 @@ export async function changeRun(deps: Pick<Deps, 'clock' | 'ids' | 'events'>, tx
   const { rows } = await tx.query<WorkflowRun>(`UPDATE workflow_runs SET ${assignments.join(', ')} WHERE id = $1 RETURNING ${runColumns}`, params);
   const after = rows[0]!;
   await syncTaskPointer(tx, after);
+  if (!terminalRunStatuses.includes(before.status)) await releaseClaimsOfEndedRuns(deps, tx, [after]);
   await recordChange(deps, tx, {
     actor: change.actor,
     action: change.action,

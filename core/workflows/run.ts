@@ -10,7 +10,7 @@ export const runColumns = [
   'output_summary', 'dispatch_attempts', 'gateway_session_id', 'gateway_session_active', 'claim_session_id',
   'session_history', 'retry_count', 'dispatched_at', 'claimed_at', 'heartbeat_at', 'started_at', 'finished_at',
   'cost_estimate', 'input_tokens', 'output_tokens', 'cached_tokens', 'model_id', 'currency', 'reported_at',
-  'last_error', 'created_by', 'metadata', 'created_at', 'updated_at',
+  'last_error', 'created_by', 'metadata', 'created_at', 'updated_at', 'error_class',
 ].join(', ');
 
 export interface WorkflowRun {
@@ -47,6 +47,8 @@ export interface WorkflowRun {
   metadata: Record<string, unknown>;
   created_at: Date;
   updated_at: Date;
+  /** What kind of failure ended (or requeued) the run last (issue 15); null before any. */
+  error_class: string | null;
 }
 
 /** Who acts: the `actor` field of a run operation's body, default the single operator (spec 01). */
@@ -57,6 +59,12 @@ export const agentActorSchema = actorName.optional();
 /** Session keys are validated as the runtime adapter validates them (they are passed to its CLI). */
 export { sessionKeySchema };
 export const agentIdSchema = z.string().trim().min(1, 'must not be empty').max(200, 'at most 200 characters');
+export const idempotencyKeySchema = z
+  .string({ message: 'must be a string' })
+  .trim()
+  .min(1, 'must not be empty')
+  .max(255, 'at most 255 characters')
+  .regex(/^[\x21-\x7e]+$/, 'printable ASCII without spaces');
 const reason = z.string().trim().max(2000, 'at most 2000 characters');
 const tokens = z.number().int('must be a whole number').min(0, 'must not be negative').max(Number.MAX_SAFE_INTEGER);
 
@@ -83,6 +91,8 @@ export const createRunSchema = z.strictObject({
   owner_agent_id: agentIdSchema.nullable().default(null),
   metadata: jsonObjectSchema.default({}),
   actor: actorSchema,
+  /** Or the Idempotency-Key header: the same key and body within 24 hours answer the first run. */
+  idempotency_key: idempotencyKeySchema.optional(),
 });
 export type CreateRunInput = z.infer<typeof createRunSchema>;
 
@@ -92,10 +102,23 @@ export const startRunSchema = z.strictObject({ session_id: sessionKeySchema, act
 export const completeRunSchema = z
   .strictObject({ session_id: sessionKeySchema, output_summary: jsonObjectSchema.default({}), actor: agentActorSchema, ...usageReportShape })
   .refine(cachedWithinInput, cachedIssue);
+/**
+ * Issue 15: what kind of failure a fail reports. quota_exhausted and rate_limited are the
+ * provider's, not the run's: the run waits in the queue and dispatch to the agent pauses.
+ */
+export const runErrorClasses = ['quota_exhausted', 'rate_limited', 'provider_error', 'agent_error'] as const;
+export const pausingErrorClasses: readonly string[] = ['quota_exhausted', 'rate_limited'];
 export const failRunSchema = z.strictObject({
   session_id: sessionKeySchema,
   error: z.string().trim().min(1, 'say what went wrong').max(5000),
   actor: agentActorSchema,
+  error_class: z.enum(runErrorClasses, { message: `must be one of ${runErrorClasses.join(', ')}` }).default('agent_error'),
+  retry_after_seconds: z
+    .number({ message: 'must be a number of seconds' })
+    .int('must be a whole number of seconds')
+    .min(1, 'must be at least 1')
+    .max(7 * 86_400, 'must be at most a week (604800)')
+    .optional(),
 });
 export const patchRunSchema = z
   .strictObject({

@@ -43,6 +43,7 @@ export const createTemplateSchema = z.strictObject({
   department_id: optionalRef.default(null),
   ui_category: optionalRef.default(null),
   is_active: z.boolean().default(true),
+  exclusive_per_task: z.boolean().default(false),
 });
 
 export const updateTemplateSchema = z
@@ -53,6 +54,7 @@ export const updateTemplateSchema = z
     department_id: optionalRef,
     ui_category: optionalRef,
     is_active: z.boolean(),
+    exclusive_per_task: z.boolean(),
   })
   .partial()
   .refine((patch) => Object.keys(patch).length > 0, { message: 'name at least one field to update (the name itself cannot change)' });
@@ -72,6 +74,8 @@ export interface WorkflowTemplate {
   is_active: boolean;
   created_at: Date;
   updated_at: Date;
+  /** Issue 15: at most one live run per task for this workflow (a routing entry can ask the same). */
+  exclusive_per_task: boolean;
 }
 
-export const templateColumns = 'name, display_name, description, steps, department_id, ui_category, is_active, created_at, updated_at';
+export const templateColumns = 'name, display_name, description, steps, department_id, ui_category, is_active, created_at, updated_at, exclusive_per_task';

@@ -53,9 +53,9 @@ export async function createTemplate(deps: Deps, body: unknown, actor = OPERATOR
     if (await findTemplate(tx, input.name)) throw new ConflictError(`workflow template ${input.name} already exists`);
     const now = deps.clock.now();
     const { rows } = await tx.query<WorkflowTemplate>(
-      `INSERT INTO workflow_templates (name, display_name, description, steps, department_id, ui_category, is_active, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8) RETURNING ${templateColumns}`,
-      [input.name, input.display_name ?? input.name, input.description, JSON.stringify(input.steps), input.department_id, input.ui_category, input.is_active, now],
+      `INSERT INTO workflow_templates (name, display_name, description, steps, department_id, ui_category, is_active, exclusive_per_task, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9) RETURNING ${templateColumns}`,
+      [input.name, input.display_name ?? input.name, input.description, JSON.stringify(input.steps), input.department_id, input.ui_category, input.is_active, input.exclusive_per_task, now],
     );
     await recordChange(deps, tx, {
       actor,

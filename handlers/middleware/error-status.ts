@@ -24,4 +24,7 @@ export const statusByErrorCode: Readonly<Record<string, number>> = {
   restore_in_progress: 409,
   snapshot_write_failed: 507,
   no_database: 503,
+  // agent safety (issue 15)
+  idempotency_conflict: 409,
+  active_run_exists: 409,
 };

@@ -27,9 +27,15 @@ export const taskRoutes: readonly Route[] = [
   { method: 'DELETE', path: '/api/views/:id', handler: 'views/delete-view' },
 
   { method: 'POST', path: '/api/agent/claim', handler: 'agents/claim-task' },
+  { method: 'POST', path: '/api/agent/claim/renew', handler: 'agents/renew-claim' },
   { method: 'POST', path: '/api/agent/release', handler: 'agents/release-task' },
   { method: 'POST', path: '/api/agents/heartbeat', handler: 'agents/record-heartbeat' },
   { method: 'GET', path: '/api/agents/status', handler: 'agents/list-agent-status' },
+  { method: 'GET', path: '/api/agents/:agent/limits', handler: 'agents/get-agent-limits' },
+  { method: 'PUT', path: '/api/agents/:agent/limits', handler: 'agents/put-agent-limits' },
+  { method: 'POST', path: '/api/agents/:agent/resume-dispatch', handler: 'agents/resume-agent-dispatch' },
+  { method: 'GET', path: '/api/doctor', handler: 'doctor/get-doctor-report' },
+  { method: 'POST', path: '/api/doctor/repair', handler: 'doctor/repair-doctor-findings' },
 
   { method: 'GET', path: '/api/audit', handler: 'audit/list-audit' },
   { method: 'GET', path: '/api/history', handler: 'history/list-history' },

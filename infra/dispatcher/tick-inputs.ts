@@ -11,6 +11,6 @@ export function dispatcherBudgetGate(): BudgetGate {
   return budgetDispatchGate;
 }
 
-export function tickInputs(cfg: Pick<Config, 'taskServerUrl'>, source: string): TickInputs {
-  return { budgetGate: dispatcherBudgetGate(), claimUrlBase: cfg.taskServerUrl, source };
+export function tickInputs(cfg: Pick<Config, 'taskServerUrl' | 'dispatchMaxInFlight'>, source: string): TickInputs {
+  return { budgetGate: dispatcherBudgetGate(), claimUrlBase: cfg.taskServerUrl, source, maxInFlight: cfg.dispatchMaxInFlight };
 }

@@ -1,6 +1,7 @@
 import type http from 'node:http';
 import { bearerTokenOf, tokenMatches } from '../../core/auth/bearer-token';
 import type { EventChannel } from '../../core/ports';
+import { OUTBOX_RETENTION_MS } from '../../core/ports/events';
 import type { AppContext } from '../app-context';
 import { logger } from '../logger';
 import { OutboxListener } from './outbox-listener';
@@ -30,7 +31,7 @@ const DEFAULTS = {
   maxBufferedBytes: 1024 * 1024,
   retryMs: 2_000,
   replayLimit: 10_000,
-  retentionMs: 24 * 60 * 60 * 1000,
+  retentionMs: OUTBOX_RETENTION_MS,
   pruneIntervalMs: 10 * 60 * 1000,
 };
 

@@ -40,6 +40,15 @@ export async function seedEveryTable(db: PgDb, n: number, tag: string): Promise<
     `INSERT INTO task_runs (id, task_id, agent, output) SELECT gen_random_uuid(), (SELECT id FROM tasks ORDER BY id LIMIT 1), 'a', '{}' FROM ${s}`,
     `INSERT INTO cron_job_runs (id, job_id, status, output) SELECT gen_random_uuid(), 'job-' || g, 'ok', '{}' FROM ${s}`,
     `INSERT INTO agent_heartbeats (agent_name, last_seen_at, status, metadata) SELECT '${tag}-agent-' || g, now(), 'online', '{}' FROM ${s}`,
+    // issue 15's columns and tables: a lease and fencing token, caps, exclusivity, an error class, dispatch controls, idempotency keys
+    `UPDATE tasks SET locked_by = '${tag}-agent-1', locked_at = now(), lease_expires_at = now() + interval '1 hour', lock_generation = 3 WHERE title = 't ${tag} 2'`,
+    `UPDATE workflow_agent_routing SET max_concurrent = 2, exclusive_per_task = true WHERE workflow_type = '${tag}-type-1'`,
+    `UPDATE workflow_templates SET exclusive_per_task = true WHERE name = '${tag}-tpl-1'`,
+    `UPDATE workflow_runs SET error_class = 'rate_limited' WHERE workflow_type = '${tag}-type-1'`,
+    `INSERT INTO agent_dispatch_controls (agent_id, max_concurrent_runs, dispatch_paused_until, pause_reason)
+       SELECT '${tag}-agent-' || g, g, now() + interval '10 minutes', 'quota_exhausted: seeded' FROM ${s}`,
+    `INSERT INTO run_idempotency_keys (idempotency_key, request_hash, run_id, expires_at)
+       SELECT '${tag}-key-' || row_number() OVER (ORDER BY r.id), md5(r.id::text), r.id, now() + interval '1 day' FROM workflow_runs r WHERE r.workflow_type = '${tag}-type-1'`,
     `INSERT INTO chat_messages (id, session_key, role, content) SELECT gen_random_uuid(), 'agent:${tag}:main', CASE WHEN g % 2 = 0 THEN 'assistant' ELSE 'user' END, 'turn ' || g FROM ${s}`,
   ];
   for (const sql of statements) await db.query(sql);

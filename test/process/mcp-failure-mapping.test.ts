@@ -63,11 +63,24 @@ describe('MCP failure mapping', () => {
     expect(payload).toEqual({
       health: { from: '/api/health-status' },
       agents: { from: '/api/agents/status' },
+      dispatch_safety: { paused_agents: [], capped: null, held_by_pause: null, leases_expired: null },
       running_runs: { from: '/api/workflow-runs?status=running&limit=5' },
       stuck_runs: { section: 'stuck_runs', status: 'unavailable', reason: 'task server answered 500' },
     });
     const noStuck = toolPayload(await mcp.request(2, 'tools/call', { name: 'get_fleet_status', arguments: { include_stuck: false } }));
     expect(noStuck.payload).not.toHaveProperty('stuck_runs');
+  });
+
+  it('shows paused agents and capped counts from the dispatcher stats in get_fleet_status', async () => {
+    const stats = {
+      queue: { total: 9 },
+      capped: { workflowType: 2, agent: 1, fleet: 0 },
+      paused_agents: [{ agent_id: 'writer', dispatch_paused_until: '2026-11-01T12:15:00.000Z', pause_reason: 'quota_exhausted: out of credits' }],
+      last_tick_summary: { heldByPause: 3, leasesExpired: 1, dispatched: 4 },
+    };
+    const { mcp } = await setup((req) => (req.url === '/api/workflow-runs/dispatcher/stats' ? { status: 200, body: stats } : { status: 200, body: {} }));
+    const { payload } = toolPayload(await mcp.request(1, 'tools/call', { name: 'get_fleet_status', arguments: { include_stuck: false } }));
+    expect((payload as { dispatch_safety: unknown }).dispatch_safety).toEqual({ paused_agents: stats.paused_agents, capped: stats.capped, held_by_pause: 3, leases_expired: 1 });
   });
 
   it('composes only the requested mission-control sections', async () => {

@@ -96,7 +96,8 @@ describe('MCP tools through the SDK client against a running task server', () =>
       expect((await mcp.call('get_budget_ledger', { budget_id: '123e4567-e89b-42d3-a456-426614174000' })).payload).toMatchObject({ error: 'not_found' });
       expect((await mcp.call('list_snapshots')).payload).toMatchObject({ available: true });
       const fleet = await mcp.call('get_fleet_status');
-      expect(Object.keys(fleet.payload).sort()).toEqual(['agents', 'health', 'running_runs', 'stuck_runs']);
+      expect(Object.keys(fleet.payload).sort()).toEqual(['agents', 'dispatch_safety', 'health', 'running_runs', 'stuck_runs']);
+      expect(fleet.payload.dispatch_safety).toMatchObject({ paused_agents: [], capped: { workflowType: 0, agent: 0, fleet: 0 } });
       const mission = await mcp.call('get_mission_control_summary');
       expect(Object.keys(mission.payload).sort()).toEqual(['agents', 'blockers', 'budgets', 'costs', 'cron', 'health', 'queue', 'runs']);
       expect(mission.payload.queue).toMatchObject({ total: 1 });

@@ -37,6 +37,15 @@ describe('configuration from the environment', () => {
     expect(() => parseConfig({ LOG_LEVEL: 'LOUD' })).toThrow(/LOG_LEVEL/);
   });
 
+  it('reads the claim lease default and the fleet in-flight cap (issue 15), refusing values out of range', () => {
+    expect(parseConfig({})).toMatchObject({ taskLeaseSeconds: 1800, dispatchMaxInFlight: undefined });
+    expect(parseConfig({ TASK_LEASE_SECONDS: '30', DISPATCH_MAX_IN_FLIGHT: '12' })).toMatchObject({ taskLeaseSeconds: 30, dispatchMaxInFlight: 12 });
+    expect(() => parseConfig({ TASK_LEASE_SECONDS: '29' })).toThrow(/TASK_LEASE_SECONDS/);
+    expect(() => parseConfig({ TASK_LEASE_SECONDS: '86401' })).toThrow(/TASK_LEASE_SECONDS/);
+    expect(() => parseConfig({ DISPATCH_MAX_IN_FLIGHT: '0' })).toThrow(/DISPATCH_MAX_IN_FLIGHT/);
+    expect(() => parseConfig({ DISPATCH_MAX_IN_FLIGHT: 'many' })).toThrow(/DISPATCH_MAX_IN_FLIGHT/);
+  });
+
   it('enables MCP mutations only for RUNTIME_MCP_MUTATIONS=1', () => {
     expect(parseConfig({ RUNTIME_MCP_MUTATIONS: '1' }).mcpMutations).toBe(true);
     expect(parseConfig({ RUNTIME_MCP_MUTATIONS: 'true' }).mcpMutations).toBe(false);

@@ -7,6 +7,7 @@ import workflowOwnerIndex from './0201_workflow_owner_index';
 import chatMessages from './0500_chat_messages';
 import runUsageByAgent from './0300_run_usage_by_agent';
 import tasksListingOrder from './0700_tasks_listing_order';
+import agentSafety from './0800_agent_safety';
 
 /**
  * Applied in order, each once, recorded by name in schema_migrations (snapshot manifests list
@@ -22,4 +23,5 @@ export const migrations: ReadonlyArray<{ name: string; sql: string }> = [
   { name: '0300_run_usage_by_agent', sql: runUsageByAgent },
   { name: '0201_workflow_owner_index', sql: workflowOwnerIndex },
   { name: '0700_tasks_listing_order', sql: tasksListingOrder },
+  { name: '0800_agent_safety', sql: agentSafety },
 ];

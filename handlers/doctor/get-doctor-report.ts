@@ -1,0 +1,5 @@
+import { doctorReport } from '../../core/doctor/doctor';
+import { httpHandler, json } from '../middleware/http-handler';
+
+/** GET /api/doctor */
+export const handler = httpHandler(async (_event, app) => json(200, await doctorReport(app.deps)));
