@@ -3,11 +3,11 @@ import type { Answer } from '../costs/availability';
 import { probeHeadroom } from '../budgets/headroom';
 import { scopeChainOfDispatch, scopeChainOfRun, type ScopeChain } from '../budgets/scope-chain';
 import { DomainError, StorageUnavailableError } from '../errors';
-import type { Db } from '../ports';
+import type { Db, Deps } from '../ports';
 import { evaluateGovernanceAction, governancePolicy, resolveGovernanceActor, type GovernanceVerdict } from '../workflows/governance';
 import { dispatchClassKinds, governanceActionOf, rollbackHintFor } from './catalog';
 import { checkEnvelope, type ActionEnvelope } from './envelope';
-import { backingOperations, type ActionDeps, type Performed } from './perform';
+import { backingOperations, type Performed } from './perform';
 import { actionUpdate, findReceipt, insertReceipt, settleReceipt, type Receipt } from './receipts';
 
 type Refusal = 'no_database' | 'receipts_unavailable' | 'query_failed';
@@ -65,7 +65,7 @@ function snapshotEndpointBody(err: unknown): Record<string, unknown> {
   return { error: 'internal server error', code: 'internal' };
 }
 
-async function mirror(deps: ActionDeps, tx: Db, receipt: Receipt): Promise<void> {
+async function mirror(deps: Deps, tx: Db, receipt: Receipt): Promise<void> {
   const taskScoped = receipt.kind === 'task.assign' || receipt.kind === 'task.update';
   await recordChange(deps, tx, {
     actor: receipt.actor,
@@ -90,7 +90,7 @@ async function mirror(deps: ActionDeps, tx: Db, receipt: Receipt): Promise<void>
  * 7. the side effect, the receipt's outcome and the `action.<kind>` audit mirror commit together.
  *    A crash between 6 and 7 leaves the null outcome, which replays report and never re-run.
  */
-export async function executeAction(deps: ActionDeps, body: unknown): Promise<Answer> {
+export async function executeAction(deps: Deps, body: unknown): Promise<Answer> {
   const check = checkEnvelope(body);
   if (!check.ok) return { status: 400, body: { error: 'invalid_action', details: check.details } };
   const e = check.envelope;
@@ -163,7 +163,7 @@ export async function executeAction(deps: ActionDeps, body: unknown): Promise<An
   try {
     if (backing.inTransaction) {
       receipt = await db.transaction(async (tx) => {
-        const txDeps: ActionDeps = { ...deps, storage: { mode: 'database', db: tx, label } };
+        const txDeps: Deps = { ...deps, storage: { mode: 'database', db: tx, label } };
         try {
           performed = await tx.transaction((inner) => backing.run(txDeps, e, inner));
         } catch (err) {

@@ -1,6 +1,6 @@
 import type { Db, Deps } from '../ports';
 import { requireDb } from '../storage';
-import { passingBudgetGate, type BudgetEnforcementCounts, type BudgetGate, type BudgetVerdict, type DispatchCandidate, type TickBudgetCheck } from './budget-gate';
+import { type BudgetEnforcementCounts, type BudgetGate, type BudgetVerdict, type DispatchCandidate, type TickBudgetCheck } from './budget-gate';
 import { SYSTEM_ACTOR } from './governance';
 import { recoveryRules } from './recovery-rules';
 import { recordRunBatch } from './run-audit';
@@ -21,10 +21,16 @@ import { wakeAgents, type WakeOutcome } from './wake';
  * Every batch picks its rows FOR UPDATE SKIP LOCKED, so two ticks running at once never handle the same run.
  */
 
-export interface TickInputs {
-  budgetGate?: BudgetGate;
+/** The process's dispatcher configuration (Deps.dispatcher), the same for every tick. */
+export interface DispatcherSettings {
+  /** Asked about every queued run before it is dispatched (the budgets module's enforcement). */
+  budgetGate: BudgetGate;
   /** Base URL of this task server, for the claim URL in wake events. */
   claimUrlBase?: string;
+}
+
+/** What differs between one tick and the next. */
+export interface TickInputs {
   /** Who ticks: recorded as the actor of every change (default system). */
   actor?: string;
   /** Where the tick came from (timer, lambda, api, cli), kept in the summary. */
@@ -146,7 +152,7 @@ export async function tick(deps: Deps, inputs: TickInputs = {}): Promise<TickSum
   // 2. dispatch
   let check: TickBudgetCheck | undefined;
   try {
-    check = await (inputs.budgetGate ?? passingBudgetGate).open(db, now());
+    check = await deps.dispatcher.budgetGate.open(db, now());
   } catch {
     summary.budgetEnforcement.gateErrors++;
   }
@@ -244,7 +250,7 @@ export async function tick(deps: Deps, inputs: TickInputs = {}): Promise<TickSum
   summary.unrouted = unrouted[0]?.n ?? 0;
 
   // 3. wake
-  const outcome: WakeOutcome = await wakeAgents(deps, wakes.map((w) => w.run), inputs.claimUrlBase);
+  const outcome: WakeOutcome = await wakeAgents(deps, wakes.map((w) => w.run), deps.dispatcher.claimUrlBase);
   summary.woken = outcome.woken;
   summary.wakeFailed = outcome.failed;
   summary.wakeErrors = outcome.errors;

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { actionKindNames } from '../../core/actions/catalog';
+import { fileSnapshotStore } from '../../infra/snapshots/file-store';
 import { movableClock } from '../support/fakes';
 import { startTestApp, type TestApp } from '../support/test-app';
 
@@ -372,8 +373,8 @@ describe('snapshot.create and task kinds for the tool server', () => {
     const listed = await app.call('GET', '/api/snapshots');
     expect(listed.body.snapshots.map((s: { snapshot_id: string }) => s.snapshot_id)).toContain(ok.body.receipt.detail.result.snapshot_id);
 
-    const realDir = app.ctx.config.snapshotDir;
-    (app.ctx.config as { snapshotDir: string }).snapshotDir = '/dev/null/snapshots';
+    const realStore = app.ctx.deps.snapshots;
+    app.ctx.deps.snapshots = fileSnapshotStore('/dev/null/snapshots');
     try {
       const endpoint = await app.call('POST', '/api/snapshots', { body: { name: 'nowhere' } });
       const failed = await execute({ actionId: randomUUID(), kind: 'snapshot.create', targetId: 'fleet', params: { name: 'nowhere' } });
@@ -382,7 +383,7 @@ describe('snapshot.create and task kinds for the tool server', () => {
       const { requestId: _ignored, ...endpointBody } = endpoint.body;
       expect(failed.body.receipt.detail.snapshot_body).toEqual(endpointBody);
     } finally {
-      (app.ctx.config as { snapshotDir: string }).snapshotDir = realDir;
+      app.ctx.deps.snapshots = realStore;
     }
   });
 });

@@ -4,7 +4,6 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyRestore } from '../../core/restore/apply';
 import { memorySource } from '../../core/snapshots/store';
-import { snapshotDeps } from '../../infra/snapshots/snapshot-deps';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { artifactTables, liveTables, seedEveryTable } from './snapshots-fixtures';
 
@@ -25,7 +24,7 @@ describe('restore resume', () => {
 
     const restoreId = randomUUID();
     const body = memorySource(Buffer.from(JSON.stringify({ snapshot_id: created.body.snapshot_id, mode: 'replace', restoreId })));
-    const killed = applyRestore(snapshotDeps(app.ctx), body, app.ctx.config.restoreMaxBytes, {
+    const killed = applyRestore(app.ctx.deps, body, app.ctx.config.restoreMaxBytes, {
       batchSize: 10,
       afterBatch: ({ step, batch }) => {
         if (step === 'tasks' && batch === 2) throw new Error('process killed (injected)');
