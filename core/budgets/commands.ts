@@ -2,6 +2,7 @@ import { OPERATOR_ACTOR } from '../actors';
 import { recordChange } from '../audit/record-change';
 import { answeringValidation, degradable } from '../costs/availability';
 import { BudgetNotFoundError, ConflictError, DuplicateActiveBudgetError, ValidationError } from '../errors';
+import { patchRow } from '../patch-row';
 import type { Db, Deps } from '../ports';
 import { parseInput, uuidSchema } from '../validation';
 import { budgetColumns, createBudgetSchema, updateBudgetSchema, type BudgetRow, type CreateBudgetInput, type UpdateBudgetInput } from './budget';
@@ -110,22 +111,17 @@ async function patchBudget(deps: Deps, db: Db, id: string, patch: UpdateBudgetIn
         const twin = await activeTwin(tx, before, id);
         if (twin) throw new DuplicateActiveBudgetError(twin);
       }
-      const names = Object.keys(fields);
-      const { rows } = await tx.query<BudgetRow>(
-        `UPDATE budgets SET ${names.map((n, i) => `${n} = $${i + 2}`).join(', ')}, updated_at = $${names.length + 2}
-          WHERE id = $1 RETURNING ${budgetColumns}`,
-        [id, ...names.map((n) => fields[n]), now],
-      );
+      const after = await patchRow<BudgetRow>(tx, { table: 'budgets', key: id, set: fields, at: now, returning: budgetColumns });
       await recordChange(deps, tx, {
         actor,
         action: 'updated',
         entityType: 'budget',
         entityId: id,
         oldValue: before,
-        newValue: rows[0],
+        newValue: after,
         event: budgetEvent('updated', id),
       });
-      return rows[0]!;
+      return after!;
     });
     const [evaluated] = await evaluateBudgets(db, [updated], now);
     return { available: true, budget: viewOf(evaluated!), timestamp: now.toISOString() };

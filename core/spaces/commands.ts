@@ -1,6 +1,7 @@
 import { OPERATOR_ACTOR } from '../actors';
 import { recordChange } from '../audit/record-change';
 import { ConflictError, NotFoundError, ValidationError } from '../errors';
+import { patchRow } from '../patch-row';
 import type { Db, Deps } from '../ports';
 import { projectColumns, type Project } from '../projects/project';
 import { requireDb } from '../storage';
@@ -132,15 +133,10 @@ export async function updateSpace(deps: SpaceDeps, rawId: unknown, body: unknown
     }
     if (patch.slug && patch.slug !== current.slug) await assertSlugFree(tx, patch.slug, id);
     const { is_default, ...fields } = patch;
-    const names = Object.keys(fields) as Array<keyof typeof fields>;
-    if (names.length) {
-      const { rows } = await tx.query<Workspace>(
-        `UPDATE workspaces SET ${names.map((f, i) => `${f} = $${i + 2}`).join(', ')}, updated_at = $${names.length + 2}
-          WHERE id = $1 RETURNING ${workspaceColumns}`,
-        [id, ...names.map((f) => fields[f]), deps.clock.now()],
-      );
-      await recordChange(deps, tx, { actor, action: 'updated', entityType: 'workspace', entityId: id, oldValue: current, newValue: rows[0], event: spaceEvent('updated', id) });
-      current = rows[0]!;
+    if (Object.keys(fields).length) {
+      const after = (await patchRow<Workspace>(tx, { table: 'workspaces', key: id, set: fields, at: deps.clock.now(), returning: workspaceColumns }))!;
+      await recordChange(deps, tx, { actor, action: 'updated', entityType: 'workspace', entityId: id, oldValue: current, newValue: after, event: spaceEvent('updated', id) });
+      current = after;
     }
     if (is_default && !current.is_default) current = await makeDefault(deps, tx, current, actor);
     return current;
