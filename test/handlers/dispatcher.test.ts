@@ -1,17 +1,13 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { BudgetGate, BudgetVerdict, DispatchCandidate } from '../../core/workflows/budget-gate';
 import type { Deps } from '../../core/ports';
 import { tick as coreTick } from '../../core/workflows/dispatcher';
-import { startTestApp, type TestApp } from '../support/test-app';
+import { useTestApp } from '../support/use-app';
 import { createRun, fakeRuntime, fakeTime, runStatus, templateWithRoute, tick } from './workflow-support';
 
-let app: TestApp;
+const app = useTestApp();
 let clock: ReturnType<typeof fakeTime>;
 let runtime: ReturnType<typeof fakeRuntime>;
-beforeAll(async () => {
-  app = await startTestApp();
-});
-afterAll(async () => app?.close());
 beforeEach(async () => {
   clock = fakeTime(app);
   runtime = fakeRuntime(app);

@@ -1,15 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { actionKindNames } from '../../core/actions/catalog';
 import { appliedMigrations, migrate } from '../../infra/db/migrate';
 import { migrations } from '../../infra/db/migrations/index';
-import { startTestApp, type TestApp } from '../support/test-app';
+import { useTestApp } from '../support/use-app';
 
-let app: TestApp;
-beforeAll(async () => {
-  app = await startTestApp();
-});
-afterAll(async () => app?.close());
+const app = useTestApp();
 
 const insertReceipt = (kind: string) =>
   app.db.query(`INSERT INTO action_receipts (action_id, kind, target_id, params_hash, actor) VALUES ($1, $2, 't', 'h', 'a')`, [randomUUID(), kind]);

@@ -1,19 +1,11 @@
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import fc from 'fast-check';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { clearFakeRuntimeEnv, fakeRuntimeEnv, setFakeMode } from '../fixtures/runtime/fake-runtime-env';
-import { startTestApp, type TestApp } from '../support/test-app';
+import { describe, expect, it } from 'vitest';
+import { setFakeMode } from '../fixtures/runtime/fake-runtime-env';
+import { useFakeRuntimeApp } from '../support/use-app';
 
-let app: TestApp;
-beforeAll(async () => {
-  app = await startTestApp({ env: fakeRuntimeEnv() });
-});
-afterEach(() => setFakeMode('ok'));
-afterAll(async () => {
-  clearFakeRuntimeEnv();
-  await app?.close();
-});
+const app = useFakeRuntimeApp();
 
 const jobDir = () => path.join(app.dataDir, 'cron-jobs');
 
