@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { actionKindNames } from '../../core/actions/catalog';
 import { fileSnapshotStore } from '../../infra/snapshots/file-store';
 import { movableClock } from '../support/fakes';
-import { startTestApp, type TestApp } from '../support/test-app';
+import { useTestApp } from '../support/use-app';
 
-let app: TestApp;
+const app = useTestApp();
 let projectId: string;
 
 async function newTask(owner: string | null = 'alice'): Promise<string> {
@@ -38,14 +38,12 @@ const receiptsOf = (actionId: string) => count('SELECT count(*)::int AS n FROM a
 const mirrorsOf = (actionId: string) => count(`SELECT count(*)::int AS n FROM audit_log WHERE entity_type = 'action_receipt' AND entity_id = $1`, [actionId]);
 
 beforeAll(async () => {
-  app = await startTestApp();
   app.ctx.deps.clock = movableClock('2026-11-20T12:00:00Z');
   const project = await app.call('POST', '/api/projects', { body: { name: 'Governed' } });
   projectId = project.body.id;
   await app.db.query(`INSERT INTO workflow_templates (name, steps) VALUES ('review', '["read","write"]')`);
   await app.db.query(`INSERT INTO workflow_agent_routing (workflow_type, agent_id) VALUES ('review', 'reviewer')`);
 });
-afterAll(async () => app?.close());
 
 describe('envelope validation', () => {
   it('refuses an unknown kind, a bad target format and a params violation with 400 invalid_action and details, writing nothing', async () => {

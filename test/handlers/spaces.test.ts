@@ -1,15 +1,11 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { movableClock } from '../support/fakes';
-import { startTestApp, type TestApp } from '../support/test-app';
+import { useTestApp } from '../support/use-app';
 
-let app: TestApp;
+const app = useTestApp();
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 
-beforeAll(async () => {
-  app = await startTestApp();
-});
-afterAll(async () => app?.close());
 
 async function defaults() {
   const { rows } = await app.db.query<{ id: string }>('SELECT id FROM workspaces WHERE is_default');
