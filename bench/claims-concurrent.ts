@@ -53,7 +53,7 @@ export async function run(): Promise<void> {
   await client.connect();
   const pool = new pg.Pool({ connectionString: database.url, max: poolSize });
   try {
-    const deps = benchDeps(db);
+    const deps = benchDeps(db, database.dataDir);
     let ids = await seed(client);
     const ours = await race(ids, async (id, agent) => {
       try {

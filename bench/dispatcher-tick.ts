@@ -38,7 +38,7 @@ export async function run(): Promise<void> {
   try {
     await client.query(`INSERT INTO workflow_templates (name, steps) VALUES ('bench-flow', '["a","b","c"]') ON CONFLICT DO NOTHING`);
     await client.query(`INSERT INTO workflow_agent_routing (workflow_type, agent_id) VALUES ('bench-flow', 'bench-agent') ON CONFLICT DO NOTHING`);
-    const deps = benchDeps(db);
+    const deps = benchDeps(db, database.dataDir);
 
     await seed(client);
     let started = performance.now();

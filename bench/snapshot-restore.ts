@@ -2,20 +2,15 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { systemClock } from '../core/ports/clock';
-import { randomIds } from '../core/ports/ids';
 import { applyRestore } from '../core/restore/apply';
-import { createSnapshot, type SnapshotDeps } from '../core/snapshots/create-snapshot';
+import { createSnapshot } from '../core/snapshots/create-snapshot';
 import { memorySource } from '../core/snapshots/store';
 import { describeTable } from '../core/snapshots/live-table';
 import { snapshotTables } from '../core/snapshots/tables';
 import { migrate } from '../infra/db/migrate';
 import { PgDb } from '../infra/db/pg-db';
-import { outboxEventBus } from '../infra/events/outbox-event-bus';
-import { fileSnapshotStore } from '../infra/snapshots/file-store';
-import { generator } from '../infra/snapshots/snapshot-deps';
 import { seedEveryTable } from '../test/handlers/snapshots-fixtures';
-import { benchDatabase, report } from './support';
+import { benchDatabase, benchDeps, report } from './support';
 
 /**
  * Full-state snapshot and restore of BENCH_SNAPSHOT_ROWS rows (default 200,000) spread over the
@@ -48,15 +43,7 @@ export async function run(): Promise<void> {
     await migrate(db);
     await emptyTables(db);
     await seedEveryTable(db, Math.ceil(targetRows / snapshotTables.length), 'bench');
-    const deps: SnapshotDeps = {
-      storage: { mode: 'database', db, label: 'bench' },
-      clock: systemClock,
-      ids: randomIds,
-      events: outboxEventBus,
-      runtime: { stateDir: '', run: async () => ({}) },
-      snapshots: fileSnapshotStore(snapshotDir),
-      generator,
-    };
+    const deps = benchDeps(db, snapshotDir);
 
     let started = Date.now();
     let rows = 0;

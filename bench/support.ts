@@ -3,13 +3,10 @@ import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import type { Deps } from '../core/ports';
-import { systemClock } from '../core/ports/clock';
-import { randomIds } from '../core/ports/ids';
-import { createAppContext, setAppContext, type AppContext } from '../infra/app-context';
-import { config, resetConfig } from '../infra/config';
+import { configuredPorts, createAppContext, setAppContext, type AppContext } from '../infra/app-context';
+import { config, parseConfig, resetConfig } from '../infra/config';
 import { startEmbeddedPostgres } from '../infra/db/embedded-postgres';
 import type { PgDb } from '../infra/db/pg-db';
-import { outboxEventBus } from '../infra/events/outbox-event-bus';
 
 export const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 export const connections = Number(process.env.BENCH_CONNECTIONS ?? 20);
@@ -68,13 +65,15 @@ export async function benchAppContext(database: { url: string; dataDir: string }
   };
 }
 
-/** Core ports on a benchmark's database, with a runtime whose every call succeeds at once (wakes cost nothing). */
-export function benchDeps(db: PgDb): Deps {
+/**
+ * The server's own ports on a benchmark's database (files under `dataDir`), with a runtime whose
+ * every call succeeds at once (wakes cost nothing).
+ */
+export function benchDeps(db: PgDb, dataDir: string): Deps {
   return {
+    ...configuredPorts(parseConfig({ DATA_DIR: dataDir })),
     storage: { mode: 'database', db, label: 'bench' },
-    clock: systemClock,
-    ids: randomIds,
-    events: outboxEventBus,
+    prices: {},
     runtime: { stateDir: '/nonexistent', run: async () => ({ ok: true }) },
   };
 }

@@ -1,6 +1,7 @@
 /**
  * Domain failures, one class per kind. Each carries a stable `code`; the HTTP layer maps
- * codes to statuses in one table (handlers/http/error-status.ts).
+ * codes to statuses in one table (handlers/middleware/error-status.ts). Core never builds an
+ * HTTP answer itself: every answer that is not the use case's result is one of these.
  */
 export abstract class DomainError extends Error {
   abstract readonly code: string;
@@ -10,6 +11,14 @@ export abstract class DomainError extends Error {
     super(message);
     this.name = new.target.name;
     this.extra = extra;
+  }
+
+  /**
+   * The JSON body of the answer: {error, code, ...extra}. The answers whose bodies spec 02 fixes
+   * exactly (below) override it; the status still comes from the one table.
+   */
+  body(): Record<string, unknown> {
+    return { error: this.message, code: this.code, ...this.extra };
   }
 }
 
@@ -195,5 +204,132 @@ export class ActiveRunExistsError extends DomainError {
       message: `task ${taskId} already has the live workflow run ${runId} (${runStatus}); the workflow allows one live run per task`,
       run_id: runId,
     });
+  }
+}
+
+/*
+ * Spec 02's actions, budgets and cost analytics fix their answer bodies exactly (no `code`), so
+ * these errors override body(). A degraded read is one of them although it answers 200: it is the
+ * answer "the data is not available", not the use case's result.
+ */
+
+export type Unavailable = 'no_database' | 'query_failed';
+
+/** A read or budget command without its data: 200 {available: false, reason, ...context}. */
+export class DegradedError extends DomainError {
+  readonly code = 'degraded';
+  constructor(readonly reason: Unavailable, context: Record<string, unknown> = {}) {
+    super(`degraded: ${reason}`, context);
+  }
+  override body() {
+    return { available: false, reason: this.reason, ...this.extra };
+  }
+}
+
+/** Spec 02's validation answer: exactly {error: 'validation_failed', details[]} (400). */
+export class ValidationFailedError extends ValidationError {
+  constructor(cause: ValidationError) {
+    super(cause.message, cause.details.length ? cause.details : [{ path: 'request', message: cause.message }]);
+  }
+  override body() {
+    return { error: 'validation_failed', details: this.details };
+  }
+}
+
+/** An action envelope that fails validation (kind, target, params): 400 {error: 'invalid_action', details}. */
+export class InvalidActionError extends DomainError {
+  readonly code = 'invalid_action';
+  constructor(readonly details: ValidationIssue[]) {
+    super('invalid_action', { details });
+  }
+  override body() {
+    return { error: 'invalid_action', details: this.details };
+  }
+}
+
+export type ActionRefusal = 'no_database' | 'receipts_unavailable' | 'query_failed';
+
+/** Without durable receipts no action executes: 503 {available: false, reason}. */
+export class ActionsUnavailableError extends DomainError {
+  readonly code = 'actions_unavailable';
+  constructor(readonly reason: ActionRefusal) {
+    super(`actions unavailable: ${reason}`);
+  }
+  override body() {
+    return { available: false, reason: this.reason };
+  }
+}
+
+/** An actionId replayed with another intent (kind, target or params): 409 {error: 'stale_retry'}. */
+export class StaleRetryError extends DomainError {
+  readonly code = 'stale_retry';
+  constructor() {
+    super('stale_retry');
+  }
+  override body() {
+    return { error: 'stale_retry' };
+  }
+}
+
+/** Governance refused the actor: 403 with the rejected_governance receipt that records it. */
+export class GovernanceRejectedError extends DomainError {
+  readonly code = 'rejected_governance';
+  constructor(readonly reason: string | undefined, readonly receipt: unknown) {
+    super('rejected_governance');
+  }
+  override body() {
+    return { error: 'rejected_governance', reason: this.reason, receipt: this.receipt };
+  }
+}
+
+/** A dispatch-class action over a blocking budget: 422 {error: 'budget_blocked', action, budgets}; no receipt. */
+export class BudgetBlockedError extends DomainError {
+  readonly code = 'budget_blocked';
+  constructor(readonly action: string, readonly budgets: unknown[]) {
+    super('budget_blocked');
+  }
+  override body() {
+    return { error: 'budget_blocked', action: this.action, budgets: this.budgets };
+  }
+}
+
+/**
+ * An action's backing operation failed, its failed receipt stored: {error: 'execution_failed',
+ * message, receipt}, 404 when its target does not exist (code action_target_missing), else 400.
+ */
+export class ActionFailedError extends DomainError {
+  readonly code: 'action_failed' | 'action_target_missing';
+  constructor(message: string, readonly receipt: unknown, targetMissing: boolean) {
+    super(message);
+    this.code = targetMissing ? 'action_target_missing' : 'action_failed';
+  }
+  override body() {
+    return { error: 'execution_failed', message: this.message, receipt: this.receipt };
+  }
+}
+
+/** A second active budget for one (scope, scope_id, period): 409 naming the first. */
+export class DuplicateActiveBudgetError extends DomainError {
+  readonly code = 'duplicate_active_budget';
+  constructor(readonly existingBudgetId: string) {
+    super('duplicate_active_budget');
+  }
+  override body() {
+    return {
+      error: 'duplicate_active_budget',
+      details: [{ path: 'scope', message: 'an active budget already exists for this scope, scope_id and period; deactivate it first' }],
+      existing_budget_id: this.existingBudgetId,
+    };
+  }
+}
+
+/** No budget of that id (or not an id at all): 404 {available: false, reason: 'not_found'}. */
+export class BudgetNotFoundError extends DomainError {
+  readonly code = 'budget_not_found';
+  constructor() {
+    super('budget_not_found');
+  }
+  override body() {
+    return { available: false, reason: 'not_found' };
   }
 }

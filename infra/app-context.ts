@@ -1,17 +1,23 @@
+import path from 'node:path';
 import { StorageUnavailableError } from '../core/errors';
 import { systemClock } from '../core/ports/clock';
 import { randomIds } from '../core/ports/ids';
 import type { Deps, Storage } from '../core/ports';
 import { config as loadConfig, type Config } from './config';
-import { installModelPricesFrom } from './costs/model-prices';
+import { loadModelPrices } from './costs/model-prices';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './db/embedded-postgres';
 import { fallbackPath, FallbackWriter, readFallbackFile } from './db/fallback-file';
 import { migrate } from './db/migrate';
 import { PgDb } from './db/pg-db';
+import { dispatcherSettings } from './dispatcher/dispatcher-settings';
 import { outboxEventBus } from './events/outbox-event-bus';
+import { markdownTaskFile } from './legacy/markdown-task-file';
 import { logger } from './logger';
 import { cliRuntime } from './runtime/cli-runtime';
 import { removeStaleWorkFiles } from './snapshots/file-store';
+import { dataFile } from './runtime/data-file';
+import { legacyJobDir, legacyJobFiles } from './runtime/legacy-job-files';
+import { generator, snapshotStoreFor } from './snapshots/snapshot-store';
 
 /** What the storage section of /api/health reports. */
 export interface StorageInfo {
@@ -35,6 +41,25 @@ export interface AppContext {
 }
 
 const RECONNECT_INTERVAL_MS = 5_000;
+
+/**
+ * The ports of Deps that depend only on configuration (not on storage or the price file): the one
+ * place each adapter is chosen. Benchmarks and tools reuse it to get the same adapters.
+ */
+export function configuredPorts(cfg: Config): Omit<Deps, 'storage' | 'prices'> {
+  return {
+    clock: systemClock,
+    ids: randomIds,
+    events: outboxEventBus,
+    runtime: cliRuntime({ executable: cfg.runtimeCli, timeoutMs: cfg.runtimeCliTimeoutMs, stateDir: cfg.runtimeStateDir, replayMaxBytes: cfg.sessionReplayMaxBytes }),
+    snapshots: snapshotStoreFor(cfg),
+    generator,
+    legacyJobs: legacyJobFiles(legacyJobDir(cfg.dataDir)),
+    taskFile: markdownTaskFile(cfg.dataDir),
+    citationQueue: dataFile(path.join(cfg.dataDir, 'citation-queue.json')),
+    dispatcher: dispatcherSettings(cfg),
+  };
+}
 
 /**
  * Migrations run on a connection of their own without the statement limit (an index build on a
@@ -73,16 +98,13 @@ export async function createAppContext(
   let db: PgDb | undefined;
   let reconnectTimer: NodeJS.Timeout | undefined;
   const storageInfo: StorageInfo = { kind: cfg.databaseUrl ? 'external' : 'embedded', version: null, note: null };
-  await installModelPricesFrom(cfg.modelPricesFile);
   // a write killed mid-way leaves its work files; repeated crashes would pile them up
   const stale = await removeStaleWorkFiles(cfg.snapshotDir, new Date());
   if (stale.length) log.info('removed work files of interrupted snapshot writes', { count: stale.length });
   const deps: Deps = {
     storage: { mode: 'fallback', fallback: { savedAt: null, projects: [], tasks: [] }, label: 'starting', reason: 'starting' },
-    clock: systemClock,
-    ids: randomIds,
-    events: outboxEventBus,
-    runtime: cliRuntime({ executable: cfg.runtimeCli, timeoutMs: cfg.runtimeCliTimeoutMs, stateDir: cfg.runtimeStateDir, replayMaxBytes: cfg.sessionReplayMaxBytes }),
+    ...configuredPorts(cfg),
+    prices: await loadModelPrices(cfg.modelPricesFile),
   };
 
   const useDatabase = (opened: { db: PgDb; version: string }, label: string) => {

@@ -1,34 +1,36 @@
 import { recordChange } from '../audit/record-change';
-import type { Answer } from '../costs/availability';
-import { probeHeadroom } from '../budgets/headroom';
+import { probeHeadroom, type BudgetBlock } from '../budgets/headroom';
 import { scopeChainOfDispatch, scopeChainOfRun, type ScopeChain } from '../budgets/scope-chain';
-import { DomainError, StorageUnavailableError } from '../errors';
-import type { Db } from '../ports';
+import {
+  ActionFailedError,
+  ActionsUnavailableError,
+  BudgetBlockedError,
+  DomainError,
+  GovernanceRejectedError,
+  InvalidActionError,
+  StaleRetryError,
+  StorageUnavailableError,
+} from '../errors';
+import type { Db, Deps } from '../ports';
 import { evaluateGovernanceAction, governancePolicy, resolveGovernanceActor, type GovernanceVerdict } from '../workflows/governance';
 import { dispatchClassKinds, governanceActionOf, rollbackHintFor } from './catalog';
 import { checkEnvelope, type ActionEnvelope } from './envelope';
-import { backingOperations, type ActionDeps, type Performed } from './perform';
+import { backingOperations, type Performed } from './perform';
 import { actionUpdate, findReceipt, insertReceipt, settleReceipt, type Receipt } from './receipts';
 
-type Refusal = 'no_database' | 'receipts_unavailable' | 'query_failed';
-
 /** 503 before any execution: without durable receipts nothing executes. */
-function refused(reason: Refusal): Answer {
-  return { status: 503, body: { available: false, reason } };
+function refused(err: unknown): ActionsUnavailableError {
+  if (err instanceof StorageUnavailableError) return new ActionsUnavailableError('no_database');
+  // 42P01: the receipts table is missing
+  return new ActionsUnavailableError((err as { code?: string })?.code === '42P01' ? 'receipts_unavailable' : 'query_failed');
 }
 
-function refusalOf(err: unknown): Refusal {
-  if (err instanceof StorageUnavailableError) return 'no_database';
-  if ((err as { code?: string })?.code === '42P01') return 'receipts_unavailable'; // the receipts table is missing
-  return 'query_failed';
-}
+export type ActionAnswer = { receipt: Receipt; duplicate?: true };
 
 /** The replay rows of the receipt lifecycle: same intent is a duplicate that runs nothing; anything else is stale. */
-function replay(existing: Receipt, e: ActionEnvelope): Answer {
-  if (existing.params_hash !== e.paramsHash || existing.kind !== e.kind || existing.target_id !== e.targetId) {
-    return { status: 409, body: { error: 'stale_retry' } };
-  }
-  return { status: 200, body: { receipt: existing, duplicate: true } };
+function replay(existing: Receipt, e: ActionEnvelope): ActionAnswer {
+  if (existing.params_hash !== e.paramsHash || existing.kind !== e.kind || existing.target_id !== e.targetId) throw new StaleRetryError();
+  return { receipt: existing, duplicate: true };
 }
 
 function governanceDetail(verdict: GovernanceVerdict) {
@@ -61,11 +63,11 @@ async function chainOf(db: Db, e: ActionEnvelope): Promise<ScopeChain | undefine
 
 /** The snapshot endpoint's error body for the same failure (as handlers/middleware shapes a domain error). */
 function snapshotEndpointBody(err: unknown): Record<string, unknown> {
-  if (err instanceof DomainError) return { error: err.message, code: err.code, ...err.extra };
+  if (err instanceof DomainError) return err.body();
   return { error: 'internal server error', code: 'internal' };
 }
 
-async function mirror(deps: ActionDeps, tx: Db, receipt: Receipt): Promise<void> {
+async function mirror(deps: Deps, tx: Db, receipt: Receipt): Promise<void> {
   const taskScoped = receipt.kind === 'task.assign' || receipt.kind === 'task.update';
   await recordChange(deps, tx, {
     actor: receipt.actor,
@@ -90,11 +92,11 @@ async function mirror(deps: ActionDeps, tx: Db, receipt: Receipt): Promise<void>
  * 7. the side effect, the receipt's outcome and the `action.<kind>` audit mirror commit together.
  *    A crash between 6 and 7 leaves the null outcome, which replays report and never re-run.
  */
-export async function executeAction(deps: ActionDeps, body: unknown): Promise<Answer> {
+export async function executeAction(deps: Deps, body: unknown): Promise<ActionAnswer> {
   const check = checkEnvelope(body);
-  if (!check.ok) return { status: 400, body: { error: 'invalid_action', details: check.details } };
+  if (!check.ok) throw new InvalidActionError(check.details);
   const e = check.envelope;
-  if (deps.storage.mode !== 'database') return refused('no_database');
+  if (deps.storage.mode !== 'database') throw new ActionsUnavailableError('no_database');
   const db = deps.storage.db;
   const label = deps.storage.label;
 
@@ -102,7 +104,7 @@ export async function executeAction(deps: ActionDeps, body: unknown): Promise<An
   try {
     existing = await findReceipt(db, e.actionId);
   } catch (err) {
-    return refused(refusalOf(err));
+    throw refused(err);
   }
   if (existing) return replay(existing, e);
 
@@ -119,27 +121,28 @@ export async function executeAction(deps: ActionDeps, body: unknown): Promise<An
         return inserted;
       });
     } catch (err) {
-      return refused(refusalOf(err));
+      throw refused(err);
     }
     if (!receipt) return replay((await findReceipt(db, e.actionId))!, e);
-    return { status: 403, body: { error: 'rejected_governance', reason: verdict.reason, receipt } };
+    throw new GovernanceRejectedError(verdict.reason, receipt);
   }
 
   if (dispatchClassKinds.has(e.kind)) {
+    let block: BudgetBlock | undefined;
     try {
       const chain = await chainOf(db, e);
-      const block = chain && (await probeHeadroom(db, chain, deps.clock.now()));
-      if (block) return { status: 422, body: { error: 'budget_blocked', action: block.action, budgets: block.budgets } };
+      block = chain && (await probeHeadroom(db, chain, deps.clock.now()));
     } catch (err) {
       detail.budget_probe = { failed: true, error: (err as Error).message };
     }
+    if (block) throw new BudgetBlockedError(block.action, block.budgets);
   }
 
   let latched: Receipt | undefined;
   try {
     latched = await db.transaction((tx) => insertReceipt(deps, tx, { ...base, outcome: null, rollback_hint: null, detail }));
   } catch (err) {
-    return refused(refusalOf(err));
+    throw refused(err);
   }
   if (!latched) return replay((await findReceipt(db, e.actionId))!, e);
 
@@ -163,7 +166,7 @@ export async function executeAction(deps: ActionDeps, body: unknown): Promise<An
   try {
     if (backing.inTransaction) {
       receipt = await db.transaction(async (tx) => {
-        const txDeps: ActionDeps = { ...deps, storage: { mode: 'database', db: tx, label } };
+        const txDeps: Deps = { ...deps, storage: { mode: 'database', db: tx, label } };
         try {
           performed = await tx.transaction((inner) => backing.run(txDeps, e, inner));
         } catch (err) {
@@ -182,11 +185,11 @@ export async function executeAction(deps: ActionDeps, body: unknown): Promise<An
     }
   } catch (err) {
     // the outcome could not be recorded: the receipt keeps its null outcome ("executing, fate unknown")
-    return refused(refusalOf(err));
+    throw refused(err);
   }
   if (!receipt) return replay((await findReceipt(db, e.actionId))!, e);
-  if (receipt.outcome === 'executed') return { status: 200, body: { receipt } };
+  if (receipt.outcome === 'executed') return { receipt };
   const message = String(receipt.detail.error);
   const notFound = (failure instanceof DomainError && failure.code === 'not_found') || /not found/i.test(message);
-  return { status: notFound ? 404 : 400, body: { error: 'execution_failed', message, receipt } };
+  throw new ActionFailedError(message, receipt, notFound);
 }

@@ -1,5 +1,4 @@
 import type { Db, Deps } from '../ports';
-import type { SnapshotPorts } from '../snapshots/store';
 import { createSnapshot } from '../snapshots/create-snapshot';
 import { createTask, updateTask } from '../tasks/commands';
 import { decideApproval } from '../workflows/approvals';
@@ -7,8 +6,6 @@ import { cancelRun, createRun, overrideFailure } from '../workflows/run-commands
 import type { ActionKind } from './catalog';
 import type { ActionEnvelope } from './envelope';
 
-/** What the execute pipeline needs: the core's ports, plus the snapshot store for snapshot.create. */
-export type ActionDeps = Deps & SnapshotPorts;
 
 export interface Performed {
   /** Resulting ids and state, stored as the receipt's detail.result. */
@@ -20,7 +17,7 @@ export interface Performed {
 interface Backing {
   /** true: runs inside the receipt's transaction (side effect, outcome and audit mirror commit together). */
   inTransaction: boolean;
-  run(deps: ActionDeps, e: ActionEnvelope, tx: Db): Promise<Performed>;
+  run(deps: Deps, e: ActionEnvelope, tx: Db): Promise<Performed>;
 }
 
 async function ownerOf(tx: Db, taskId: string): Promise<string | null | undefined> {

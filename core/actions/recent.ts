@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { answeringValidation, degradable, type Answer } from '../costs/availability';
+import { answeringValidation, degradable } from '../costs/availability';
 import type { Deps } from '../ports';
 import { parseInput } from '../validation';
 import { receiptColumns, type Receipt } from './receipts';
@@ -14,7 +14,7 @@ export const recentReceiptsQuerySchema = z
   .loose();
 
 /** GET /api/actions/recent?limit=: receipts newest first, limit clamped to 1..200 (default 50). */
-export async function listRecentReceipts(deps: Pick<Deps, 'storage' | 'clock'>, query: unknown): Promise<Answer> {
+export async function listRecentReceipts(deps: Pick<Deps, 'storage' | 'clock'>, query: unknown) {
   return answeringValidation(async () => {
     const { limit } = parseInput(recentReceiptsQuerySchema, query ?? {}, 'query');
     return degradable(deps.storage, async (db) => {
@@ -22,7 +22,7 @@ export async function listRecentReceipts(deps: Pick<Deps, 'storage' | 'clock'>, 
         `SELECT ${receiptColumns} FROM action_receipts ORDER BY created_at DESC, action_id LIMIT $1`,
         [limit],
       );
-      return { status: 200, body: { available: true, receipts: rows, timestamp: deps.clock.now().toISOString() } };
+      return { available: true as const, receipts: rows, timestamp: deps.clock.now().toISOString() };
     });
   });
 }

@@ -59,3 +59,36 @@ export async function recordChange(
 export function auditJson(value: unknown): string | null {
   return value === undefined || value === null ? null : JSON.stringify(redactSecrets(value));
 }
+
+/**
+ * recordChange for many changes of one transaction (a bulk assignment): the same traces (audit
+ * values redacted, state snapshots whole), written with one INSERT for the audit rows and one for
+ * the state snapshots, then each change's event.
+ */
+export async function recordChanges(deps: { clock: Clock; ids: Ids; events: EventBus }, tx: Db, changes: readonly Change[]): Promise<void> {
+  if (changes.length === 0) return;
+  const at = deps.clock.now();
+  const rows = changes.map((c) => ({
+    actor: c.actor,
+    action: c.action,
+    entity_type: c.entityType,
+    entity_id: c.entityId,
+    project_id: c.projectId ?? null,
+    task_id: c.taskId ?? null,
+    old_value: c.oldValue === undefined || c.oldValue === null ? null : redactSecrets(c.oldValue),
+    new_value: c.newValue === undefined || c.newValue === null ? null : redactSecrets(c.newValue),
+    snapshot_id: deps.ids.uuid(),
+    state: c.newValue ?? c.oldValue ?? null,
+  }));
+  await tx.query(
+    `WITH x AS (SELECT * FROM jsonb_to_recordset($2::jsonb) AS x(actor text, action text, entity_type text, entity_id text, project_id uuid,
+                  task_id uuid, old_value jsonb, new_value jsonb, snapshot_id uuid, state jsonb)),
+          audit AS (
+            INSERT INTO audit_log (timestamp, actor, action, entity_type, entity_id, project_id, task_id, old_value, new_value)
+            SELECT $1, actor, action, entity_type, entity_id, project_id, task_id, nullif(old_value, 'null'), nullif(new_value, 'null') FROM x)
+     INSERT INTO entity_snapshots (id, entity_type, entity_id, state, reason, actor, created_at)
+     SELECT snapshot_id, entity_type, entity_id, state, action, actor, $1 FROM x WHERE state IS NOT NULL AND state <> 'null'`,
+    [at, JSON.stringify(rows)],
+  );
+  for (const change of changes) if (change.event) await deps.events.publish(tx, change.event);
+}

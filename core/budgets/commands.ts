@@ -1,27 +1,23 @@
 import { OPERATOR_ACTOR } from '../actors';
 import { recordChange } from '../audit/record-change';
-import { answeringValidation, degradable, type Answer } from '../costs/availability';
-import { ConflictError, ValidationError } from '../errors';
+import { answeringValidation, degradable } from '../costs/availability';
+import { BudgetNotFoundError, ConflictError, DuplicateActiveBudgetError, ValidationError } from '../errors';
+import { patchRow } from '../patch-row';
 import type { Db, Deps } from '../ports';
 import { parseInput, uuidSchema } from '../validation';
 import { budgetColumns, createBudgetSchema, updateBudgetSchema, type BudgetRow, type CreateBudgetInput, type UpdateBudgetInput } from './budget';
 import { evaluateBudgets, viewOf } from './evaluation';
-import { budgetNotFound, findBudget } from './queries';
+import { findBudget } from './queries';
+
+/** A budget as POST and PATCH /api/budgets answer it. */
+export interface BudgetAnswer {
+  available: true;
+  budget: ReturnType<typeof viewOf>;
+  timestamp: string;
+}
 
 function budgetEvent(action: string, budgetId: string) {
   return { name: 'budget:changed', payload: { action, budgetId }, channel: 'events' as const };
-}
-
-/** The chosen answer to a second active budget in one (scope, scope_id, period): 409 naming the first. */
-function duplicateActive(existingId: string): Answer {
-  return {
-    status: 409,
-    body: {
-      error: 'duplicate_active_budget',
-      details: [{ path: 'scope', message: 'an active budget already exists for this scope, scope_id and period; deactivate it first' }],
-      existing_budget_id: existingId,
-    },
-  };
 }
 
 async function activeTwin(db: Db, b: Pick<BudgetRow, 'scope' | 'scope_id' | 'period'>, exceptId: string | null): Promise<string | undefined> {
@@ -52,14 +48,14 @@ async function assertScopeExists(db: Db, scope: string, scopeId: string | null):
  * 2. refuse a second active budget of the same scope, scope_id and period (409);
  * 3. insert, audit `created`, publish budget:changed; answer with the derived fields.
  */
-export async function createBudget(deps: Deps, body: unknown, actor = OPERATOR_ACTOR): Promise<Answer> {
+export async function createBudget(deps: Deps, body: unknown, actor = OPERATOR_ACTOR): Promise<BudgetAnswer> {
   return answeringValidation(async () => {
     const input = parseInput(createBudgetSchema, body ?? {}, 'budget');
     return degradable(deps.storage, (db) => insertBudget(deps, db, input, actor));
   });
 }
 
-async function insertBudget(deps: Deps, db: Db, input: CreateBudgetInput, actor: string): Promise<Answer> {
+async function insertBudget(deps: Deps, db: Db, input: CreateBudgetInput, actor: string): Promise<BudgetAnswer> {
   const id = deps.ids.uuid();
   const now = deps.clock.now();
   try {
@@ -67,7 +63,7 @@ async function insertBudget(deps: Deps, db: Db, input: CreateBudgetInput, actor:
       await assertScopeExists(tx, input.scope, input.scope_id);
       if (input.active) {
         const twin = await activeTwin(tx, input, null);
-        if (twin) return duplicateActive(twin);
+        if (twin) throw new DuplicateActiveBudgetError(twin);
       }
       const { rows } = await tx.query<BudgetRow>(
         `INSERT INTO budgets (id, name, scope, scope_id, period, cap_usd, cap_tokens, action_on_exceed, active, created_at, updated_at)
@@ -77,14 +73,13 @@ async function insertBudget(deps: Deps, db: Db, input: CreateBudgetInput, actor:
       await recordChange(deps, tx, { actor, action: 'created', entityType: 'budget', entityId: id, newValue: rows[0], event: budgetEvent('created', id) });
       return rows[0]!;
     });
-    if ('status' in created && 'body' in created) return created;
     const [evaluated] = await evaluateBudgets(db, [created], now);
-    return { status: 201, body: { available: true, budget: viewOf(evaluated!), timestamp: now.toISOString() } };
+    return { available: true, budget: viewOf(evaluated!), timestamp: now.toISOString() };
   } catch (err) {
     // two creates racing past the check: the partial unique index decides
     if (err instanceof ConflictError) {
       const twin = await activeTwin(db, input, null);
-      if (twin) return duplicateActive(twin);
+      if (twin) throw new DuplicateActiveBudgetError(twin);
     }
     throw err;
   }
@@ -94,8 +89,8 @@ async function insertBudget(deps: Deps, db: Db, input: CreateBudgetInput, actor:
  * PATCH /api/budgets/:id: name, action_on_exceed, active, or one cap (the sibling cap is cleared).
  * Re-activating into an occupied (scope, scope_id, period) is the same 409 as a duplicate create.
  */
-export async function updateBudget(deps: Deps, rawId: unknown, body: unknown, actor = OPERATOR_ACTOR): Promise<Answer> {
-  if (!uuidSchema.safeParse(rawId).success) return budgetNotFound();
+export async function updateBudget(deps: Deps, rawId: unknown, body: unknown, actor = OPERATOR_ACTOR): Promise<BudgetAnswer> {
+  if (!uuidSchema.safeParse(rawId).success) throw new BudgetNotFoundError();
   const id = rawId as string;
   return answeringValidation(async () => {
     const patch = parseInput(updateBudgetSchema, body ?? {}, 'budget update');
@@ -103,7 +98,7 @@ export async function updateBudget(deps: Deps, rawId: unknown, body: unknown, ac
   });
 }
 
-async function patchBudget(deps: Deps, db: Db, id: string, patch: UpdateBudgetInput, actor: string): Promise<Answer> {
+async function patchBudget(deps: Deps, db: Db, id: string, patch: UpdateBudgetInput, actor: string): Promise<BudgetAnswer> {
   const now = deps.clock.now();
   const fields: Record<string, unknown> = { ...patch };
   if (patch.cap_usd !== undefined) fields.cap_tokens = null;
@@ -111,36 +106,30 @@ async function patchBudget(deps: Deps, db: Db, id: string, patch: UpdateBudgetIn
   try {
     const updated = await db.transaction(async (tx) => {
       const before = await findBudget(tx, id, true);
-      if (!before) return budgetNotFound();
+      if (!before) throw new BudgetNotFoundError();
       if (patch.active === true && !before.active) {
         const twin = await activeTwin(tx, before, id);
-        if (twin) return duplicateActive(twin);
+        if (twin) throw new DuplicateActiveBudgetError(twin);
       }
-      const names = Object.keys(fields);
-      const { rows } = await tx.query<BudgetRow>(
-        `UPDATE budgets SET ${names.map((n, i) => `${n} = $${i + 2}`).join(', ')}, updated_at = $${names.length + 2}
-          WHERE id = $1 RETURNING ${budgetColumns}`,
-        [id, ...names.map((n) => fields[n]), now],
-      );
+      const after = await patchRow<BudgetRow>(tx, { table: 'budgets', key: id, set: fields, at: now, returning: budgetColumns });
       await recordChange(deps, tx, {
         actor,
         action: 'updated',
         entityType: 'budget',
         entityId: id,
         oldValue: before,
-        newValue: rows[0],
+        newValue: after,
         event: budgetEvent('updated', id),
       });
-      return rows[0]!;
+      return after!;
     });
-    if ('status' in updated && 'body' in updated) return updated;
     const [evaluated] = await evaluateBudgets(db, [updated], now);
-    return { status: 200, body: { available: true, budget: viewOf(evaluated!), timestamp: now.toISOString() } };
+    return { available: true, budget: viewOf(evaluated!), timestamp: now.toISOString() };
   } catch (err) {
     if (err instanceof ConflictError) {
       const current = await findBudget(db, id);
       const twin = current && (await activeTwin(db, current, id));
-      if (twin) return duplicateActive(twin);
+      if (twin) throw new DuplicateActiveBudgetError(twin);
     }
     throw err;
   }

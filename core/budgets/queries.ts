@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { answeringValidation, degradable, type Answer } from '../costs/availability';
-import { ValidationError } from '../errors';
+import { answeringValidation, degradable } from '../costs/availability';
+import { BudgetNotFoundError, ValidationError } from '../errors';
 import type { Db, Deps } from '../ports';
 import { parseInput, uuidSchema } from '../validation';
 import { budgetColumns, type BudgetRow } from './budget';
@@ -8,10 +8,6 @@ import { evaluateBudgets, recordLedgerEvents, viewOf } from './evaluation';
 import { periodFromKey, periodKeyForms, periodWindow } from './periods';
 
 export const LEDGER_EVENT_LIMIT = 100;
-
-export function budgetNotFound(): Answer<{ available: false; reason: 'not_found' }> {
-  return { status: 404, body: { available: false, reason: 'not_found' } };
-}
 
 export async function findBudget(db: Db, id: string, lock = false): Promise<BudgetRow | undefined> {
   const { rows } = await db.query<BudgetRow>(`SELECT ${budgetColumns} FROM budgets WHERE id = $1${lock ? ' FOR UPDATE' : ''}`, [id]);
@@ -22,13 +18,13 @@ export async function findBudget(db: Db, id: string, lock = false): Promise<Budg
  * GET /api/budgets: every budget (active first, then oldest first) with its derived current period,
  * spend, percentage and status; evaluating appends any ledger event now due.
  */
-export async function listBudgets(deps: Pick<Deps, 'storage' | 'clock'>): Promise<Answer> {
+export async function listBudgets(deps: Pick<Deps, 'storage' | 'clock'>) {
   const now = deps.clock.now();
   return degradable(deps.storage, async (db) => {
     const { rows } = await db.query<BudgetRow>(`SELECT ${budgetColumns} FROM budgets ORDER BY active DESC, created_at, id`);
     const evaluated = await evaluateBudgets(db, rows, now);
     await recordLedgerEvents(db, evaluated, now);
-    return { status: 200, body: { available: true, budgets: evaluated.map(viewOf), timestamp: now.toISOString() } };
+    return { available: true as const, budgets: evaluated.map(viewOf), timestamp: now.toISOString() };
   });
 }
 
@@ -39,15 +35,15 @@ export const ledgerQuerySchema = z.object({ period: z.string().trim().min(1).def
  * and the budget's ledger events (all periods, newest first, at most 100). `period` may also be a
  * period key of the budget's own form (YYYY-MM for monthly), for the tool server's ledger lookups.
  */
-export async function getBudgetLedger(deps: Pick<Deps, 'storage' | 'clock'>, rawId: unknown, query: unknown): Promise<Answer> {
-  if (!uuidSchema.safeParse(rawId).success) return budgetNotFound();
+export async function getBudgetLedger(deps: Pick<Deps, 'storage' | 'clock'>, rawId: unknown, query: unknown) {
+  if (!uuidSchema.safeParse(rawId).success) throw new BudgetNotFoundError();
   const id = rawId as string;
   const now = deps.clock.now();
   return answeringValidation(async () => {
     const { period } = parseInput(ledgerQuerySchema, query ?? {}, 'query');
-    return degradable(deps.storage, async (db): Promise<Answer> => {
+    return degradable(deps.storage, async (db) => {
       const budget = await findBudget(db, id);
-      if (!budget) return budgetNotFound();
+      if (!budget) throw new BudgetNotFoundError();
       const current = periodWindow(budget.period, now);
       const window = period === 'current' ? current : periodFromKey(budget.period, period);
       if (!window) {
@@ -63,29 +59,26 @@ export async function getBudgetLedger(deps: Pick<Deps, 'storage' | 'clock'>, raw
       );
       const { evaluation, spend } = evaluated!;
       return {
-        status: 200,
-        body: {
-          available: true,
-          budget: {
-            id: budget.id,
-            name: budget.name,
-            scope: budget.scope,
-            scope_id: budget.scope_id,
-            period: budget.period,
-            cap_usd: budget.cap_usd,
-            cap_tokens: budget.cap_tokens,
-            action_on_exceed: budget.action_on_exceed,
-            active: budget.active,
-          },
-          period_key: window.key,
-          window_start: window.start.toISOString(),
-          window_end: window.end.toISOString(),
-          spend,
-          pct_of_cap: evaluation.pct_of_cap,
-          status: evaluation.status,
-          events,
-          timestamp: now.toISOString(),
+        available: true,
+        budget: {
+          id: budget.id,
+          name: budget.name,
+          scope: budget.scope,
+          scope_id: budget.scope_id,
+          period: budget.period,
+          cap_usd: budget.cap_usd,
+          cap_tokens: budget.cap_tokens,
+          action_on_exceed: budget.action_on_exceed,
+          active: budget.active,
         },
+        period_key: window.key,
+        window_start: window.start.toISOString(),
+        window_end: window.end.toISOString(),
+        spend,
+        pct_of_cap: evaluation.pct_of_cap,
+        status: evaluation.status,
+        events,
+        timestamp: now.toISOString(),
       };
     });
   });

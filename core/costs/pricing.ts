@@ -46,17 +46,3 @@ export function priceUsage(prices: ModelPriceTable, usage: Usage): number | null
     (inputTokens - cached) * price.input_per_million + cached * cachedRate + Math.max(0, output ?? 0) * price.output_per_million;
   return roundUsd(cost / 1_000_000);
 }
-
-let installed: ModelPriceTable = {};
-
-/**
- * The process's price table (MODEL_PRICES_FILE), installed by infra when the app context is built,
- * so that the synchronous pricing call site of usage reports needs no I/O. Empty: nothing is priced.
- */
-export function installModelPrices(table: ModelPriceTable): void {
-  installed = table;
-}
-
-export function installedModelPrices(): ModelPriceTable {
-  return installed;
-}

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import type { Deps } from '../ports';
 import { parseInput } from '../validation';
-import { answeringValidation, degradable, type Answer } from './availability';
+import { answeringValidation, degradable } from './availability';
 import { roundUsd, runAgentSql, UNASSIGNED, usageAtSql, usageDaySql } from './usage';
 import { costWindow, windowDaysSchema } from './window';
 
@@ -42,7 +42,7 @@ interface Group {
  * GET /api/costs/rollup: totals per group over the window, each with its daily series (one point per
  * day that had runs, date ascending); groups by cost descending, then key.
  */
-export async function getCostRollup(deps: Pick<Deps, 'storage' | 'clock'>, query: unknown): Promise<Answer> {
+export async function getCostRollup(deps: Pick<Deps, 'storage' | 'clock'>, query: unknown) {
   return answeringValidation(async () => {
     const { group_by, days } = parseInput(costRollupQuerySchema, query ?? {}, 'query');
     const now = deps.clock.now();
@@ -84,17 +84,14 @@ export async function getCostRollup(deps: Pick<Deps, 'storage' | 'clock'>, query
           .map((g) => ({ ...g, cost: roundUsd(g.cost) }))
           .sort((a, b) => b.cost - a.cost || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
         return {
-          status: 200,
-          body: {
-            available: true,
-            group_by,
-            window_days: days,
-            currency: 'USD',
-            group_count: sorted.length,
-            groups: sorted,
-            total_window: roundUsd(sorted.reduce((sum, g) => sum + g.cost, 0)),
-            timestamp,
-          },
+          available: true as const,
+          group_by,
+          window_days: days,
+          currency: 'USD',
+          group_count: sorted.length,
+          groups: sorted,
+          total_window: roundUsd(sorted.reduce((sum, g) => sum + g.cost, 0)),
+          timestamp,
         };
       },
       { group_by, window_days: days, timestamp },

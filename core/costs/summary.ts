@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import type { Db, Deps } from '../ports';
 import { parseInput } from '../validation';
-import { answeringValidation, degradable, type Answer } from './availability';
+import { answeringValidation, degradable } from './availability';
 import { addDays, isoDay, roundUsd, runAgentSql, usageAtSql, usageDaySql } from './usage';
 import { costWindow, windowDaysSchema, type CostWindow } from './window';
 
@@ -42,7 +42,7 @@ export async function dailyUsage(db: Db, window: CostWindow): Promise<Map<string
  * GET /api/costs/summary: daily totals for the window (every day listed, zero when idle), today's
  * totals, the mean daily cost across the window's buckets, the window total and its costliest run.
  */
-export async function getCostSummary(deps: Pick<Deps, 'storage' | 'clock'>, query: unknown): Promise<Answer> {
+export async function getCostSummary(deps: Pick<Deps, 'storage' | 'clock'>, query: unknown) {
   return answeringValidation(async () => {
     const { days } = parseInput(costSummaryQuerySchema, query ?? {}, 'query');
     const now = deps.clock.now();
@@ -69,18 +69,15 @@ export async function getCostSummary(deps: Pick<Deps, 'storage' | 'clock'>, quer
         const today = buckets[buckets.length - 1]!;
         const total = roundUsd(buckets.reduce((sum, b) => sum + b.cost, 0));
         return {
-          status: 200,
-          body: {
-            available: true,
-            window_days: days,
-            currency: 'USD',
-            today: { cost: today.cost, tokens: today.tokens, runs: today.runs },
-            days: buckets,
-            avg_daily_7d: roundUsd(total / buckets.length),
-            total_window: total,
-            top_run: top.rows[0] ?? null,
-            timestamp,
-          },
+          available: true as const,
+          window_days: days,
+          currency: 'USD',
+          today: { cost: today.cost, tokens: today.tokens, runs: today.runs },
+          days: buckets,
+          avg_daily_7d: roundUsd(total / buckets.length),
+          total_window: total,
+          top_run: top.rows[0] ?? null,
+          timestamp,
         };
       },
       { window_days: days, timestamp },

@@ -7,7 +7,7 @@ import { parseInput } from '../validation';
 
 /**
  * The legacy markdown task list (spec 01 GET and POST /api/tasks): one file under DATA_DIR that
- * older clients read and overwrite whole. The file itself is reached through this port so that
+ * older clients read and overwrite whole. The file itself is reached through this port (Deps.taskFile) so that
  * the core stays free of node:fs; infra/legacy/markdown-task-file.ts adapts it.
  */
 export interface MarkdownTaskFile {
@@ -34,8 +34,8 @@ export function isLegacyMarkdownBody(body: unknown): boolean {
 }
 
 /** GET /api/tasks: the file's text ('' before the first write). */
-export async function readLegacyTasks(file: MarkdownTaskFile): Promise<{ content: string; path: string; format: 'markdown' }> {
-  return { content: (await file.read()) ?? '', path: file.path, format: 'markdown' };
+export async function readLegacyTasks(deps: Pick<Deps, 'taskFile'>): Promise<{ content: string; path: string; format: 'markdown' }> {
+  return { content: (await deps.taskFile.read()) ?? '', path: deps.taskFile.path, format: 'markdown' };
 }
 
 /**
@@ -43,15 +43,14 @@ export async function readLegacyTasks(file: MarkdownTaskFile): Promise<{ content
  * one transaction so that a failed write leaves no audit row claiming it happened.
  */
 export async function writeLegacyTasks(
-  deps: Pick<Deps, 'storage' | 'clock' | 'ids' | 'events'>,
-  file: MarkdownTaskFile,
+  deps: Pick<Deps, 'storage' | 'clock' | 'ids' | 'events' | 'taskFile'>,
   body: unknown,
   actor = OPERATOR_ACTOR,
 ): Promise<{ success: true; path: string }> {
   const { content } = parseInput(legacyMarkdownBodySchema, body, 'legacy tasks');
   const db = requireDb(deps.storage);
   await db.transaction(async (tx) => {
-    const before = await file.read();
+    const before = await deps.taskFile.read();
     await recordChange(deps, tx, {
       actor,
       action: 'updated',
@@ -60,7 +59,7 @@ export async function writeLegacyTasks(
       oldValue: before === undefined ? null : { characters: before.length },
       newValue: { characters: content.length },
     });
-    await file.write(content);
+    await deps.taskFile.write(content);
   });
-  return { success: true, path: file.path };
+  return { success: true, path: deps.taskFile.path };
 }

@@ -1,6 +1,7 @@
 import { OPERATOR_ACTOR } from '../actors';
 import { recordChange } from '../audit/record-change';
 import { ConflictError, NotFoundError, ValidationError } from '../errors';
+import { patchRow } from '../patch-row';
 import type { Db, Deps } from '../ports';
 import { requireDb } from '../storage';
 import { parseId, parseInput } from '../validation';
@@ -56,13 +57,7 @@ export async function updateProject(deps: Deps, rawId: unknown, body: unknown, a
     const before = await findProject(tx, id, true);
     if (!before) throw new NotFoundError(`project ${id} not found`);
     await assertWorkflowExists(tx, patch.default_workflow_id);
-    const fields = Object.keys(patch) as Array<keyof typeof patch>;
-    const assignments = fields.map((field, i) => `${field} = $${i + 2}`);
-    const { rows } = await tx.query<Project>(
-      `UPDATE projects SET ${assignments.join(', ')}, updated_at = $${fields.length + 2}
-        WHERE id = $1 RETURNING ${projectColumns}`,
-      [id, ...fields.map((f) => patch[f]), deps.clock.now()],
-    );
+    const after = await patchRow<Project>(tx, { table: 'projects', key: id, set: patch, at: deps.clock.now(), returning: projectColumns });
     await recordChange(deps, tx, {
       actor,
       action: patch.status && patch.status !== before.status ? 'status_changed' : 'updated',
@@ -70,7 +65,7 @@ export async function updateProject(deps: Deps, rawId: unknown, body: unknown, a
       entityId: id,
       projectId: id,
       oldValue: before,
-      newValue: rows[0],
+      newValue: after,
       event: projectEvent('updated', id),
     });
   });

@@ -1,9 +1,9 @@
 import { OPERATOR_ACTOR } from '../actors';
 import { recordChange } from '../audit/record-change';
 import { ConflictError, DomainError, NoDatabaseError, RestoreFailedError, RestoreInProgressError, StorageUnavailableError, UniqueClashError } from '../errors';
-import type { Db } from '../ports';
+import type { Db, Deps } from '../ports';
 import { settingByKey } from '../settings/catalog';
-import { requireDatabase, type SnapshotDeps } from '../snapshots/create-snapshot';
+import { requireDatabase } from '../snapshots/create-snapshot';
 import { describeTable, useUtc, type LiveTable } from '../snapshots/live-table';
 import type { ByteSource } from '../snapshots/store';
 import { snapshotTableByName } from '../snapshots/tables';
@@ -124,7 +124,7 @@ function totalsOf(tables: Record<string, TableCounts>): TableCounts {
  * A failure in step 3 or 4 leaves earlier steps committed, records lastError and answers
  * 500 restore_failed; the same restoreId resumes.
  */
-export async function applyRestore(deps: SnapshotDeps, body: ByteSource, maxBytes: number, options: ApplyOptions = {}, actor = OPERATOR_ACTOR): Promise<ApplyResult> {
+export async function applyRestore(deps: Deps, body: ByteSource, maxBytes: number, options: ApplyOptions = {}, actor = OPERATOR_ACTOR): Promise<ApplyResult> {
   const { request, layout } = await readRestoreRequest(deps, body, maxBytes, applyRequestSchema);
   const batchSize = options.batchSize ?? RESTORE_BATCH_ROWS;
   const { restoreId, mode } = request;
@@ -284,7 +284,7 @@ async function holdRestoreLock(db: Db, restoreId: string): Promise<() => Promise
   };
 }
 
-async function recordFailure(deps: SnapshotDeps, db: Db, restoreId: string, step: string, err: unknown, actor: string): Promise<void> {
+async function recordFailure(deps: Deps, db: Db, restoreId: string, step: string, err: unknown, actor: string): Promise<void> {
   const message = `${step}: ${(err as Error)?.message ?? String(err)}`.slice(0, 2000);
   await db.transaction(async (tx) => {
     await tx.query('UPDATE restore_checkpoints SET last_error = $2 WHERE restore_id = $1', [restoreId, message]);

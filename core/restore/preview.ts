@@ -1,6 +1,6 @@
 import { SchemaTooNewError, StorageUnavailableError, NoDatabaseError } from '../errors';
-import type { Db } from '../ports';
-import { requireDatabase, type SnapshotDeps } from '../snapshots/create-snapshot';
+import type { Db, Deps } from '../ports';
+import { requireDatabase } from '../snapshots/create-snapshot';
 import { describeTable, quoteIdent, useUtc } from '../snapshots/live-table';
 import type { ByteSource } from '../snapshots/store';
 import { snapshotTables } from '../snapshots/tables';
@@ -68,7 +68,7 @@ export function artifactTables(layout: ArtifactLayout) {
  * compatibility (409 schema_too_new), then the per-table diff in one read-only transaction
  * (one consistent view). Nothing is written.
  */
-export async function previewRestore(deps: SnapshotDeps, body: ByteSource, maxBytes: number) {
+export async function previewRestore(deps: Deps, body: ByteSource, maxBytes: number) {
   const { layout } = await readRestoreRequest(deps, body, maxBytes, previewRequestSchema);
   try {
     const db = requireDatabase(deps);

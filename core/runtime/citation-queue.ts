@@ -1,5 +1,4 @@
 import type { Deps } from '../ports';
-import type { DataFile } from '../ports/runtime';
 import { isRecord } from './payload';
 
 /** Entry statuses that still wait for work; an entry without a status is waiting too. */
@@ -10,9 +9,9 @@ const PENDING_STATUSES = new Set(['pending', 'queued']);
  * a JSON array of entries, or {items: [...]}. No file means an empty queue (zeros); a file that
  * cannot be read as a queue answers success false with the reason, never a 500.
  */
-export async function citationQueueStatus(deps: Pick<Deps, 'clock'>, file: DataFile) {
+export async function citationQueueStatus(deps: Pick<Deps, 'clock' | 'citationQueue'>) {
   const timestamp = deps.clock.now().toISOString();
-  const text = await file.read().catch((err: Error) => ({ failed: err.message }));
+  const text = await deps.citationQueue.read().catch((err: Error) => ({ failed: err.message }));
   if (text === undefined) return { success: true, pending: 0, total: 0, timestamp };
   if (typeof text !== 'string') return { success: false, pending: 0, total: 0, timestamp, error: `queue file unreadable: ${text.failed}` };
   let doc: unknown;

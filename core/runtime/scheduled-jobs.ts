@@ -3,7 +3,6 @@ import { OPERATOR_ACTOR } from '../actors';
 import { recordChange } from '../audit/record-change';
 import { ConflictError, ExecutionFailedError, NotFoundError, RuntimeCallError } from '../errors';
 import type { Deps } from '../ports';
-import type { LegacyJobFiles } from '../ports/runtime';
 import { requireDb } from '../storage';
 import { parseInput } from '../validation';
 import { runtimeCalls } from './calls';
@@ -146,7 +145,7 @@ function legacyJob(id: string, definition: unknown): ScheduledJob & { command: s
  * GET /api/cron/jobs: the runtime's jobs, then the legacy definition files. A runtime failure does
  * not hide the legacy jobs: the list comes back with `runtime: {ok: false, failure, error}`.
  */
-export async function listScheduledJobs(deps: Pick<Deps, 'runtime'>, legacyFiles: LegacyJobFiles) {
+export async function listScheduledJobs(deps: Pick<Deps, 'runtime' | 'legacyJobs'>) {
   const [runtimeSide, legacySide] = await Promise.all([
     deps.runtime.run(runtimeCalls.cronList()).then(
       (doc) => ({ ok: true as const, records: arrayField(doc, 'jobs', 'cron list') }),
@@ -155,7 +154,7 @@ export async function listScheduledJobs(deps: Pick<Deps, 'runtime'>, legacyFiles
         throw err;
       },
     ),
-    legacyFiles.list(),
+    deps.legacyJobs.list(),
   ]);
   const runtimeJobs = runtimeSide.ok ? runtimeSide.records.map(normalizeSchedulerRecord).filter((j) => j !== undefined) : [];
   const jobs = [...runtimeJobs, ...legacySide.jobs.map((f) => legacyJob(f.id, f.definition))];
@@ -215,14 +214,14 @@ export async function setJobEnabled(deps: Deps, rawId: unknown, enabled: boolean
 }
 
 /** POST /api/cron/jobs: writes a legacy definition file atomically; 409 when that id exists. Audited `created`. */
-export async function createLegacyJob(deps: Deps, files: LegacyJobFiles, body: unknown) {
+export async function createLegacyJob(deps: Deps, body: unknown) {
   const input = parseInput(legacyJobSchema, body ?? {}, 'job');
   requireDb(deps.storage);
   const { id, ...rest } = input;
   const definition = { id, ...rest, createdAt: deps.clock.now().toISOString() };
   let created: boolean;
   try {
-    created = await files.create(id, definition);
+    created = await deps.legacyJobs.create(id, definition);
   } catch (err) {
     throw new ExecutionFailedError(`job file for ${id} could not be written: ${(err as Error).message}`, { success: false });
   }
@@ -232,12 +231,12 @@ export async function createLegacyJob(deps: Deps, files: LegacyJobFiles, body: u
 }
 
 /** DELETE /api/cron/jobs/:id: removes the legacy definition file; 404 when there is none. Audited `deleted`. */
-export async function deleteLegacyJob(deps: Deps, files: LegacyJobFiles, rawId: unknown) {
+export async function deleteLegacyJob(deps: Deps, rawId: unknown) {
   const id = parseJobId(rawId);
   requireDb(deps.storage);
   let removed: boolean;
   try {
-    removed = await files.remove(id);
+    removed = await deps.legacyJobs.remove(id);
   } catch (err) {
     throw new ExecutionFailedError(`job file for ${id} could not be removed: ${(err as Error).message}`, { success: false });
   }

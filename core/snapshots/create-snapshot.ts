@@ -10,10 +10,9 @@ import { parseInput } from '../validation';
 import { canonicalJson } from './canonical-json';
 import { describeTable, primaryKeySql, quoteIdent, rowJsonSql, useUtc } from './live-table';
 import { ARTIFACT_VERSION, defaultSnapshotName, totalRows, type Manifest } from './manifest';
-import type { ArtifactWriter, SnapshotPorts } from './store';
+import type { ArtifactWriter } from './store';
 import { snapshotTableByName, snapshotTableNamesSorted } from './tables';
 
-export type SnapshotDeps = Deps & SnapshotPorts;
 
 /** Rows fetched from the cursor per round trip. */
 const FETCH_ROWS = 1000;
@@ -92,7 +91,7 @@ async function writeBody(db: Db, writer: ArtifactWriter): Promise<{ counts: Reco
  *    (manifest first, fsync, rename), so the artifact exists exactly when its audit row does.
  * Nothing is left behind on failure (abort removes the temporary and, if renamed, the final file).
  */
-export async function createSnapshot(deps: SnapshotDeps, input: { name?: string; actor?: string } = {}): Promise<CreateSnapshotResult> {
+export async function createSnapshot(deps: Deps, input: { name?: string; actor?: string } = {}): Promise<CreateSnapshotResult> {
   const { name: requested } = parseSnapshotRequest(input.name === undefined ? {} : { name: input.name });
   const db = requireDatabase(deps);
   const actor = input.actor ?? OPERATOR_ACTOR;

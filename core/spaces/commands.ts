@@ -1,6 +1,7 @@
 import { OPERATOR_ACTOR } from '../actors';
-import { recordChange } from '../audit/record-change';
+import { recordChange, recordChanges } from '../audit/record-change';
 import { ConflictError, NotFoundError, ValidationError } from '../errors';
+import { patchRow } from '../patch-row';
 import type { Db, Deps } from '../ports';
 import { projectColumns, type Project } from '../projects/project';
 import { requireDb } from '../storage';
@@ -132,15 +133,10 @@ export async function updateSpace(deps: SpaceDeps, rawId: unknown, body: unknown
     }
     if (patch.slug && patch.slug !== current.slug) await assertSlugFree(tx, patch.slug, id);
     const { is_default, ...fields } = patch;
-    const names = Object.keys(fields) as Array<keyof typeof fields>;
-    if (names.length) {
-      const { rows } = await tx.query<Workspace>(
-        `UPDATE workspaces SET ${names.map((f, i) => `${f} = $${i + 2}`).join(', ')}, updated_at = $${names.length + 2}
-          WHERE id = $1 RETURNING ${workspaceColumns}`,
-        [id, ...names.map((f) => fields[f]), deps.clock.now()],
-      );
-      await recordChange(deps, tx, { actor, action: 'updated', entityType: 'workspace', entityId: id, oldValue: current, newValue: rows[0], event: spaceEvent('updated', id) });
-      current = rows[0]!;
+    if (Object.keys(fields).length) {
+      const after = (await patchRow<Workspace>(tx, { table: 'workspaces', key: id, set: fields, at: deps.clock.now(), returning: workspaceColumns }))!;
+      await recordChange(deps, tx, { actor, action: 'updated', entityType: 'workspace', entityId: id, oldValue: current, newValue: after, event: spaceEvent('updated', id) });
+      current = after;
     }
     if (is_default && !current.is_default) current = await makeDefault(deps, tx, current, actor);
     return current;
@@ -213,13 +209,24 @@ export async function assignProjects(deps: SpaceDeps, rawId: unknown, body: unkn
       [id, wanted],
     );
     const arriving = found.filter((p) => p.workspace_id !== id);
-    const now = deps.clock.now();
-    for (const [project, target] of [...arriving.map((p) => [p, id] as const), ...leaving.map((p) => [p, null] as const)]) {
-      const { rows } = await tx.query<Project>(`UPDATE projects SET workspace_id = $2, updated_at = $3 WHERE id = $1 RETURNING ${projectColumns}`, [project.id, target, now]);
-      await recordChange(deps, tx, {
-        actor, action: 'updated', entityType: 'project', entityId: project.id, projectId: project.id, oldValue: project, newValue: rows[0],
-        event: { name: 'project:changed', payload: { action: 'updated', projectId: project.id }, channel: 'events' },
-      });
+    const moving = [...arriving, ...leaving];
+    if (moving.length) {
+      // one statement for every moved project, then their traces in two more (plus one event each)
+      const { rows: moved } = await tx.query<Project>(
+        `UPDATE projects p SET workspace_id = x.target, updated_at = $3
+           FROM unnest($1::uuid[], $2::uuid[]) AS x(id, target)
+          WHERE p.id = x.id RETURNING ${projectColumns.split(', ').map((c) => `p.${c}`).join(', ')}`,
+        [moving.map((p) => p.id), moving.map((p) => (p.workspace_id === id ? null : id)), deps.clock.now()],
+      );
+      const after = new Map(moved.map((p) => [p.id, p]));
+      await recordChanges(
+        deps,
+        tx,
+        moving.map((project) => ({
+          actor, action: 'updated', entityType: 'project', entityId: project.id, projectId: project.id, oldValue: project, newValue: after.get(project.id),
+          event: { name: 'project:changed', payload: { action: 'updated', projectId: project.id }, channel: 'events' as const },
+        })),
+      );
     }
     const result = { workspace_id: id, project_ids: wanted, assigned: arriving.map((p) => p.id), unassigned: leaving.map((p) => p.id) };
     if (arriving.length || leaving.length) {

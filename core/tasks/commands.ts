@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { OPERATOR_ACTOR } from '../actors';
 import { recordChange } from '../audit/record-change';
 import { ConflictError, NotFoundError, ValidationError } from '../errors';
+import { patchRow } from '../patch-row';
 import type { Db, Deps } from '../ports';
 import { requireDb } from '../storage';
 import { parseId, parseInput, uuidSchema } from '../validation';
@@ -40,13 +41,7 @@ function statusEffects(before: Pick<Task, 'status' | 'completed_at'>, status: st
  */
 export async function writeTask(deps: TaskDeps, tx: Db, before: Task, set: Record<string, unknown>, action: string, actor: string): Promise<Task> {
   const now = deps.clock.now();
-  const fields = Object.keys(set);
-  const assignments = fields.map((field, i) => `${field} = $${i + 2}`);
-  const { rows } = await tx.query<Task>(
-    `UPDATE tasks SET ${[...assignments, `updated_at = $${fields.length + 2}`].join(', ')} WHERE id = $1 RETURNING ${taskColumns}`,
-    [before.id, ...fields.map((f) => set[f]), now],
-  );
-  const after = rows[0]!;
+  const after = (await patchRow<Task>(tx, { table: 'tasks', key: before.id, set, at: now, returning: taskColumns }))!;
   await recordChange(deps, tx, {
     actor,
     action,

@@ -1,6 +1,7 @@
 import { OPERATOR_ACTOR } from '../actors';
 import { recordChange } from '../audit/record-change';
 import { NotFoundError } from '../errors';
+import { patchRow } from '../patch-row';
 import type { Db, Deps } from '../ports';
 import { requireDb } from '../storage';
 import { parseId, parseInput } from '../validation';
@@ -72,12 +73,7 @@ export async function updateView(deps: ViewDeps, rawId: unknown, body: unknown, 
   return db.transaction(async (tx) => {
     const before = await findView(tx, id, true);
     if (!before) throw new NotFoundError(`view ${id} not found`);
-    const fields = Object.keys(patch) as Array<keyof typeof patch>;
-    const { rows } = await tx.query<SavedView>(
-      `UPDATE saved_views SET ${fields.map((f, i) => `${f} = $${i + 2}`).join(', ')}, updated_at = $${fields.length + 2}
-        WHERE id = $1 RETURNING ${savedViewColumns}`,
-      [id, ...fields.map((f) => patch[f]), deps.clock.now()],
-    );
+    const after = await patchRow<SavedView>(tx, { table: 'saved_views', key: id, set: patch, at: deps.clock.now(), returning: savedViewColumns });
     await recordChange(deps, tx, {
       actor,
       action: 'updated',
@@ -85,10 +81,10 @@ export async function updateView(deps: ViewDeps, rawId: unknown, body: unknown, 
       entityId: id,
       projectId: before.project_id,
       oldValue: before,
-      newValue: rows[0],
+      newValue: after,
       event: viewEvent('updated', id),
     });
-    return rows[0]!;
+    return after!;
   });
 }
 

@@ -3,6 +3,7 @@ import { OPERATOR_ACTOR } from '../actors';
 import { recordChange } from '../audit/record-change';
 import { ConflictError, NotFoundError, ValidationError } from '../errors';
 import { pageAndTotal } from '../list-page';
+import { patchRow } from '../patch-row';
 import type { Db, Deps } from '../ports';
 import { requireDb } from '../storage';
 import { jsonObjectSchema, parseId, parseInput, uuidSchema } from '../validation';
@@ -133,13 +134,7 @@ export async function updateArtifact(deps: Deps, rawId: unknown, body: unknown):
     }
     const values: Record<string, unknown> = { ...patch };
     if (patch.metadata) values.metadata = JSON.stringify({ ...before.metadata, ...patch.metadata });
-    const fields = Object.keys(values);
-    const { rows } = await tx.query<Artifact>(
-      `UPDATE workflow_artifacts SET ${fields.map((f, i) => `${f} = $${i + 2}`).join(', ')}, updated_at = $${fields.length + 2}
-        WHERE id = $1 RETURNING ${artifactColumns}`,
-      [id, ...fields.map((f) => values[f]), deps.clock.now()],
-    );
-    const artifact = rows[0]!;
+    const artifact = (await patchRow<Artifact>(tx, { table: 'workflow_artifacts', key: id, set: values, at: deps.clock.now(), returning: artifactColumns }))!;
     await recordChange(deps, tx, { actor, action: 'updated', entityType: 'workflow_artifact', entityId: id, oldValue: before, newValue: artifact, event: artifactEvent('artifact_updated', artifact) });
     return artifact;
   });

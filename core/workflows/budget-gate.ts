@@ -2,8 +2,8 @@ import type { Db } from '../ports';
 
 /**
  * The dispatcher's budget hook (spec 02 "Dispatcher reaction to budget state"). The dispatcher
- * asks the gate about every queued run it is about to dispatch; the gate is injected through the
- * tick's inputs, so the budgets module plugs its enforcement in without the dispatcher knowing
+ * asks the gate about every queued run it is about to dispatch; the gate is injected through
+ * Deps.dispatcher, so the budgets module plugs its enforcement in without the dispatcher knowing
  * how budgets work, and tests can pass a scripted gate.
  */
 

@@ -1,12 +1,12 @@
 import type { Db, Deps } from '../ports';
 import { requireDb } from '../storage';
-import { passingBudgetGate, type BudgetEnforcementCounts, type BudgetGate, type BudgetVerdict, type DispatchCandidate, type TickBudgetCheck } from './budget-gate';
+import { type BudgetEnforcementCounts, type BudgetGate, type BudgetVerdict, type DispatchCandidate, type TickBudgetCheck } from './budget-gate';
 import { SYSTEM_ACTOR } from './governance';
 import { recoveryRules } from './recovery-rules';
 import { recordRunBatch } from './run-audit';
 import { stuckConditionSql } from './run-queries';
 import { transitionOf } from './run-status';
-import { leaveSessionsSql } from './run-store';
+import { leaveSessionsSql, releaseTaskPointers } from './run-store';
 import { runColumns, type WorkflowRun } from './run';
 import { wakeAgents, type WakeOutcome } from './wake';
 import { releaseClaimsOfEndedRuns, releaseExpiredLeases } from '../agents/leases';
@@ -14,27 +14,36 @@ import { openDispatchAdmission, type CappedCounts } from './caps';
 
 /**
  * The dispatcher tick of spec 03, one function for every caller (the runner's timer, the scheduled
- * Lambda, POST /api/workflow-runs/dispatcher/tick, `node dist/dispatcher.js --once`):
- * 1. recover stale runs: unclaimed dispatches are retried (then failed), silent claims released,
+ * Lambda, POST /api/workflow-runs/dispatcher/tick, `node dist/dispatcher.js --once`), in phases
+ * that each answer their part of the summary (a new phase is one more call in `tick`):
+ * 0. releaseExpiredLeases (core/agents/leases.ts): task claims whose lease lapsed are released;
+ * 1. recoverStaleRuns: unclaimed dispatches are retried (then failed), silent claims released,
  *    runs past their route's timeout timed out;
- * 2. dispatch queued runs by routing priority, asking the budget gate about each;
- * 3. wake each target agent through the runtime; a failed wake never undoes a dispatch;
- * 4. store the tick's summary (read by /api/workflow-runs/dispatcher/stats).
+ * 2. dispatchQueuedRuns: queued runs by routing priority, asking the budget gate about each and
+ *    admitting them under the concurrency caps and quota pauses (core/workflows/caps.ts);
+ * 3. wakeTargets: each target agent through the runtime; a failed wake never undoes a dispatch;
+ * 4. storeTickSummary (read by /api/workflow-runs/dispatcher/stats).
  * Every batch picks its rows FOR UPDATE SKIP LOCKED, so two ticks running at once never handle the same run.
  */
 
-export interface TickInputs {
-  budgetGate?: BudgetGate;
+/** The process's dispatcher configuration (Deps.dispatcher), the same for every tick. */
+export interface DispatcherSettings {
+  /** Asked about every queued run before it is dispatched (the budgets module's enforcement). */
+  budgetGate: BudgetGate;
   /** Base URL of this task server, for the claim URL in wake events. */
   claimUrlBase?: string;
+  /** DISPATCH_MAX_IN_FLIGHT: live runs the fleet may hold at once (default: no cap). */
+  maxInFlight?: number;
+}
+
+/** What differs between one tick and the next. */
+export interface TickInputs {
   /** Who ticks: recorded as the actor of every change (default system). */
   actor?: string;
   /** Where the tick came from (timer, lambda, api, cli), kept in the summary. */
   source?: string;
   /** Rows per transaction (default 500). */
   batchSize?: number;
-  /** DISPATCH_MAX_IN_FLIGHT: live runs the fleet may hold at once (default: no cap). */
-  maxInFlight?: number;
 }
 
 export interface TickSummary {
@@ -62,82 +71,65 @@ const BATCH = 500;
 /** Bounds every loop of a tick: at most this many batches per phase. */
 const MAX_BATCHES = 1000;
 
-type Wake = { run: WorkflowRun };
+/** What every phase of one tick shares. */
+export interface TickContext {
+  db: Db;
+  actor: string;
+  batchSize: number;
+}
 
 export async function tick(deps: Deps, inputs: TickInputs = {}): Promise<TickSummary> {
-  const db = requireDb(deps.storage);
   const started = deps.clock.now();
-  const actor = inputs.actor ?? SYSTEM_ACTOR;
-  const batchSize = inputs.batchSize ?? BATCH;
+  const ctx: TickContext = { db: requireDb(deps.storage), actor: inputs.actor ?? SYSTEM_ACTOR, batchSize: inputs.batchSize ?? BATCH };
+  const leasesExpired = await releaseExpiredLeases(deps, ctx.db, ctx.batchSize, MAX_BATCHES);
+  const recovery = await recoverStaleRuns(deps, ctx);
+  const dispatch = await dispatchQueuedRuns(deps, ctx);
+  const wake = await wakeTargets(deps, [...recovery.toWake, ...dispatch.toWake]);
+  const finished = deps.clock.now();
   const summary: TickSummary = {
     source: inputs.source ?? 'api',
     startedAt: started.toISOString(),
-    finishedAt: started.toISOString(),
-    durationMs: 0,
-    recovered: { redispatched: 0, failed: 0, released: 0, timedOut: 0 },
-    dispatched: 0,
-    unrouted: 0,
-    woken: 0,
-    wakeFailed: 0,
-    wakeErrors: [],
-    budgetEnforcement: { held: 0, stopped: 0, warned: 0, cancelledInFlight: 0, gateErrors: 0 },
-    leasesExpired: 0,
-    capped: { workflowType: 0, agent: 0, fleet: 0 },
-    heldByPause: 0,
+    finishedAt: finished.toISOString(),
+    durationMs: Math.max(0, finished.getTime() - started.getTime()),
+    recovered: recovery.recovered,
+    dispatched: dispatch.dispatched,
+    unrouted: dispatch.unrouted,
+    ...wake,
+    budgetEnforcement: dispatch.budgetEnforcement,
+    leasesExpired,
+    capped: dispatch.capped,
+    heldByPause: dispatch.heldByPause,
   };
-  const wakes: Wake[] = [];
+  await storeTickSummary(ctx.db, summary, started, finished);
+  return summary;
+}
 
-  summary.leasesExpired = await releaseExpiredLeases(deps, db, batchSize, MAX_BATCHES);
+/** One recovery rule of spec 03 as data: which runs (SQL over r and its route w), what they become, how it is audited. */
+interface RecoveryRule {
+  where: string;
+  set: Record<string, string>;
+  action: string;
+  returnsToQueue?: boolean;
+}
 
-  // 1. recovery
-  const now = () => deps.clock.now();
-  const recover = async (where: string, set: Record<string, string>, action: string, returnsToQueue = false) => {
-    let total = 0;
-    for (let i = 0; i < MAX_BATCHES; i++) {
-      const changed = await db.transaction(async (tx) => {
-        const at = now();
-        const { rows: before } = await tx.query<WorkflowRun>(
-          `SELECT ${qualified('r')} FROM workflow_runs r LEFT JOIN workflow_agent_routing w ON w.workflow_type = r.workflow_type
-            WHERE ${where} ORDER BY r.created_at, r.id LIMIT ${batchSize} FOR UPDATE OF r SKIP LOCKED`,
-          [at],
-        );
-        if (before.length === 0) return [];
-        const assignments = { ...(returnsToQueue ? leaveSessionsSql : {}), ...set };
-        const { rows: after } = await tx.query<WorkflowRun>(
-          `UPDATE workflow_runs r SET ${Object.entries(assignments).map(([c, e]) => `${c} = ${e}`).join(', ')}, updated_at = $1
-            WHERE r.id = ANY($2::uuid[]) RETURNING ${qualified('r')}`,
-          [at, before.map((r) => r.id)],
-        );
-        await clearTaskPointers(tx, after);
-        await releaseClaimsOfEndedRuns(deps, tx, after);
-        const byId = new Map(before.map((r) => [r.id, r]));
-        await recordRunBatch(deps, tx, after.map((a) => ({ before: byId.get(a.id)!, after: a })), { actor, action });
-        return after;
-      });
-      total += changed.length;
-      if (changed[0]?.status === 'dispatched') wakes.push(...changed.map((run) => ({ run })));
-      if (changed.length < batchSize) break;
-    }
-    return total;
-  };
-
-  summary.recovered.redispatched = await recover(
-    `${stuckConditionSql.unclaimed} AND r.dispatch_attempts < ${recoveryRules.maxDispatchAttempts}`,
-    { dispatched_at: '$1', dispatch_attempts: 'r.dispatch_attempts + 1' },
-    'redispatched',
-  );
-  summary.recovered.failed = await recover(
-    `${stuckConditionSql.unclaimed} AND r.dispatch_attempts >= ${recoveryRules.maxDispatchAttempts}`,
-    {
+const recoveryRuleSql: Record<keyof TickSummary['recovered'], RecoveryRule> = {
+  redispatched: {
+    where: `${stuckConditionSql.unclaimed} AND r.dispatch_attempts < ${recoveryRules.maxDispatchAttempts}`,
+    set: { dispatched_at: '$1', dispatch_attempts: 'r.dispatch_attempts + 1' },
+    action: 'redispatched',
+  },
+  failed: {
+    where: `${stuckConditionSql.unclaimed} AND r.dispatch_attempts >= ${recoveryRules.maxDispatchAttempts}`,
+    set: {
       status: `'${transitionOf('fail_unclaimed').to}'`,
       finished_at: '$1',
       last_error: `'not claimed within ${recoveryRules.unclaimedAfterMs / 60_000} minutes after ' || r.dispatch_attempts || ' dispatch attempts'`,
     },
-    'status_changed',
-  );
-  summary.recovered.released = await recover(
-    stuckConditionSql.silent_claim,
-    {
+    action: 'status_changed',
+  },
+  released: {
+    where: stuckConditionSql.silent_claim,
+    set: {
       status: `'${transitionOf('release_silent_claim').to}'`,
       dispatched_at: '$1',
       claimed_at: 'NULL',
@@ -145,138 +137,194 @@ export async function tick(deps: Deps, inputs: TickInputs = {}): Promise<TickSum
       retry_count: 'r.retry_count + 1',
       last_error: `'released: no heartbeat within ${recoveryRules.silentClaimAfterMs / 60_000} minutes of the claim by ' || coalesce(r.claim_session_id, 'an unknown session')`,
     },
-    'released',
-    true,
-  );
-  summary.recovered.timedOut = await recover(
-    stuckConditionSql.timed_out_running,
-    {
+    action: 'released',
+    returnsToQueue: true,
+  },
+  timedOut: {
+    where: stuckConditionSql.timed_out_running,
+    set: {
       status: `'${transitionOf('time_out').to}'`,
       finished_at: '$1',
       gateway_session_active: 'false',
       last_error: `'running longer than the routing timeout of ' || coalesce((SELECT w2.timeout_minutes FROM workflow_agent_routing w2 WHERE w2.workflow_type = r.workflow_type), ${recoveryRules.defaultTimeoutMinutes}) || ' minutes'`,
     },
-    'status_changed',
-  );
+    action: 'status_changed',
+  },
+};
 
-  // 2. dispatch
+/** Phase 1: every recovery rule in turn, batch by batch; runs that end up dispatched are to be woken. */
+export async function recoverStaleRuns(deps: Deps, ctx: TickContext): Promise<{ recovered: TickSummary['recovered']; toWake: WorkflowRun[] }> {
+  const recovered = { redispatched: 0, failed: 0, released: 0, timedOut: 0 };
+  const toWake: WorkflowRun[] = [];
+  for (const name of Object.keys(recoveryRuleSql) as Array<keyof typeof recoveryRuleSql>) {
+    for (let i = 0; i < MAX_BATCHES; i++) {
+      const changed = await recoverBatch(deps, ctx, recoveryRuleSql[name]);
+      recovered[name] += changed.length;
+      toWake.push(...changed.filter((run) => run.status === 'dispatched'));
+      if (changed.length < ctx.batchSize) break;
+    }
+  }
+  return { recovered, toWake };
+}
+
+async function recoverBatch(deps: Deps, ctx: TickContext, rule: RecoveryRule): Promise<WorkflowRun[]> {
+  return ctx.db.transaction(async (tx) => {
+    const at = deps.clock.now();
+    const { rows: before } = await tx.query<WorkflowRun>(
+      `SELECT ${qualified('r')} FROM workflow_runs r LEFT JOIN workflow_agent_routing w ON w.workflow_type = r.workflow_type
+        WHERE ${rule.where} ORDER BY r.created_at, r.id LIMIT ${ctx.batchSize} FOR UPDATE OF r SKIP LOCKED`,
+      [at],
+    );
+    if (before.length === 0) return [];
+    const assignments = { ...(rule.returnsToQueue ? leaveSessionsSql : {}), ...rule.set };
+    const { rows: after } = await tx.query<WorkflowRun>(
+      `UPDATE workflow_runs r SET ${Object.entries(assignments).map(([c, e]) => `${c} = ${e}`).join(', ')}, updated_at = $1
+        WHERE r.id = ANY($2::uuid[]) RETURNING ${qualified('r')}`,
+      [at, before.map((r) => r.id)],
+    );
+    await releaseTaskPointers(tx, after);
+    await releaseClaimsOfEndedRuns(deps, tx, after);
+    const byId = new Map(before.map((r) => [r.id, r]));
+    await recordRunBatch(deps, tx, after.map((a) => ({ before: byId.get(a.id)!, after: a })), { actor: ctx.actor, action: rule.action });
+    return after;
+  });
+}
+
+type Candidate = WorkflowRun & { route_agent: string; route_max_concurrent: number | null; project_id: string | null; department_id: string | null };
+type DispatchPart = Pick<TickSummary, 'dispatched' | 'unrouted' | 'budgetEnforcement' | 'capped' | 'heldByPause'> & { toWake: WorkflowRun[] };
+
+/**
+ * Phase 2: queued runs with a route, highest routing priority first, batch by batch. The budget
+ * gate is opened once per tick and asked about every candidate; a gate that throws fails open
+ * (spec 02) and is counted. Held runs stay queued and are skipped by later batches of this tick.
+ */
+export async function dispatchQueuedRuns(deps: Deps, ctx: TickContext): Promise<DispatchPart> {
+  const part: DispatchPart = {
+    dispatched: 0,
+    unrouted: 0,
+    budgetEnforcement: { held: 0, stopped: 0, warned: 0, cancelledInFlight: 0, gateErrors: 0 },
+    capped: { workflowType: 0, agent: 0, fleet: 0 },
+    heldByPause: 0,
+    toWake: [],
+  };
   let check: TickBudgetCheck | undefined;
   try {
-    check = await (inputs.budgetGate ?? passingBudgetGate).open(db, now());
+    check = await deps.dispatcher.budgetGate.open(ctx.db, deps.clock.now());
   } catch {
-    summary.budgetEnforcement.gateErrors++;
+    part.budgetEnforcement.gateErrors++;
   }
   const verdictOf = async (candidate: DispatchCandidate): Promise<BudgetVerdict> => {
     if (!check) return { verdict: 'pass' };
     try {
       return await check.evaluate(candidate);
     } catch {
-      summary.budgetEnforcement.gateErrors++;
-      return { verdict: 'pass' }; // a failing gate fails open (spec 02)
+      part.budgetEnforcement.gateErrors++;
+      return { verdict: 'pass' };
     }
   };
   const held: string[] = [];
   for (let i = 0; i < MAX_BATCHES; i++) {
-    const picked = await db.transaction(async (tx) => {
-      const admission = await openDispatchAdmission(tx, now(), { maxInFlight: inputs.maxInFlight });
-      const { rows: candidates } = await tx.query<Candidate>(
-        `SELECT ${qualified('r')}, w.agent_id AS route_agent, w.max_concurrent AS route_max_concurrent, t.project_id,
-                coalesce(ap.department_id, tp.department_id) AS department_id
-           FROM workflow_runs r
-           JOIN workflow_agent_routing w ON w.workflow_type = r.workflow_type
-           LEFT JOIN tasks t ON t.id = r.task_id
-           LEFT JOIN agent_profiles ap ON ap.agent_id = coalesce(r.owner_agent_id, w.agent_id)
-           LEFT JOIN workflow_templates tp ON tp.name = r.workflow_type
-          WHERE r.status = 'queued' AND NOT (r.id = ANY($1::uuid[]))
-          ORDER BY w.priority DESC, r.created_at, r.id
-          LIMIT ${batchSize} FOR UPDATE OF r SKIP LOCKED`,
-        [held],
-      );
-      if (candidates.length === 0) return 0;
-      const toDispatch: Array<{ id: string; target: string }> = [];
-      const toStop = new Map<string, string>();
-      const inFlightStops = new Map<string, string>();
-      for (const c of candidates) {
-        const target = c.owner_agent_id ?? c.route_agent;
-        const verdict = await verdictOf({
-          runId: c.id,
-          workflowType: c.workflow_type,
-          targetAgentId: target,
-          ownerAgentId: c.owner_agent_id,
-          taskId: c.task_id,
-          projectId: c.project_id,
-          departmentId: c.department_id,
-        });
-        if (verdict.verdict === 'hold') {
-          held.push(c.id);
-          summary.budgetEnforcement.held++;
-        } else if (verdict.verdict === 'stop') {
-          toStop.set(c.id, verdict.reason);
-          summary.budgetEnforcement.stopped++;
-          for (const id of verdict.cancelRunIds ?? []) if (id !== c.id) inFlightStops.set(id, verdict.reason);
-        } else {
-          if (verdict.verdict === 'warn') summary.budgetEnforcement.warned++;
-          const refusal = admission.admit({ workflowType: c.workflow_type, targetAgentId: target, routeMaxConcurrent: c.route_max_concurrent });
-          if (refusal) {
-            held.push(c.id);
-            if (refusal === 'agentPaused') summary.heldByPause++;
-            else summary.capped[refusal]++;
-          } else toDispatch.push({ id: c.id, target });
-        }
-      }
-      const at = now();
-      const before = new Map(candidates.map((c) => [c.id, stripCandidate(c)]));
-      if (toDispatch.length) {
-        const { rows: after } = await tx.query<WorkflowRun>(
-          `UPDATE workflow_runs r SET status = '${transitionOf('dispatch').to}', target_agent_id = x.target, dispatched_at = $1,
-                  dispatch_attempts = r.dispatch_attempts + 1, updated_at = $1
-             FROM unnest($2::uuid[], $3::text[]) AS x(id, target)
-            WHERE r.id = x.id RETURNING ${qualified('r')}`,
-          [at, toDispatch.map((d) => d.id), toDispatch.map((d) => d.target)],
-        );
-        await recordRunBatch(deps, tx, after.map((a) => ({ before: before.get(a.id)!, after: a })), { actor, action: 'dispatched' });
-        wakes.push(...after.map((run) => ({ run })));
-        summary.dispatched += after.length;
-      }
-      if (toStop.size) {
-        await budgetCancel(deps, tx, [...toStop], at, actor, before);
-      }
-      if (inFlightStops.size) {
-        const { rows: inFlight } = await tx.query<WorkflowRun>(
-          `SELECT ${runColumns} FROM workflow_runs WHERE id = ANY($1::uuid[]) AND status = ANY($2::text[]) FOR UPDATE SKIP LOCKED`,
-          [[...inFlightStops.keys()], transitionOf('budget_stop').from],
-        );
-        summary.budgetEnforcement.cancelledInFlight += await budgetCancel(
-          deps,
-          tx,
-          inFlight.map((r) => [r.id, inFlightStops.get(r.id)!] as [string, string]),
-          at,
-          actor,
-          new Map(inFlight.map((r) => [r.id, r])),
-        );
-      }
-      return candidates.length;
-    });
-    if (picked < batchSize) break;
+    const picked = await ctx.db.transaction((tx) => dispatchBatch(deps, ctx, tx, held, verdictOf, part));
+    if (picked < ctx.batchSize) break;
   }
-  const { rows: unrouted } = await db.query<{ n: number }>(
+  const { rows: unrouted } = await ctx.db.query<{ n: number }>(
     `SELECT count(*)::int AS n FROM workflow_runs r
       WHERE r.status = 'queued' AND NOT EXISTS (SELECT 1 FROM workflow_agent_routing w WHERE w.workflow_type = r.workflow_type)`,
   );
-  summary.unrouted = unrouted[0]?.n ?? 0;
+  part.unrouted = unrouted[0]?.n ?? 0;
+  return part;
+}
 
-  // 3. wake
-  const outcome: WakeOutcome = await wakeAgents(deps, wakes.map((w) => w.run), inputs.claimUrlBase);
-  summary.woken = outcome.woken;
-  summary.wakeFailed = outcome.failed;
-  summary.wakeErrors = outcome.errors;
+async function dispatchBatch(
+  deps: Deps,
+  ctx: TickContext,
+  tx: Db,
+  held: string[],
+  verdictOf: (candidate: DispatchCandidate) => Promise<BudgetVerdict>,
+  part: DispatchPart,
+): Promise<number> {
+  const admission = await openDispatchAdmission(tx, deps.clock.now(), { maxInFlight: deps.dispatcher.maxInFlight });
+  const { rows: candidates } = await tx.query<Candidate>(
+    `SELECT ${qualified('r')}, w.agent_id AS route_agent, w.max_concurrent AS route_max_concurrent, t.project_id,
+            coalesce(ap.department_id, tp.department_id) AS department_id
+       FROM workflow_runs r
+       JOIN workflow_agent_routing w ON w.workflow_type = r.workflow_type
+       LEFT JOIN tasks t ON t.id = r.task_id
+       LEFT JOIN agent_profiles ap ON ap.agent_id = coalesce(r.owner_agent_id, w.agent_id)
+       LEFT JOIN workflow_templates tp ON tp.name = r.workflow_type
+      WHERE r.status = 'queued' AND NOT (r.id = ANY($1::uuid[]))
+      ORDER BY w.priority DESC, r.created_at, r.id
+      LIMIT ${ctx.batchSize} FOR UPDATE OF r SKIP LOCKED`,
+    [held],
+  );
+  if (candidates.length === 0) return 0;
+  const toDispatch: Array<{ id: string; target: string }> = [];
+  const toStop = new Map<string, string>();
+  const inFlightStops = new Map<string, string>();
+  for (const c of candidates) {
+    const target = c.owner_agent_id ?? c.route_agent;
+    const verdict = await verdictOf({
+      runId: c.id,
+      workflowType: c.workflow_type,
+      targetAgentId: target,
+      ownerAgentId: c.owner_agent_id,
+      taskId: c.task_id,
+      projectId: c.project_id,
+      departmentId: c.department_id,
+    });
+    if (verdict.verdict === 'hold') {
+      held.push(c.id);
+      part.budgetEnforcement.held++;
+    } else if (verdict.verdict === 'stop') {
+      toStop.set(c.id, verdict.reason);
+      part.budgetEnforcement.stopped++;
+      for (const id of verdict.cancelRunIds ?? []) if (id !== c.id) inFlightStops.set(id, verdict.reason);
+    } else {
+      if (verdict.verdict === 'warn') part.budgetEnforcement.warned++;
+      const refusal = admission.admit({ workflowType: c.workflow_type, targetAgentId: target, routeMaxConcurrent: c.route_max_concurrent });
+      if (refusal) {
+        held.push(c.id);
+        if (refusal === 'agentPaused') part.heldByPause++;
+        else part.capped[refusal]++;
+      } else toDispatch.push({ id: c.id, target });
+    }
+  }
+  const at = deps.clock.now();
+  const before = new Map(candidates.map((c) => [c.id, stripCandidate(c)]));
+  if (toDispatch.length) {
+    const { rows: after } = await tx.query<WorkflowRun>(
+      `UPDATE workflow_runs r SET status = '${transitionOf('dispatch').to}', target_agent_id = x.target, dispatched_at = $1,
+              dispatch_attempts = r.dispatch_attempts + 1, updated_at = $1
+         FROM unnest($2::uuid[], $3::text[]) AS x(id, target)
+        WHERE r.id = x.id RETURNING ${qualified('r')}`,
+      [at, toDispatch.map((d) => d.id), toDispatch.map((d) => d.target)],
+    );
+    await recordRunBatch(deps, tx, after.map((a) => ({ before: before.get(a.id)!, after: a })), { actor: ctx.actor, action: 'dispatched' });
+    part.toWake.push(...after);
+    part.dispatched += after.length;
+  }
+  await budgetCancel(deps, tx, [...toStop], at, ctx.actor, before);
+  if (inFlightStops.size) {
+    const { rows: inFlight } = await tx.query<WorkflowRun>(
+      `SELECT ${runColumns} FROM workflow_runs WHERE id = ANY($1::uuid[]) AND status = ANY($2::text[]) FOR UPDATE SKIP LOCKED`,
+      [[...inFlightStops.keys()], transitionOf('budget_stop').from],
+    );
+    part.budgetEnforcement.cancelledInFlight += await budgetCancel(
+      deps,
+      tx,
+      inFlight.map((r) => [r.id, inFlightStops.get(r.id)!] as [string, string]),
+      at,
+      ctx.actor,
+      new Map(inFlight.map((r) => [r.id, r])),
+    );
+  }
+  return candidates.length;
+}
 
-  // 4. record
-  const finished = deps.clock.now();
-  summary.finishedAt = finished.toISOString();
-  summary.durationMs = Math.max(0, finished.getTime() - started.getTime());
-  await storeTickSummary(db, summary, started, finished);
-  return summary;
+/** Phase 3: one wake per dispatched run, through the runtime; failures are counted, never undone. */
+export async function wakeTargets(deps: Deps, runs: readonly WorkflowRun[]): Promise<Pick<TickSummary, 'woken' | 'wakeFailed' | 'wakeErrors'>> {
+  const outcome: WakeOutcome = await wakeAgents(deps, runs, deps.dispatcher.claimUrlBase);
+  return { woken: outcome.woken, wakeFailed: outcome.failed, wakeErrors: outcome.errors };
 }
 
 function qualified(alias: string): string {
@@ -285,8 +333,6 @@ function qualified(alias: string): string {
     .map((c) => `${alias}.${c}`)
     .join(', ');
 }
-
-type Candidate = WorkflowRun & { route_agent: string; route_max_concurrent: number | null; project_id: string | null; department_id: string | null };
 
 function stripCandidate(c: Candidate): WorkflowRun {
   const { route_agent: _a, route_max_concurrent: _m, project_id: _p, department_id: _d, ...run } = c;
@@ -310,26 +356,16 @@ async function budgetCancel(
       WHERE r.id = x.id RETURNING ${qualified('r')}`,
     [at, stops.map((s) => s[0]), stops.map((s) => s[1])],
   );
-  await clearTaskPointers(tx, after);
+  await releaseTaskPointers(tx, after);
   await releaseClaimsOfEndedRuns(deps, tx, after);
   await recordRunBatch(deps, tx, after.map((a) => ({ before: before.get(a.id)!, after: a })), { actor, action: 'budget_stopped' });
   return after.length;
 }
 
-/** Runs that ended no longer are their task's live run. */
-async function clearTaskPointers(tx: Db, runs: readonly WorkflowRun[]): Promise<void> {
-  const ended = runs.filter((r) => r.task_id && ['failed', 'cancelled', 'timed_out', 'completed'].includes(r.status));
-  if (ended.length === 0) return;
-  await tx.query(
-    `UPDATE tasks SET active_workflow_run_id = NULL
-      WHERE id = ANY($1::uuid[]) AND active_workflow_run_id = ANY($2::text[])`,
-    [ended.map((r) => r.task_id), ended.map((r) => r.id)],
-  );
-}
-
 const KEPT_TICKS = 100;
 
-async function storeTickSummary(db: Db, summary: TickSummary, started: Date, finished: Date): Promise<void> {
+/** Phase 4: the summary, kept for the last 100 ticks. */
+export async function storeTickSummary(db: Db, summary: TickSummary, started: Date, finished: Date): Promise<void> {
   await db.query(
     `WITH inserted AS (
        INSERT INTO dispatcher_ticks (started_at, finished_at, source, summary) VALUES ($1, $2, $3, $4) RETURNING id)

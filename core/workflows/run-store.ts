@@ -106,6 +106,17 @@ export async function syncTaskPointer(tx: Db, run: Pick<WorkflowRun, 'id' | 'tas
   if (activeRunStatuses.includes(run.status)) {
     await tx.query('UPDATE tasks SET active_workflow_run_id = $2 WHERE id = $1 AND active_workflow_run_id IS DISTINCT FROM $2', [run.task_id, run.id]);
   } else {
-    await tx.query('UPDATE tasks SET active_workflow_run_id = NULL WHERE id = $1 AND active_workflow_run_id = $2', [run.task_id, run.id]);
+    await releaseTaskPointers(tx, [run]);
   }
+}
+
+/** The set-based half of syncTaskPointer for many runs at once: runs that ended stop being their task's live run. */
+export async function releaseTaskPointers(tx: Db, runs: ReadonlyArray<Pick<WorkflowRun, 'id' | 'task_id' | 'status'>>): Promise<void> {
+  const ended = runs.filter((r) => r.task_id && terminalRunStatuses.includes(r.status));
+  if (ended.length === 0) return;
+  await tx.query(
+    `UPDATE tasks t SET active_workflow_run_id = NULL FROM unnest($1::uuid[], $2::text[]) AS x(task_id, run_id)
+      WHERE t.id = x.task_id AND t.active_workflow_run_id = x.run_id`,
+    [ended.map((r) => r.task_id), ended.map((r) => r.id)],
+  );
 }

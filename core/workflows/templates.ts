@@ -1,6 +1,7 @@
 import { OPERATOR_ACTOR } from '../actors';
 import { recordChange } from '../audit/record-change';
 import { ConflictError, NotFoundError } from '../errors';
+import { patchRow } from '../patch-row';
 import type { Db, Deps } from '../ports';
 import { requireDb } from '../storage';
 import { parseInput } from '../validation';
@@ -77,22 +78,17 @@ export async function updateTemplate(deps: Deps, rawName: unknown, body: unknown
   return db.transaction(async (tx) => {
     const before = await findTemplate(tx, name, true);
     if (!before) throw new NotFoundError(`workflow template ${name} not found`);
-    const fields = Object.keys(patch) as Array<keyof typeof patch>;
-    const values = fields.map((f) => (f === 'steps' ? JSON.stringify(patch[f]) : patch[f]));
-    const { rows } = await tx.query<WorkflowTemplate>(
-      `UPDATE workflow_templates SET ${fields.map((f, i) => `${f} = $${i + 2}`).join(', ')}, updated_at = $${fields.length + 2}
-        WHERE name = $1 RETURNING ${templateColumns}`,
-      [name, ...values, deps.clock.now()],
-    );
+    const set = { ...patch, ...(patch.steps !== undefined ? { steps: JSON.stringify(patch.steps) } : {}) };
+    const after = await patchRow<WorkflowTemplate>(tx, { table: 'workflow_templates', keyColumn: 'name', key: name, set, at: deps.clock.now(), returning: templateColumns });
     await recordChange(deps, tx, {
       actor,
       action: 'updated',
       entityType: 'workflow_template',
       entityId: name,
       oldValue: before,
-      newValue: rows[0],
+      newValue: after,
       event: templateEvent('updated', name),
     });
-    return rows[0]!;
+    return after!;
   });
 }

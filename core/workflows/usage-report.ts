@@ -1,4 +1,4 @@
-import { installedModelPrices, priceUsage } from '../costs/pricing';
+import { priceUsage } from '../costs/pricing';
 import type { Deps } from '../ports';
 import { usageFields } from './run';
 
@@ -27,8 +27,8 @@ export interface StoredUsage {
  * from the MODEL_PRICES_FILE table (core/costs/pricing.ts). Without a price for the model the
  * cost stays null; it is never guessed.
  */
-export function estimateMissingCost(_deps: Pick<Deps, 'clock'>, usage: StoredUsage): number | null {
-  return priceUsage(installedModelPrices(), usage);
+export function estimateMissingCost(deps: Pick<Deps, 'prices'>, usage: StoredUsage): number | null {
+  return priceUsage(deps.prices, usage);
 }
 
 /**
@@ -36,7 +36,7 @@ export function estimateMissingCost(_deps: Pick<Deps, 'clock'>, usage: StoredUsa
  * reported_at defaults to now, cached_tokens may not exceed the (merged) input_tokens,
  * and a report without a cost is priced once at the call site above.
  */
-export function usageColumns(deps: Pick<Deps, 'clock'>, stored: StoredUsage, report: UsageReport): Record<string, unknown> | undefined {
+export function usageColumns(deps: Pick<Deps, 'clock' | 'prices'>, stored: StoredUsage, report: UsageReport): Record<string, unknown> | undefined {
   const given = usageFields.filter((f) => report[f] !== undefined);
   if (given.length === 0) return undefined;
   const merged: StoredUsage = {

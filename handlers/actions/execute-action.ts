@@ -1,9 +1,5 @@
 import { executeAction } from '../../core/actions/execute';
-import { snapshotDeps } from '../../infra/snapshots/snapshot-deps';
 import { httpHandler, json } from '../middleware/http-handler';
 
 /** POST /api/actions/execute (action envelope) */
-export const handler = httpHandler(async (event, app) => {
-  const answer = await executeAction(snapshotDeps(app), event.body);
-  return json(answer.status, answer.body);
-});
+export const handler = httpHandler(async (event, app) => json(200, await executeAction(app.deps, event.body)));

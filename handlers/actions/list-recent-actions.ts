@@ -2,7 +2,4 @@ import { listRecentReceipts } from '../../core/actions/recent';
 import { httpHandler, json } from '../middleware/http-handler';
 
 /** GET /api/actions/recent?limit= */
-export const handler = httpHandler(async (event, app) => {
-  const answer = await listRecentReceipts(app.deps, event.queryStringParameters);
-  return json(answer.status, answer.body);
-});
+export const handler = httpHandler(async (event, app) => json(200, await listRecentReceipts(app.deps, event.queryStringParameters)));

@@ -2,7 +2,4 @@ import { listBudgets } from '../../core/budgets/queries';
 import { httpHandler, json } from '../middleware/http-handler';
 
 /** GET /api/budgets */
-export const handler = httpHandler(async (_event, app) => {
-  const answer = await listBudgets(app.deps);
-  return json(answer.status, answer.body);
-});
+export const handler = httpHandler(async (_event, app) => json(200, await listBudgets(app.deps)));

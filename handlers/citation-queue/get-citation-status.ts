@@ -1,9 +1,5 @@
-import path from 'node:path';
 import { citationQueueStatus } from '../../core/runtime/citation-queue';
-import { dataFile } from '../../infra/runtime/data-file';
 import { httpHandler, json } from '../middleware/http-handler';
 
 /** GET /api/citation-queue/status from DATA_DIR/citation-queue.json (zeros when absent). */
-export const handler = httpHandler(async (_event, app) =>
-  json(200, await citationQueueStatus(app.deps, dataFile(path.join(app.config.dataDir, 'citation-queue.json')))),
-);
+export const handler = httpHandler(async (_event, app) => json(200, await citationQueueStatus(app.deps)));

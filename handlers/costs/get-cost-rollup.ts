@@ -2,7 +2,4 @@ import { getCostRollup } from '../../core/costs/rollup';
 import { httpHandler, json } from '../middleware/http-handler';
 
 /** GET /api/costs/rollup?group_by=&days= */
-export const handler = httpHandler(async (event, app) => {
-  const answer = await getCostRollup(app.deps, event.queryStringParameters);
-  return json(answer.status, answer.body);
-});
+export const handler = httpHandler(async (event, app) => json(200, await getCostRollup(app.deps, event.queryStringParameters)));

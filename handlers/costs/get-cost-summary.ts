@@ -2,7 +2,4 @@ import { getCostSummary } from '../../core/costs/summary';
 import { httpHandler, json } from '../middleware/http-handler';
 
 /** GET /api/costs/summary?days= */
-export const handler = httpHandler(async (event, app) => {
-  const answer = await getCostSummary(app.deps, event.queryStringParameters);
-  return json(answer.status, answer.body);
-});
+export const handler = httpHandler(async (event, app) => json(200, await getCostSummary(app.deps, event.queryStringParameters)));

@@ -1,8 +1,7 @@
 import { createLegacyJob } from '../../core/runtime/scheduled-jobs';
-import { legacyJobDir, legacyJobFiles } from '../../infra/runtime/legacy-job-files';
 import { httpHandler, json } from '../middleware/http-handler';
 
 /** POST /api/cron/jobs: writes a legacy job definition file under DATA_DIR/cron-jobs. */
 export const handler = httpHandler(async (event, app) =>
-  json(201, await createLegacyJob(app.deps, legacyJobFiles(legacyJobDir(app.config.dataDir)), event.body)),
+  json(201, await createLegacyJob(app.deps, event.body)),
 );

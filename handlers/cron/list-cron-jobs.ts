@@ -1,8 +1,7 @@
 import { listScheduledJobs } from '../../core/runtime/scheduled-jobs';
-import { legacyJobDir, legacyJobFiles } from '../../infra/runtime/legacy-job-files';
 import { httpHandler, json } from '../middleware/http-handler';
 
 /** GET /api/cron/jobs: the runtime's jobs and the legacy definition files (marked legacy). */
 export const handler = httpHandler(async (_event, app) =>
-  json(200, await listScheduledJobs(app.deps, legacyJobFiles(legacyJobDir(app.config.dataDir)))),
+  json(200, await listScheduledJobs(app.deps)),
 );

@@ -27,4 +27,15 @@ export const statusByErrorCode: Readonly<Record<string, number>> = {
   // agent safety (issue 15)
   idempotency_conflict: 409,
   active_run_exists: 409,
+  // actions, budgets and cost analytics (spec 02's fixed bodies)
+  degraded: 200,
+  invalid_action: 400,
+  actions_unavailable: 503,
+  stale_retry: 409,
+  rejected_governance: 403,
+  budget_blocked: 422,
+  action_failed: 400,
+  action_target_missing: 404,
+  duplicate_active_budget: 409,
+  budget_not_found: 404,
 };

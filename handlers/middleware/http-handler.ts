@@ -32,7 +32,7 @@ function header(event: APIGatewayProxyEventV2, name: string): string | undefined
 function errorResponse(error: unknown, requestId: string): HttpResult {
   if (error instanceof DomainError) {
     const status = statusByErrorCode[error.code] ?? 500;
-    return json(status, { error: error.message, code: error.code, ...error.extra });
+    return json(status, error.body());
   }
   const http = error as { statusCode?: number; message?: string; cause?: { package?: string } };
   if (typeof http?.statusCode === 'number' && http.statusCode < 500) {

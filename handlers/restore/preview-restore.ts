@@ -1,10 +1,9 @@
 import { memorySource } from '../../core/snapshots/store';
 import { previewRestore } from '../../core/restore/preview';
-import { snapshotDeps } from '../../infra/snapshots/snapshot-deps';
 import { httpHandler, json, rawBodyOf } from '../middleware/http-handler';
 
 /** POST /api/restore/preview {artifact} | {snapshot_id}: the body is read incrementally, never parsed whole. */
 export const handler = httpHandler(
-  async (event, app) => json(200, await previewRestore(snapshotDeps(app), memorySource(rawBodyOf(event)), app.config.restoreMaxBytes)),
+  async (event, app) => json(200, await previewRestore(app.deps, memorySource(rawBodyOf(event)), app.config.restoreMaxBytes)),
   { rawBody: true },
 );

@@ -1,6 +1,5 @@
 import { listSnapshots } from '../../core/snapshots/list-snapshots';
-import { snapshotDeps } from '../../infra/snapshots/snapshot-deps';
 import { httpHandler, json } from '../middleware/http-handler';
 
 /** GET /api/snapshots (works without a database: the registry is SNAPSHOT_DIR) */
-export const handler = httpHandler(async (_event, app) => json(200, await listSnapshots(snapshotDeps(app))));
+export const handler = httpHandler(async (_event, app) => json(200, await listSnapshots(app.deps)));

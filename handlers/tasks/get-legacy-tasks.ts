@@ -1,6 +1,5 @@
 import { readLegacyTasks } from '../../core/legacy/markdown-tasks';
-import { markdownTaskFile } from '../../infra/legacy/markdown-task-file';
 import { httpHandler, json } from '../middleware/http-handler';
 
 /** GET /api/tasks: the legacy markdown reader (DATA_DIR/tasks.md). */
-export const handler = httpHandler(async (_event, app) => json(200, await readLegacyTasks(markdownTaskFile(app.config.dataDir))));
+export const handler = httpHandler(async (_event, app) => json(200, await readLegacyTasks(app.deps)));

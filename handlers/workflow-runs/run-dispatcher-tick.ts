@@ -1,6 +1,5 @@
 import { tick } from '../../core/workflows/dispatcher';
-import { tickInputs } from '../../infra/dispatcher/tick-inputs';
 import { httpHandler, json } from '../middleware/http-handler';
 
 /** POST /api/workflow-runs/dispatcher/tick: one tick now, the same code path as the timer; answers its summary. */
-export const handler = httpHandler(async (_event, app) => json(200, await tick(app.deps, tickInputs(app.config, 'api'))));
+export const handler = httpHandler(async (_event, app) => json(200, await tick(app.deps, { source: 'api' })));

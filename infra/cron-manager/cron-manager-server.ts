@@ -6,7 +6,6 @@ import { listScheduledJobs } from '../../core/runtime/scheduled-jobs';
 import type { AppContext } from '../app-context';
 import { isLoopbackHost } from '../config';
 import { logger } from '../logger';
-import { legacyJobDir, legacyJobFiles } from '../runtime/legacy-job-files';
 
 /** The one route of the cron-manager server (spec 01 "Scheduled jobs", Authentication 8). */
 export const CRON_ADMIN_JOBS_PATH = '/api/cron-admin/jobs';
@@ -63,7 +62,7 @@ export async function startCronManager(options: CronManagerOptions): Promise<Cro
       if (req.method !== 'GET') return send(res, 404, { error: `no route for ${req.method} ${path} (this path takes GET)`, code: 'not_found' });
       try {
         const ctx = options.ctx;
-        send(res, 200, await listScheduledJobs(ctx.deps, legacyJobFiles(legacyJobDir(ctx.config.dataDir))));
+        send(res, 200, await listScheduledJobs(ctx.deps));
       } catch (err) {
         if (err instanceof DomainError) return send(res, 502, { error: err.message, code: err.code });
         logger().error('cron manager request failed', { error: err as Error });

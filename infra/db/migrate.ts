@@ -29,8 +29,14 @@ export async function migrate(db: Db): Promise<string[]> {
   });
 }
 
-/** Names of the migrations applied to a database, in order (for snapshot manifests and restore checks). */
+/**
+ * Names of the migrations applied to a database in the order they ran: this build's array order
+ * (names do not sort that way), then any names this build does not know (a newer build migrated
+ * the database), by name.
+ */
 export async function appliedMigrations(db: Db): Promise<string[]> {
-  const { rows } = await db.query<{ name: string }>('SELECT name FROM schema_migrations ORDER BY name');
+  const { rows } = await db.query<{ name: string }>('SELECT name FROM schema_migrations ORDER BY array_position($1::text[], name) NULLS LAST, name', [
+    migrations.map((m) => m.name),
+  ]);
   return rows.map((r) => r.name);
 }

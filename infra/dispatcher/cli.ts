@@ -1,7 +1,6 @@
 import { tick } from '../../core/workflows/dispatcher';
 import { createAppContext } from '../app-context';
 import { config, ConfigError } from '../config';
-import { tickInputs } from './tick-inputs';
 
 /**
  * `node dist/dispatcher.js --once`: one dispatcher tick from a shell, against the same database the
@@ -26,7 +25,7 @@ async function main(): Promise<number> {
       process.stderr.write(`dispatcher cannot tick: ${ctx.deps.storage.reason}\n`);
       return 1;
     }
-    const summary = await tick(ctx.deps, tickInputs(cfg, 'cli'));
+    const summary = await tick(ctx.deps, { source: 'cli' });
     process.stdout.write(`${JSON.stringify(summary)}\n`);
     return 0;
   } catch (err) {

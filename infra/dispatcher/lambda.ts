@@ -1,9 +1,8 @@
 import { tick } from '../../core/workflows/dispatcher';
 import { appContext } from '../app-context';
-import { tickInputs } from './tick-inputs';
 
 /** The scheduled dispatcher function (serverless.yml `dispatcher`, every minute): one tick per invocation. */
 export const handler = async () => {
   const ctx = await appContext();
-  return tick(ctx.deps, tickInputs(ctx.config, 'lambda'));
+  return tick(ctx.deps, { source: 'lambda' });
 };

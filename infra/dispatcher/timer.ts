@@ -1,7 +1,6 @@
 import { tick } from '../../core/workflows/dispatcher';
 import type { AppContext } from '../app-context';
 import { logger } from '../logger';
-import { tickInputs } from './tick-inputs';
 
 export interface DispatcherTimer {
   /** Stops the timer and waits for a tick in flight to finish. */
@@ -19,7 +18,7 @@ export function startDispatcherTimer(ctx: AppContext, intervalMs: number): Dispa
   let stopped = false;
   const once = async () => {
     if (running || stopped || ctx.deps.storage.mode !== 'database') return;
-    running = tick(ctx.deps, tickInputs(ctx.config, 'timer'))
+    running = tick(ctx.deps, { source: 'timer' })
       .then((summary) => {
         if (summary.dispatched || summary.wakeFailed || Object.values(summary.recovered).some(Boolean)) logger().info('dispatcher tick', { summary });
       })

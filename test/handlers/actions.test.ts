@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { actionKindNames } from '../../core/actions/catalog';
+import { fileSnapshotStore } from '../../infra/snapshots/file-store';
 import { movableClock } from '../support/fakes';
-import { startTestApp, type TestApp } from '../support/test-app';
+import { useTestApp } from '../support/use-app';
 
-let app: TestApp;
+const app = useTestApp();
 let projectId: string;
 
 async function newTask(owner: string | null = 'alice'): Promise<string> {
@@ -37,14 +38,12 @@ const receiptsOf = (actionId: string) => count('SELECT count(*)::int AS n FROM a
 const mirrorsOf = (actionId: string) => count(`SELECT count(*)::int AS n FROM audit_log WHERE entity_type = 'action_receipt' AND entity_id = $1`, [actionId]);
 
 beforeAll(async () => {
-  app = await startTestApp();
   app.ctx.deps.clock = movableClock('2026-11-20T12:00:00Z');
   const project = await app.call('POST', '/api/projects', { body: { name: 'Governed' } });
   projectId = project.body.id;
   await app.db.query(`INSERT INTO workflow_templates (name, steps) VALUES ('review', '["read","write"]')`);
   await app.db.query(`INSERT INTO workflow_agent_routing (workflow_type, agent_id) VALUES ('review', 'reviewer')`);
 });
-afterAll(async () => app?.close());
 
 describe('envelope validation', () => {
   it('refuses an unknown kind, a bad target format and a params violation with 400 invalid_action and details, writing nothing', async () => {
@@ -372,8 +371,8 @@ describe('snapshot.create and task kinds for the tool server', () => {
     const listed = await app.call('GET', '/api/snapshots');
     expect(listed.body.snapshots.map((s: { snapshot_id: string }) => s.snapshot_id)).toContain(ok.body.receipt.detail.result.snapshot_id);
 
-    const realDir = app.ctx.config.snapshotDir;
-    (app.ctx.config as { snapshotDir: string }).snapshotDir = '/dev/null/snapshots';
+    const realStore = app.ctx.deps.snapshots;
+    app.ctx.deps.snapshots = fileSnapshotStore('/dev/null/snapshots');
     try {
       const endpoint = await app.call('POST', '/api/snapshots', { body: { name: 'nowhere' } });
       const failed = await execute({ actionId: randomUUID(), kind: 'snapshot.create', targetId: 'fleet', params: { name: 'nowhere' } });
@@ -382,7 +381,7 @@ describe('snapshot.create and task kinds for the tool server', () => {
       const { requestId: _ignored, ...endpointBody } = endpoint.body;
       expect(failed.body.receipt.detail.snapshot_body).toEqual(endpointBody);
     } finally {
-      (app.ctx.config as { snapshotDir: string }).snapshotDir = realDir;
+      app.ctx.deps.snapshots = realStore;
     }
   });
 });

@@ -1,18 +1,11 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../support/test-app';
-import { claimedRun, fakeRuntime, fakeTime, runStatus, templateWithRoute } from './workflow-support';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { claimedRun, runStatus, templateWithRoute, useWorkflowApp } from './workflow-support';
 
-let app: TestApp;
+const app = useWorkflowApp();
 let type: string;
 beforeAll(async () => {
-  app = await startTestApp();
   type = await templateWithRoute(app, { steps: ['draft', 'review', 'publish'] });
-});
-afterAll(async () => app?.close());
-beforeEach(() => {
-  fakeTime(app);
-  fakeRuntime(app);
 });
 
 async function runningRun() {

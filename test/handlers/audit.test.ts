@@ -1,17 +1,16 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { auditPageSql, parseAuditQuery } from '../../core/audit/list-audit';
 import { listAllTasksSql } from '../../core/tasks/queries';
 import { boardColumns, boardTasksSql } from '../../core/views/board';
 import { movableClock } from '../support/fakes';
-import { startTestApp, type TestApp } from '../support/test-app';
+import { useTestApp } from '../support/use-app';
 
-let app: TestApp;
+const app = useTestApp();
 let projectId: string;
 let taskId: string;
 
 beforeAll(async () => {
-  app = await startTestApp();
   const clock = movableClock('2033-04-10T08:00:00.000Z');
   const previous = app.ctx.deps.clock;
   app.ctx.deps.clock = clock;
@@ -28,7 +27,6 @@ beforeAll(async () => {
     [taskId],
   );
 });
-afterAll(async () => app?.close());
 
 const actions = (rows: Array<{ action: string }>) => rows.map((r) => r.action);
 

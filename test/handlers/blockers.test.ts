@@ -1,13 +1,9 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../support/test-app';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { useTestApp } from '../support/use-app';
 import { claimedRun, createRun, fakeRuntime, fakeTime, templateWithRoute, tick } from './workflow-support';
 
-let app: TestApp;
+const app = useTestApp();
 let clock: ReturnType<typeof fakeTime>;
-beforeAll(async () => {
-  app = await startTestApp();
-});
-afterAll(async () => app?.close());
 beforeEach(() => {
   clock = fakeTime(app);
   fakeRuntime(app);

@@ -1,16 +1,16 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { periodWindow } from '../../core/budgets/periods';
 import type { BudgetPeriod } from '../../core/budgets/budget';
 import { movableClock } from '../support/fakes';
-import { startTestApp, type TestApp } from '../support/test-app';
+import { useTestApp } from '../support/use-app';
 
 /**
  * Spend is summed two ways (spend.ts): grouped by the budgets each run counts in, for a few budgets,
  * and reduced by day, agent and project, for many. Both must agree with each other and with a
  * plain reference over random runs.
  */
-let app: TestApp;
+const app = useTestApp();
 const projects: string[] = [];
 const tasks: Array<{ id: string; project: string }> = [];
 const NOW = new Date('2026-11-20T12:00:00Z');
@@ -19,7 +19,6 @@ const AGENTS = ['ops-1', 'ops-2', 'dev-1', 'loner'];
 const PERIODS: BudgetPeriod[] = ['daily', 'weekly', 'monthly'];
 
 beforeAll(async () => {
-  app = await startTestApp();
   app.ctx.deps.clock = movableClock(NOW.toISOString());
   for (const name of ['Alpha', 'Beta']) {
     const project = (await app.call('POST', '/api/projects', { body: { name } })).body.id as string;
@@ -30,7 +29,6 @@ beforeAll(async () => {
   await app.db.query(`INSERT INTO departments (id, name) VALUES ('ops', 'Operations'), ('dev', 'Development')`);
   await app.db.query(`INSERT INTO agent_profiles (agent_id, department_id) VALUES ('ops-1', 'ops'), ('ops-2', 'ops'), ('dev-1', 'dev')`);
 });
-afterAll(async () => app?.close());
 
 interface SeedRun {
   agent: string | null;

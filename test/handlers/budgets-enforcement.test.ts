@@ -1,20 +1,16 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../support/test-app';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { useTestApp } from '../support/use-app';
 import { createRun, fakeRuntime, fakeTime, runStatus, templateWithRoute, tick } from './workflow-support';
 
-let app: TestApp;
+const app = useTestApp();
 let clock: ReturnType<typeof fakeTime>;
 
-beforeAll(async () => {
-  app = await startTestApp();
-});
 beforeEach(async () => {
   clock = fakeTime(app, '2026-11-20T12:00:00.000Z');
   fakeRuntime(app);
   await app.db.query('DELETE FROM budgets');
   await app.db.query('DELETE FROM workflow_runs');
 });
-afterAll(async () => app?.close());
 
 async function spend(agent: string, usd: number, at = '2026-11-20T01:00:00Z') {
   await app.db.query(

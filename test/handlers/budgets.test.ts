@@ -1,9 +1,9 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { movableClock } from '../support/fakes';
-import { startTestApp, type TestApp } from '../support/test-app';
+import { useTestApp } from '../support/use-app';
 
-let app: TestApp;
+const app = useTestApp();
 let clock: ReturnType<typeof movableClock>;
 let projectId: string;
 let taskId: string;
@@ -21,7 +21,6 @@ async function create(body: Record<string, unknown>) {
 }
 
 beforeAll(async () => {
-  app = await startTestApp();
   const project = await app.call('POST', '/api/projects', { body: { name: 'Budgeted' } });
   projectId = project.body.id;
   const { rows } = await app.db.query<{ id: string }>(`INSERT INTO tasks (id, project_id, title) VALUES (gen_random_uuid(), $1, 't') RETURNING id`, [projectId]);
@@ -35,7 +34,6 @@ beforeEach(async () => {
   await app.db.query('DELETE FROM budgets');
   await app.db.query('DELETE FROM workflow_runs');
 });
-afterAll(async () => app?.close());
 
 describe('POST /api/budgets', () => {
   it('creates a budget with derived fields, audits it, and stores fleet scope_id as null whatever was sent', async () => {

@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { movableClock } from '../support/fakes';
-import { startTestApp, type TestApp } from '../support/test-app';
+import { useTestApp } from '../support/use-app';
 
-let app: TestApp;
+const app = useTestApp();
 const NOW = '2026-11-20T15:00:00.000Z';
 
 interface RunSeed {
@@ -42,7 +42,6 @@ async function seedRun(run: RunSeed): Promise<string> {
 }
 
 beforeAll(async () => {
-  app = await startTestApp();
   app.ctx.deps.clock = movableClock(NOW);
   await app.db.query(`INSERT INTO departments (id, name) VALUES ('research', 'Research')`);
   await app.db.query(`INSERT INTO agent_profiles (agent_id, department_id) VALUES ('agent-a', 'research'), ('agent-b', NULL)`);
@@ -57,7 +56,6 @@ beforeAll(async () => {
   // just outside the window edge of days=1 (yesterday's last instant is covered above), and in the future day
   await seedRun({ agent: 'agent-a', cost: 7, reported: '2026-11-21T00:00:00Z' });
 });
-afterAll(async () => app?.close());
 
 describe('GET /api/costs/summary', () => {
   it('lists every UTC day of the window ascending, bucketing by reported_at, then started_at, then created_at', async () => {

@@ -1,16 +1,13 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { BudgetGate, BudgetVerdict, DispatchCandidate } from '../../core/workflows/budget-gate';
+import type { Deps } from '../../core/ports';
 import { tick as coreTick } from '../../core/workflows/dispatcher';
-import { startTestApp, type TestApp } from '../support/test-app';
+import { useTestApp } from '../support/use-app';
 import { createRun, fakeRuntime, fakeTime, runStatus, templateWithRoute, tick } from './workflow-support';
 
-let app: TestApp;
+const app = useTestApp();
 let clock: ReturnType<typeof fakeTime>;
 let runtime: ReturnType<typeof fakeRuntime>;
-beforeAll(async () => {
-  app = await startTestApp();
-});
-afterAll(async () => app?.close());
 beforeEach(async () => {
   clock = fakeTime(app);
   runtime = fakeRuntime(app);
@@ -38,6 +35,11 @@ async function claim(id: string, session = 'agent:writer:main:s1') {
   const res = await app.call('POST', `/api/workflow-runs/${id}/claim`, { body: { agent_id: 'writer', session_id: session } });
   expect(res.status).toBe(200);
   return session;
+}
+
+/** This app's ports with another budget gate in Deps.dispatcher, as a budgets module would plug in. */
+function withGate(budgetGate: BudgetGate): Deps {
+  return { ...app.ctx.deps, dispatcher: { ...app.ctx.deps.dispatcher, budgetGate } };
 }
 
 describe('dispatch', () => {
@@ -78,7 +80,7 @@ describe('dispatch', () => {
     clock.advance(1000);
     const c = await createRun(app, high);
     const seen: DispatchCandidate[] = [];
-    await coreTick(app.ctx.deps, { budgetGate: scriptedGate(() => ({ verdict: 'pass' }), seen), batchSize: 1 });
+    await coreTick(withGate(scriptedGate(() => ({ verdict: 'pass' }), seen)), { batchSize: 1 });
     expect(seen.map((s) => s.runId)).toEqual([b.id, c.id, a.id]);
   });
 
@@ -185,7 +187,7 @@ describe('budget hook', () => {
           ? { verdict: 'stop', reason: 'fleet cap reached', cancelRunIds: [inFlight.id] }
           : { verdict: 'warn', reason: 'over cap' },
     );
-    const summary = await coreTick(app.ctx.deps, { budgetGate: gate });
+    const summary = await coreTick(withGate(gate));
     expect(summary.budgetEnforcement).toMatchObject({ held: 1, stopped: 1, warned: 1, cancelledInFlight: 1 });
     expect(await runStatus(app, hold.id)).toMatchObject({ status: 'queued', dispatch_attempts: 0 });
     expect(await runStatus(app, stop.id)).toMatchObject({ status: 'cancelled', last_error: 'cancelled by budget hard stop: fleet cap reached' });
@@ -199,7 +201,7 @@ describe('budget hook', () => {
     const type = await templateWithRoute(app);
     const run = await createRun(app, type);
     const broken: BudgetGate = { open: async () => ({ evaluate: async () => { throw new Error('budget query failed'); } }) };
-    const summary = await coreTick(app.ctx.deps, { budgetGate: broken });
+    const summary = await coreTick(withGate(broken));
     expect(summary.dispatched).toBe(1);
     expect(summary.budgetEnforcement.gateErrors).toBe(1);
     expect((await runStatus(app, run.id)).status).toBe('dispatched');

@@ -1,16 +1,15 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { movableClock } from '../support/fakes';
-import { startTestApp, type TestApp } from '../support/test-app';
+import { useTestApp } from '../support/use-app';
 
-let app: TestApp;
+const app = useTestApp();
 let projectId: string;
 let taskId: string;
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 const clock = movableClock('2034-01-01T00:00:00.000Z');
 
 beforeAll(async () => {
-  app = await startTestApp();
   app.ctx.deps.clock = clock;
   projectId = (await app.call('POST', '/api/projects', { body: { name: 'History' } })).body.id;
   clock.set('2034-01-01T01:00:00.000Z');
@@ -20,7 +19,6 @@ beforeAll(async () => {
   clock.set('2034-01-01T03:00:00.000Z');
   await app.call('POST', `/api/tasks/${taskId}/move`, { body: { status: 'review' } });
 });
-afterAll(async () => app?.close());
 
 describe('history listings', () => {
   it('GET /api/history lists audit entries newest first with the total, filtered by actor, action and entity_type', async () => {

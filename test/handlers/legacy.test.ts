@@ -1,14 +1,10 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../support/test-app';
+import { describe, expect, it } from 'vitest';
+import { useTestApp } from '../support/use-app';
 
-let app: TestApp;
+const app = useTestApp();
 const SECRET = 'sk-live-PLANTED-0xDEADBEEF';
 
-beforeAll(async () => {
-  app = await startTestApp();
-});
-afterAll(async () => app?.close());
 
 async function tableDump() {
   const out: Record<string, unknown[]> = {};

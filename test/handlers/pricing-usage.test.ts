@@ -2,7 +2,6 @@ import { writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { installModelPrices } from '../../core/costs/pricing';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { createRun, fakeTime, runStatus, templateWithRoute } from './workflow-support';
 
@@ -16,10 +15,7 @@ beforeAll(async () => {
   fakeTime(app, '2026-11-20T12:00:00.000Z');
   type = await templateWithRoute(app, { agent: 'writer' });
 });
-afterAll(async () => {
-  installModelPrices({});
-  await app?.close();
-});
+afterAll(async () => app?.close());
 
 describe('usage reported without a cost is priced from MODEL_PRICES_FILE', () => {
   it('prices tokens of a listed model through PATCH /api/workflow-runs/:id, cached input at its own rate, never twice', async () => {

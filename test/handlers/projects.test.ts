@@ -1,12 +1,9 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/test-app';
+import { useTestApp } from '../support/use-app';
 
-let app: TestApp;
-beforeAll(async () => {
-  app = await startTestApp();
-});
-afterAll(async () => app?.close());
+const app = useTestApp();
 
 async function auditRows(entityId: string) {
   const { rows } = await app.db.query<{ action: string; actor: string; old_value: unknown; new_value: unknown; project_id: string }>(

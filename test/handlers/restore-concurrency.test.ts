@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyRestore } from '../../core/restore/apply';
 import { memorySource } from '../../core/snapshots/store';
-import { snapshotDeps } from '../../infra/snapshots/snapshot-deps';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { seedEveryTable } from './snapshots-fixtures';
 
@@ -28,7 +27,7 @@ describe('a restore applied twice at once', () => {
     const request = { snapshot_id: snapshotId, mode: 'replace', restoreId };
     let duplicates: Array<{ status: number; body: Record<string, unknown> }> = [];
     let checked = false;
-    const first = applyRestore(snapshotDeps(app.ctx), memorySource(Buffer.from(JSON.stringify(request))), app.ctx.config.restoreMaxBytes, {
+    const first = applyRestore(app.ctx.deps, memorySource(Buffer.from(JSON.stringify(request))), app.ctx.config.restoreMaxBytes, {
       batchSize: 10,
       // while the first apply is inside a table's transaction, its duplicates arrive
       afterBatch: async ({ batch }) => {

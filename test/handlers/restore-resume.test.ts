@@ -1,19 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { applyRestore } from '../../core/restore/apply';
 import { memorySource } from '../../core/snapshots/store';
-import { snapshotDeps } from '../../infra/snapshots/snapshot-deps';
-import { startTestApp, type TestApp } from '../support/test-app';
+import { useTestApp } from '../support/use-app';
 import { artifactTables, liveTables, seedEveryTable } from './snapshots-fixtures';
 
-let app: TestApp;
+const app = useTestApp();
 beforeAll(async () => {
-  app = await startTestApp();
   await seedEveryTable(app.db, 40, 'base');
 });
-afterAll(async () => app?.close());
 
 describe('restore resume', () => {
   it('a restore killed in the middle of a table resumes with the same restoreId to the snapshot state, no row lost or duplicated', async () => {
@@ -25,7 +22,7 @@ describe('restore resume', () => {
 
     const restoreId = randomUUID();
     const body = memorySource(Buffer.from(JSON.stringify({ snapshot_id: created.body.snapshot_id, mode: 'replace', restoreId })));
-    const killed = applyRestore(snapshotDeps(app.ctx), body, app.ctx.config.restoreMaxBytes, {
+    const killed = applyRestore(app.ctx.deps, body, app.ctx.config.restoreMaxBytes, {
       batchSize: 10,
       afterBatch: ({ step, batch }) => {
         if (step === 'tasks' && batch === 2) throw new Error('process killed (injected)');

@@ -2,18 +2,16 @@ import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Storage } from '../../core/ports';
 import { snapshotTables } from '../../core/snapshots/tables';
-import { startTestApp, type TestApp } from '../support/test-app';
+import { useTestApp } from '../support/use-app';
 import { artifactTables, liveTables, seedEveryTable } from './snapshots-fixtures';
 
-let app: TestApp;
+const app = useTestApp();
 beforeAll(async () => {
-  app = await startTestApp();
   await seedEveryTable(app.db, 12, 'base');
 });
-afterAll(async () => app?.close());
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Artifact = { manifest: any; tables: Record<string, any[]>; settings: Record<string, unknown> };

@@ -1,17 +1,8 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../support/test-app';
-import { createRun, fakeRuntime, fakeTime, runStatus, tick, uniqueName } from './workflow-support';
+import { describe, expect, it } from 'vitest';
+import { createRun, runStatus, tick, uniqueName, useWorkflowApp } from './workflow-support';
 
-let app: TestApp;
-beforeAll(async () => {
-  app = await startTestApp();
-});
-afterAll(async () => app?.close());
-beforeEach(() => {
-  fakeTime(app);
-  fakeRuntime(app);
-});
+const app = useWorkflowApp();
 
 async function template() {
   const name = uniqueName('route');

@@ -1,18 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { settingsCatalog } from '../../core/settings/catalog';
 import { snapshotTables } from '../../core/snapshots/tables';
 import { logger } from '../../infra/logger';
-import { startTestApp, type TestApp } from '../support/test-app';
+import { useTestApp } from '../support/use-app';
 import { seedEveryTable } from './snapshots-fixtures';
 
-let app: TestApp;
+const app = useTestApp();
 const planted: string[] = [];
 
 beforeAll(async () => {
-  app = await startTestApp();
   await seedEveryTable(app.db, 4, 'sec');
   // a marker secret under secret-named keys in every JSON column of every captured table
   for (const t of snapshotTables) {
@@ -44,7 +43,6 @@ beforeAll(async () => {
   planted.push('MARKER-setting-unknown');
   await app.db.query(`INSERT INTO settings (key, value, source, type) VALUES ('LEGACY_RELAY_SECRET', '"MARKER-setting-unknown"', 'config', 'string')`);
 });
-afterAll(async () => app?.close());
 
 describe('secrets policy', () => {
   it('no planted marker appears in artifacts, listing, download, preview, apply, settings or log output', async () => {

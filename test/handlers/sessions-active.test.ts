@@ -1,15 +1,13 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../support/test-app';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { useTestApp } from '../support/use-app';
 import { claimedRun, fakeRuntime, fakeTime, runStatus, templateWithRoute, tick } from './workflow-support';
 
-let app: TestApp;
+const app = useTestApp();
 let clock: ReturnType<typeof fakeTime>;
 let type: string;
 beforeAll(async () => {
-  app = await startTestApp();
   type = await templateWithRoute(app);
 });
-afterAll(async () => app?.close());
 beforeEach(() => {
   clock = fakeTime(app);
   fakeRuntime(app);

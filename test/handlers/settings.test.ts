@@ -1,15 +1,11 @@
 import fc from 'fast-check';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { settingsCatalog } from '../../core/settings/catalog';
-import { startTestApp, type TestApp } from '../support/test-app';
+import { useTestApp } from '../support/use-app';
 
-let app: TestApp;
-beforeAll(async () => {
-  app = await startTestApp();
-});
-afterAll(async () => app?.close());
+const app = useTestApp();
 
 const preferenceKeys = settingsCatalog.filter((s) => s.source === 'config').map((s) => s.key);
 const passwordKeys = settingsCatalog.filter((s) => s.type === 'password').map((s) => s.key);

@@ -1,24 +1,22 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../core/snapshots/canonical-json';
 import { snapshotTables } from '../../core/snapshots/tables';
 import type { Storage } from '../../core/ports';
 import { movableClock } from '../support/fakes';
-import { startTestApp, type TestApp } from '../support/test-app';
+import { useTestApp } from '../support/use-app';
 
-let app: TestApp;
+const app = useTestApp();
 let snapshotDir: string;
 beforeAll(async () => {
-  app = await startTestApp();
   snapshotDir = app.ctx.config.snapshotDir;
   const project = await app.call('POST', '/api/projects', { body: { name: 'Captured', metadata: { owner: 'ops' } } });
   await app.db.query(`INSERT INTO tasks (id, project_id, title) SELECT gen_random_uuid(), $1, 'task ' || g FROM generate_series(1, 25) g`, [project.body.id]);
   await app.db.query(`INSERT INTO departments (id, name) VALUES ('ops', 'Operations')`);
   await app.db.query(`INSERT INTO department_daily_metrics (department_id, day, metrics) VALUES ('ops', '2026-10-31', '{"runs": 3}')`);
 });
-afterAll(async () => app?.close());
 
 async function tableCounts(): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};

@@ -1,14 +1,11 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../support/test-app';
+import { describe, expect, it } from 'vitest';
+import { movableClock } from '../support/fakes';
+import { useTestApp } from '../support/use-app';
 
-let app: TestApp;
+const app = useTestApp();
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 
-beforeAll(async () => {
-  app = await startTestApp();
-});
-afterAll(async () => app?.close());
 
 async function defaults() {
   const { rows } = await app.db.query<{ id: string }>('SELECT id FROM workspaces WHERE is_default');
@@ -134,6 +131,46 @@ describe('workspaces', () => {
     expect((await app.call('GET', `/api/spaces/${UNKNOWN}/projects`)).status).toBe(404);
     const audit = await app.db.query(`SELECT action FROM audit_log WHERE entity_type = 'project' AND entity_id = $1 ORDER BY id`, [p1.id]);
     expect(audit.rows.map((r) => (r as { action: string }).action)).toEqual(['created', 'updated', 'updated']);
+  });
+
+  it('traces every project a bulk assignment moves as one update each: audit before and after, state snapshot, project:changed', async () => {
+    const ws = (await app.call('POST', '/api/spaces', { body: { name: 'Bulk' } })).body;
+    const projects = [];
+    for (let i = 0; i < 5; i++) projects.push((await app.call('POST', '/api/projects', { body: { name: `Bulk ${i}` } })).body);
+    const ids = projects.map((p) => p.id);
+    await app.call('PUT', `/api/spaces/${ws.id}/projects`, { body: { project_ids: ids.slice(0, 3) } });
+    const eventsBefore = (await app.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM event_outbox WHERE name = 'project:changed'`)).rows[0]!.n;
+    const realClock = app.ctx.deps.clock;
+    const at = new Date('2099-01-01T00:00:00.000Z');
+    app.ctx.deps.clock = movableClock(at);
+    const res = await app.call('PUT', `/api/spaces/${ws.id}/projects`, { body: { project_ids: ids.slice(2) } }).finally(() => (app.ctx.deps.clock = realClock));
+    expect(res.body).toMatchObject({ assigned: ids.slice(3), unassigned: ids.slice(0, 2) });
+    const { rows: audit } = await app.db.query<{ entity_id: string; project_id: string; old_value: { workspace_id: string | null }; new_value: { workspace_id: string | null } }>(
+      `SELECT entity_id, project_id, old_value, new_value FROM audit_log WHERE entity_type = 'project' AND action = 'updated' AND entity_id = ANY($1) ORDER BY id`,
+      [ids],
+    );
+    const last = audit.slice(-4);
+    expect(last.map((a) => [a.entity_id, a.project_id, a.new_value.workspace_id])).toEqual([
+      [ids[3], ids[3], ws.id],
+      [ids[4], ids[4], ws.id],
+      [ids[0], ids[0], null],
+      [ids[1], ids[1], null],
+    ]);
+    expect(last.map((a) => a.old_value.workspace_id)).toEqual([null, null, ws.id, ws.id]);
+    const { rows: snapshots } = await app.db.query<{ entity_id: string; workspace_id: string | null }>(
+      `SELECT entity_id, state->>'workspace_id' AS workspace_id FROM entity_snapshots WHERE entity_type = 'project' AND created_at = $1 ORDER BY entity_id`,
+      [at],
+    );
+    expect(snapshots).toEqual(
+      [
+        { entity_id: ids[0], workspace_id: null },
+        { entity_id: ids[1], workspace_id: null },
+        { entity_id: ids[3], workspace_id: ws.id },
+        { entity_id: ids[4], workspace_id: ws.id },
+      ].sort((a, b) => (a.entity_id < b.entity_id ? -1 : 1)),
+    );
+    const eventsAfter = (await app.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM event_outbox WHERE name = 'project:changed'`)).rows[0]!.n;
+    expect(eventsAfter - eventsBefore).toBe(4);
   });
 
   it('never answers 5xx to random workspace bodies', async () => {

@@ -1,14 +1,12 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../support/test-app';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { useTestApp } from '../support/use-app';
 import { fakeRuntime, fakeTime, runStatus, tick } from './workflow-support';
 
-let app: TestApp;
+const app = useTestApp();
 let runtime: ReturnType<typeof fakeRuntime>;
 beforeAll(async () => {
-  app = await startTestApp();
   await app.db.query(`INSERT INTO workflow_agent_routing (workflow_type, agent_id) VALUES ('system-scan', 'auditor')`);
 });
-afterAll(async () => app?.close());
 beforeEach(() => {
   fakeTime(app);
   runtime = fakeRuntime(app, (args) => (args[0] === 'agent' ? { reply: 'noted' } : { ok: true }));

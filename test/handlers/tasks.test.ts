@@ -1,17 +1,15 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { movableClock, recordingRuntime } from '../support/fakes';
-import { startTestApp, type TestApp } from '../support/test-app';
+import { useTestApp } from '../support/use-app';
 
-let app: TestApp;
+const app = useTestApp();
 let projectId: string;
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 
 beforeAll(async () => {
-  app = await startTestApp();
   projectId = (await app.call('POST', '/api/projects', { body: { name: 'Tasks home' } })).body.id;
 });
-afterAll(async () => app?.close());
 
 async function newTask(fields: Record<string, unknown> = {}) {
   const res = await app.call('POST', '/api/tasks', { body: { project_id: projectId, title: 'a task', ...fields } });

@@ -1,18 +1,16 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../support/test-app';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestApp } from '../support/use-app';
 
-let app: TestApp;
+const app = useTestApp();
 let defaultProject: string;
 let otherProject: string;
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 
 beforeAll(async () => {
-  app = await startTestApp();
   defaultProject = (await app.call('POST', '/api/projects', { body: { name: 'First (default)' } })).body.id;
   otherProject = (await app.call('POST', '/api/projects', { body: { name: 'Second' } })).body.id;
 });
-afterAll(async () => app?.close());
 
 async function task(fields: Record<string, unknown>) {
   const res = await app.call('POST', '/api/tasks', { body: { project_id: otherProject, title: 't', ...fields } });

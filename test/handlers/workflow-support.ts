@@ -1,6 +1,7 @@
-import { expect } from 'vitest';
+import { beforeEach, expect } from 'vitest';
 import { movableClock, recordingRuntime } from '../support/fakes';
 import type { TestApp } from '../support/test-app';
+import { useTestApp } from '../support/use-app';
 
 /** Shared arrangement for the workflow engine's tests: template, route, clock and runtime fakes. */
 
@@ -65,4 +66,17 @@ export async function claimedRun(app: TestApp, workflowType: string, session = `
 export async function auditActions(app: TestApp, entityId: string) {
   const { rows } = await app.db.query<{ action: string; actor: string }>('SELECT action, actor FROM audit_log WHERE entity_id = $1 ORDER BY id', [entityId]);
   return rows;
+}
+
+/**
+ * The workflow files' app: useTestApp, and before each test a clock standing still at
+ * 2026-11-01T12:00Z and an in-process runtime that answers every call with ok.
+ */
+export function useWorkflowApp(): TestApp {
+  const app = useTestApp();
+  beforeEach(() => {
+    fakeTime(app);
+    fakeRuntime(app);
+  });
+  return app;
 }

@@ -1,12 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../support/test-app';
+import { describe, expect, it } from 'vitest';
+import { useTestApp } from '../support/use-app';
 
-let app: TestApp;
-beforeAll(async () => {
-  app = await startTestApp();
-});
-afterAll(async () => app?.close());
+const app = useTestApp();
 
 describe('governed actions over real HTTP', () => {
   it('50 concurrent executes of one run.cancel actionId cancel once: one executed receipt, 49 duplicates, one audit mirror', async () => {

@@ -1,13 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { routes } from '../../handlers/routes';
-import { startTestApp, type TestApp } from '../support/test-app';
+import { useTestApp } from '../support/use-app';
 
 const TOKEN = 'http-token-93c2';
-let app: TestApp;
-beforeAll(async () => {
-  app = await startTestApp({ env: { DASHBOARD_AUTH_TOKEN: TOKEN } });
-});
-afterAll(async () => app?.close());
+const app = useTestApp({ env: { DASHBOARD_AUTH_TOKEN: TOKEN } });
 
 const concrete = (path: string) => path.replace(/:[A-Za-z]+/g, '00000000-0000-4000-8000-000000000000');
 

@@ -1,19 +1,11 @@
-import { readdir, readFile, writeFile, mkdir } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import fc from 'fast-check';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { clearFakeRuntimeEnv, fakeRuntimeEnv, setFakeMode } from '../fixtures/runtime/fake-runtime-env';
-import { startTestApp, type TestApp } from '../support/test-app';
+import { describe, expect, it } from 'vitest';
+import { setFakeMode } from '../fixtures/runtime/fake-runtime-env';
+import { useFakeRuntimeApp } from '../support/use-app';
 
-let app: TestApp;
-beforeAll(async () => {
-  app = await startTestApp({ env: fakeRuntimeEnv() });
-});
-afterEach(() => setFakeMode('ok'));
-afterAll(async () => {
-  clearFakeRuntimeEnv();
-  await app?.close();
-});
+const app = useFakeRuntimeApp();
 
 const jobDir = () => path.join(app.dataDir, 'cron-jobs');
 
@@ -174,6 +166,27 @@ describe('legacy job definition files', () => {
     expect(again.status).toBe(404);
     const { rows } = await app.db.query(`SELECT action FROM audit_log WHERE entity_id = 'temp-job' ORDER BY id`);
     expect(rows.map((r) => (r as { action: string }).action)).toEqual(['created', 'deleted']);
+  });
+
+  it('POST and DELETE answer 500 {success: false} when the job file cannot be written or removed, auditing nothing', async () => {
+    // the job directory's place taken by a plain file: every write and removal under it fails (ENOTDIR, EEXIST)
+    const saved = path.join(app.dataDir, 'cron-jobs.saved');
+    await rename(jobDir(), saved).catch(() => undefined);
+    await writeFile(jobDir(), 'not a directory');
+    try {
+      const created = await app.http('POST', '/api/cron/jobs', { body: { id: 'unwritable-job', command: 'true' } });
+      expect(created.status).toBe(500);
+      expect(created.body).toMatchObject({ success: false, code: 'execution_failed' });
+      expect(created.body.error).toContain('unwritable-job');
+      const deleted = await app.call('DELETE', '/api/cron/jobs/unwritable-job');
+      expect(deleted.status).toBe(500);
+      expect(deleted.body).toMatchObject({ success: false, code: 'execution_failed' });
+      const { rows } = await app.db.query(`SELECT 1 FROM audit_log WHERE entity_id = 'unwritable-job'`);
+      expect(rows).toEqual([]);
+    } finally {
+      await rm(jobDir(), { force: true });
+      await rename(saved, jobDir()).catch(() => undefined);
+    }
   });
 
   it('a corrupt definition file is reported by name, not a failure of the whole list', async () => {

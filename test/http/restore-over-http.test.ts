@@ -2,16 +2,12 @@ import { createHash, randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import http from 'node:http';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { COLLECTED_BODY_MAX_BYTES } from '../../handlers/middleware/responses';
-import { startTestApp, type TestApp } from '../support/test-app';
+import { useTestApp } from '../support/use-app';
 
 const LIMIT = 20_000;
-let app: TestApp;
-beforeAll(async () => {
-  app = await startTestApp({ env: { RESTORE_MAX_BYTES: String(LIMIT) } });
-});
-afterAll(async () => app?.close());
+const app = useTestApp({ env: { RESTORE_MAX_BYTES: String(LIMIT) } });
 
 /** Sends a body in chunks without Content-Length, as a client streaming a large upload does. */
 async function streamed(path: string, chunks: number, chunkSize: number): Promise<{ status: number; body: string }> {

@@ -1,13 +1,9 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { routes } from '../../handlers/routes';
-import { startTestApp, type TestApp } from '../support/test-app';
+import { useTestApp } from '../support/use-app';
 
-let app: TestApp;
-beforeAll(async () => {
-  app = await startTestApp();
-});
-afterAll(async () => app?.close());
+const app = useTestApp();
 
 describe('local runner over real HTTP', () => {
   it('serves health and the projects lifecycle with the CORS header on every response', async () => {

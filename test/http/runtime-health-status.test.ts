@@ -1,19 +1,11 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { movableClock } from '../support/fakes';
-import { clearFakeRuntimeEnv, fakeRuntimeEnv, setFakeMode } from '../fixtures/runtime/fake-runtime-env';
-import { startTestApp, type TestApp } from '../support/test-app';
+import { setFakeMode } from '../fixtures/runtime/fake-runtime-env';
+import { useFakeRuntimeApp } from '../support/use-app';
 
-let app: TestApp;
-beforeAll(async () => {
-  app = await startTestApp({ env: fakeRuntimeEnv() });
-});
-afterEach(() => setFakeMode('ok'));
-afterAll(async () => {
-  clearFakeRuntimeEnv();
-  await app?.close();
-});
+const app = useFakeRuntimeApp();
 
 describe('GET /api/health-status with the runtime', () => {
   it('reports the gateway connected with its agent count, and the cron check', async () => {

@@ -1,17 +1,9 @@
 import fc from 'fast-check';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { clearFakeRuntimeEnv, fakeRuntimeEnv, setFakeMode } from '../fixtures/runtime/fake-runtime-env';
-import { startTestApp, type TestApp } from '../support/test-app';
+import { describe, expect, it } from 'vitest';
+import { setFakeMode } from '../fixtures/runtime/fake-runtime-env';
+import { useFakeRuntimeApp } from '../support/use-app';
 
-let app: TestApp;
-beforeAll(async () => {
-  app = await startTestApp({ env: fakeRuntimeEnv() });
-});
-afterEach(() => setFakeMode('ok'));
-afterAll(async () => {
-  clearFakeRuntimeEnv();
-  await app?.close();
-});
+const app = useFakeRuntimeApp();
 
 describe('/api/runtime/* proxies over HTTP against the fake runtime', () => {
   it('GET /api/runtime/health returns the runtime health with source runtime-cli', async () => {

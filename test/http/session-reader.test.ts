@@ -1,16 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { movableClock } from '../support/fakes';
-import { clearFakeRuntimeEnv, fakeRuntimeEnv } from '../fixtures/runtime/fake-runtime-env';
-import { startTestApp, type TestApp } from '../support/test-app';
+import { useFakeRuntimeApp } from '../support/use-app';
 
-let app: TestApp;
-beforeAll(async () => {
-  app = await startTestApp({ env: fakeRuntimeEnv() });
-});
-afterAll(async () => {
-  clearFakeRuntimeEnv();
-  await app?.close();
-});
+const app = useFakeRuntimeApp();
 
 const events = (query = '') => app.http('GET', `/api/rt/sessions/sess-main-1/events${query}`);
 

@@ -1,18 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clearFakeRuntimeEnv, fakeRuntimeEnv } from '../fixtures/runtime/fake-runtime-env';
-import { startTestApp, type TestApp } from '../support/test-app';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useFakeRuntimeApp } from '../support/use-app';
 
-let app: TestApp;
+const app = useFakeRuntimeApp();
 let projectId: string;
 beforeAll(async () => {
-  app = await startTestApp({ env: fakeRuntimeEnv() });
   projectId = randomUUID();
   await app.db.query(`INSERT INTO projects (id, name) VALUES ($1, 'Sessions')`, [projectId]);
-});
-afterAll(async () => {
-  clearFakeRuntimeEnv();
-  await app?.close();
 });
 
 async function task(): Promise<string> {

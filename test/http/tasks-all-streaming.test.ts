@@ -1,13 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ALL_TASKS_PAGE_ROWS } from '../../core/tasks/queries';
-import { startTestApp, type TestApp } from '../support/test-app';
+import { useTestApp } from '../support/use-app';
 
-let app: TestApp;
+const app = useTestApp();
 let projectA: string;
 let projectB: string;
 
 beforeAll(async () => {
-  app = await startTestApp();
   projectA = (await app.call('POST', '/api/projects', { body: { name: 'Stream A' } })).body.id;
   projectB = (await app.call('POST', '/api/projects', { body: { name: 'Stream B' } })).body.id;
   // one statement: 2 500 tasks share created_at to the microsecond, so only the id orders them
@@ -23,7 +22,6 @@ beforeAll(async () => {
   );
   await app.db.query(`UPDATE tasks SET deleted_at = now() WHERE title IN ('same 7', 'same 1500', 'micro 9')`);
 });
-afterAll(async () => app?.close());
 
 async function expectedIds(where = 'TRUE', params: unknown[] = []): Promise<string[]> {
   const { rows } = await app.db.query<{ id: string }>(`SELECT id FROM tasks WHERE deleted_at IS NULL AND ${where} ORDER BY created_at, id`, params);

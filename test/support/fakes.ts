@@ -1,4 +1,4 @@
-import type { Clock, Runtime } from '../../core/ports';
+import type { Clock, Db, Runtime } from '../../core/ports';
 import { RuntimeCallError, type RuntimeFailure } from '../../core/errors';
 
 /** A clock that stands still until told to move: time rules are tested by moving it, never by sleeping. */
@@ -33,4 +33,18 @@ export function recordingRuntime(answer: (args: readonly string[]) => Record<str
     },
   };
   return runtime;
+}
+
+/** A Db that records every statement and answers each with `rows`; for unit tests of SQL builders. */
+export function recordingDb(rows: Array<Record<string, unknown>> = []) {
+  const statements: Array<{ sql: string; params: readonly unknown[] }> = [];
+  const db: Db & { statements: typeof statements } = {
+    statements,
+    async query<Row>(sql: string, params: readonly unknown[] = []) {
+      statements.push({ sql, params });
+      return { rows: rows as Row[], rowCount: rows.length };
+    },
+    transaction: (work) => work(db),
+  };
+  return db;
 }

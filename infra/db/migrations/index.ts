@@ -8,10 +8,14 @@ import chatMessages from './0500_chat_messages';
 import runUsageByAgent from './0300_run_usage_by_agent';
 import tasksListingOrder from './0700_tasks_listing_order';
 import agentSafety from './0800_agent_safety';
+import actionReceiptKinds from './0810_action_receipt_kinds';
 
 /**
- * Applied in order, each once, recorded by name in schema_migrations (snapshot manifests list
- * these names and restore compares them). Never edit a migration after it lands: add one.
+ * THE order of the migrations: applied in array order, each once, recorded by name in
+ * schema_migrations (snapshot manifests list these names and restore compares them). The first
+ * nine run in an order their names do not suggest; names cannot change (databases and artifacts
+ * record them). New migrations append here from 0800, each named after the last. Never edit a
+ * migration after it lands: add one. See README.md.
  */
 export const migrations: ReadonlyArray<{ name: string; sql: string }> = [
   { name: '0001_initial_schema', sql: initialSchema },
@@ -24,4 +28,5 @@ export const migrations: ReadonlyArray<{ name: string; sql: string }> = [
   { name: '0201_workflow_owner_index', sql: workflowOwnerIndex },
   { name: '0700_tasks_listing_order', sql: tasksListingOrder },
   { name: '0800_agent_safety', sql: agentSafety },
+  { name: '0810_action_receipt_kinds', sql: actionReceiptKinds },
 ];

@@ -1,0 +1,11 @@
+import { budgetDispatchGate } from '../../core/budgets/dispatch-gate';
+import type { DispatcherSettings } from '../../core/workflows/dispatcher';
+import type { Config } from '../config';
+
+/**
+ * Deps.dispatcher for this process, whoever ticks (timer, Lambda, API, CLI). The budgets module's
+ * gate enforces budgets on every tick (it fails open without a database).
+ */
+export function dispatcherSettings(cfg: Pick<Config, 'taskServerUrl' | 'dispatchMaxInFlight'>): DispatcherSettings {
+  return { budgetGate: budgetDispatchGate, claimUrlBase: cfg.taskServerUrl, maxInFlight: cfg.dispatchMaxInFlight };
+}
