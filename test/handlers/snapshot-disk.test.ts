@@ -3,6 +3,7 @@ import { readdir, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAppContext } from '../../infra/app-context';
+import { snapshotStoreFor } from '../../infra/snapshots/snapshot-store';
 import { startTestApp, type TestApp } from '../support/test-app';
 
 /* Issue 21 item 6: leftovers of a crashed snapshot write, and a snapshot folder that cannot be written. */
@@ -30,10 +31,11 @@ describe('snapshot folder', () => {
   });
 
   it('a folder that cannot be written answers snapshot_write_failed with a reason and no path, and writes nothing', async () => {
-    const saved = app.ctx.config.snapshotDir;
+    const saved = app.ctx.deps.snapshots;
     const blocker = path.join(app.dataDir, 'not-a-folder');
     await writeFile(blocker, 'x');
-    app.ctx.config.snapshotDir = path.join(blocker, 'snapshots');
+    // the store is chosen once per process: this one's SNAPSHOT_DIR sits under a file
+    app.ctx.deps.snapshots = snapshotStoreFor({ snapshotDir: path.join(blocker, 'snapshots') });
     try {
       const before = await app.db.query(`SELECT count(*)::int AS n FROM audit_log WHERE entity_type = 'snapshot'`);
       const res = await app.http('POST', '/api/snapshots', { body: { name: 'nowhere' } });
@@ -44,7 +46,7 @@ describe('snapshot folder', () => {
       const after = await app.db.query(`SELECT count(*)::int AS n FROM audit_log WHERE entity_type = 'snapshot'`);
       expect(after.rows).toEqual(before.rows);
     } finally {
-      app.ctx.config.snapshotDir = saved;
+      app.ctx.deps.snapshots = saved;
     }
   });
 });
