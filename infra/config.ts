@@ -22,6 +22,15 @@ const envSchema = z.object({
   DATABASE_URL: z.string().min(1).optional(),
   DASHBOARD_AUTH_TOKEN: z.string().min(1).optional(),
   SNAPSHOT_DIR: z.string().min(1).optional(),
+  SNAPSHOT_BUCKET: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'SNAPSHOT_BUCKET must be an S3 bucket name (3-63 lowercase letters, digits, dots, hyphens)')
+    .optional(),
+  SNAPSHOT_PREFIX: z
+    .string()
+    .regex(/^([A-Za-z0-9._-]+\/)*$/, 'SNAPSHOT_PREFIX must be folder names each ending in / (e.g. snapshots/)')
+    .default('snapshots/'),
+  S3_ENDPOINT: z.url({ message: 'S3_ENDPOINT must be a URL such as http://127.0.0.1:9000' }).optional(),
   RESTORE_MAX_BYTES: intFrom('RESTORE_MAX_BYTES', 1, Number.MAX_SAFE_INTEGER).default(100 * MB),
   SESSION_REPLAY_MAX_BYTES: intFrom('SESSION_REPLAY_MAX_BYTES', 1, Number.MAX_SAFE_INTEGER).default(20 * MB),
   RUNTIME_CLI: z.string().min(1).default('runtime'),
@@ -46,6 +55,11 @@ export interface Config {
   databaseUrl: string | undefined;
   authToken: string | undefined;
   snapshotDir: string;
+  /** When set, snapshot artifacts live in this S3 bucket instead of snapshotDir (infra/snapshots/store-for.ts). */
+  snapshotBucket: string | undefined;
+  snapshotPrefix: string;
+  /** An S3-compatible endpoint (MinIO, LocalStack); unset means AWS S3 of AWS_REGION. */
+  s3Endpoint: string | undefined;
   restoreMaxBytes: number;
   sessionReplayMaxBytes: number;
   runtimeCli: string;
@@ -81,6 +95,9 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     databaseUrl: e.DATABASE_URL,
     authToken: e.DASHBOARD_AUTH_TOKEN,
     snapshotDir: path.resolve(e.SNAPSHOT_DIR ?? path.join(dataDir, 'snapshots')),
+    snapshotBucket: e.SNAPSHOT_BUCKET,
+    snapshotPrefix: e.SNAPSHOT_PREFIX,
+    s3Endpoint: e.S3_ENDPOINT,
     restoreMaxBytes: e.RESTORE_MAX_BYTES,
     sessionReplayMaxBytes: e.SESSION_REPLAY_MAX_BYTES,
     runtimeCli: e.RUNTIME_CLI,
