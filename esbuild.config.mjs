@@ -58,15 +58,15 @@ function serverlessYaml(areas, routeKeyOf) {
     '  timeout: 29',
     '  stage: ${opt:stage, "dev"}',
     '  region: ${opt:region, "us-east-1"}',
-    '  environment:',
-    '    NODE_OPTIONS: --enable-source-maps',
-    '    DATABASE_URL: ${env:DATABASE_URL, ""}',
-    '    DASHBOARD_AUTH_TOKEN: ${env:DASHBOARD_AUTH_TOKEN, ""}',
-    '    DATA_DIR: /tmp/task-server',
-    '    LOG_LEVEL: ${env:LOG_LEVEL, "INFO"}',
+    '  logRetentionInDays: ${file(./scripts/serverless-settings.cjs):logRetentionDays}',
+    '  # No secret values here: the token and the connection string are SSM parameter names, read at cold start.',
+    '  environment: ${file(./scripts/serverless-settings.cjs):environment}',
+    '  iam:',
+    '    role:',
+    '      statements: ${file(./scripts/serverless-settings.cjs):iamStatements}',
     '  httpApi:',
     '    cors:',
-    '      allowedOrigins: ["*"]',
+    '      allowedOrigins: ${file(./scripts/serverless-settings.cjs):corsOrigins}',
     '      allowedHeaders: [Authorization, Content-Type]',
     '      allowedMethods: [GET, POST, PUT, PATCH, DELETE, OPTIONS]',
     '',
@@ -80,8 +80,15 @@ function serverlessYaml(areas, routeKeyOf) {
     'custom:',
     '  serverless-offline:',
     '    httpPort: ${env:PORT, 3876}',
+    '    lambdaPort: ${file(./scripts/serverless-settings.cjs):lambdaPort}',
     '    host: ${env:HOST, "127.0.0.1"}',
     '    noPrependStageInUrl: true',
+    '',
+    'resources:',
+    '  extensions:',
+    '    HttpApiStage:',
+    '      Properties:',
+    '        DefaultRouteSettings: ${file(./scripts/serverless-settings.cjs):throttling}',
     '',
     'functions:',
   ];
@@ -130,8 +137,11 @@ await build({
 // By default the maps go to dist/sourcemaps/ (for the operator's own symbolication), outside every
 // zip: they are 4-7 times the bundle. LAMBDA_SOURCE_MAPS=1 writes them beside the bundles instead.
 const shipMaps = process.env.LAMBDA_SOURCE_MAPS === '1';
+// The AWS SDK v3 is part of the nodejs20.x runtime: bundling it would add ~600 KB to the bundles that
+// reach S3 or SSM. dist/server.js (containers, systemd) bundles it, since no runtime provides it there.
 const lambdaBundle = (outfile) => ({
   ...common,
+  external: [...common.external, '@aws-sdk/*'],
   minify: true,
   outfile,
   sourcemap: shipMaps ? 'linked' : 'external',

@@ -1,9 +1,11 @@
 import { tick } from '../../core/workflows/dispatcher';
 import { appContext } from '../app-context';
+import { resolveSecretParameters } from '../lambda/secret-parameters';
 import { tickInputs } from './tick-inputs';
 
 /** The scheduled dispatcher function (serverless.yml `dispatcher`, every minute): one tick per invocation. */
 export const handler = async () => {
+  await resolveSecretParameters();
   const ctx = await appContext();
   return tick(ctx.deps, tickInputs(ctx.config, 'lambda'));
 };
