@@ -15,11 +15,31 @@ const intFrom = (name: string, min: number, max: number) =>
     .min(min, `${name} must be at least ${min}`)
     .max(max, `${name} must be at most ${max}`);
 
+/**
+ * An unreachable database is a fallback (spec 01); an unparsable connection string is a mistake to
+ * refuse at start. A host may also come as ?host=/socket/dir, as libpq allows.
+ */
+function isPostgresUrl(value: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return false;
+  }
+  return (url.protocol === 'postgres:' || url.protocol === 'postgresql:') && (url.hostname !== '' || url.searchParams.has('host'));
+}
+
 const envSchema = z.object({
   HOST: z.string().min(1).default('127.0.0.1'),
   PORT: intFrom('PORT', 0, 65535).default(3876),
   DATA_DIR: z.string().min(1).default('./data'),
-  DATABASE_URL: z.string().min(1).optional(),
+  DATABASE_URL: z
+    .string()
+    .refine(isPostgresUrl, {
+      // the value itself is never echoed: it may hold a password
+      message: 'DATABASE_URL must be a connection URL such as postgres://user:password@host:5432/dbname (postgres:// or postgresql://, with a host)',
+    })
+    .optional(),
   DASHBOARD_AUTH_TOKEN: z.string().min(1).optional(),
   SNAPSHOT_DIR: z.string().min(1).optional(),
   SNAPSHOT_BUCKET: z

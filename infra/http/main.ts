@@ -66,7 +66,9 @@ async function main(): Promise<void> {
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) {
-      process.stderr.write(`second ${signal}: exiting now\n`);
+      // impatient, not careless: in-flight work is abandoned, the embedded PostgreSQL is not
+      process.stderr.write(`second ${signal}: stopping the database and exiting now\n`);
+      await ctx.stopDatabaseNow().catch(() => undefined);
       process.exit(1);
     }
     stopping = true;
