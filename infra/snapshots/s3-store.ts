@@ -3,8 +3,7 @@ import { mkdtemp, open, rm, stat, type FileHandle } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import type { S3Client } from '@aws-sdk/client-s3';
 import type { ArtifactWriter, ByteSource, SnapshotStore, StoredArtifact } from '../../core/snapshots/store';
 import { isSnapshotId } from './file-store';
 
@@ -25,14 +24,18 @@ export interface S3StoreOptions {
   endpoint?: string;
   /** Seconds a pre-signed download URL stays valid. */
   downloadUrlSeconds?: number;
-  /** For tests: a client built elsewhere. */
-  client?: S3Client;
 }
 
 const FLUSH_BYTES = 1 << 20;
 
-export function s3Client(endpoint: string | undefined): S3Client {
-  return new S3Client({
+// Loaded on first use, so that a deployment without SNAPSHOT_BUCKET never loads the SDK, and a Lambda
+// bundle (which leaves @aws-sdk/* to the runtime) starts without it.
+type S3Sdk = typeof import('@aws-sdk/client-s3');
+let sdkLoading: Promise<S3Sdk> | undefined;
+const s3Sdk = () => (sdkLoading ??= import('@aws-sdk/client-s3'));
+
+function s3Client(sdk: S3Sdk, endpoint: string | undefined): S3Client {
+  return new sdk.S3Client({
     ...(endpoint ? { endpoint, forcePathStyle: true } : {}),
     // Plain PUT bodies with a Content-Length rather than aws-chunked uploads with trailing
     // checksums: every S3-compatible store accepts them, and the streamed body needs no rewind.
@@ -104,21 +107,23 @@ class S3ArtifactWriter implements ArtifactWriter {
 }
 
 export function s3SnapshotStore(options: S3StoreOptions): SnapshotStore {
-  const client = options.client ?? s3Client(options.endpoint);
+  let connecting: Promise<{ sdk: S3Sdk; client: S3Client }> | undefined;
+  const connect = () => (connecting ??= s3Sdk().then((sdk) => ({ sdk, client: s3Client(sdk, options.endpoint) })));
   const Bucket = options.bucket;
   const keyOf = (id: string) => `${options.prefix}${id}.json`;
 
   return {
     async createWriter(id) {
       if (!isSnapshotId(id)) throw new Error(`not a snapshot id: ${id}`);
+      const { sdk, client } = await connect();
       const spoolDir = await mkdtemp(path.join(os.tmpdir(), 'snapshot-upload-'));
       const body = await open(path.join(spoolDir, 'body'), 'wx');
       return new S3ArtifactWriter(
         async (stream, length) => {
-          await client.send(new PutObjectCommand({ Bucket, Key: keyOf(id), Body: stream, ContentLength: length, ContentType: 'application/json' }));
+          await client.send(new sdk.PutObjectCommand({ Bucket, Key: keyOf(id), Body: stream, ContentLength: length, ContentType: 'application/json' }));
         },
         async () => {
-          await client.send(new DeleteObjectCommand({ Bucket, Key: keyOf(id) }));
+          await client.send(new sdk.DeleteObjectCommand({ Bucket, Key: keyOf(id) }));
         },
         spoolDir,
         body,
@@ -126,10 +131,11 @@ export function s3SnapshotStore(options: S3StoreOptions): SnapshotStore {
     },
 
     async list() {
+      const { sdk, client } = await connect();
       const found: StoredArtifact[] = [];
       let ContinuationToken: string | undefined;
       do {
-        const page = await client.send(new ListObjectsV2Command({ Bucket, Prefix: options.prefix, ContinuationToken }));
+        const page = await client.send(new sdk.ListObjectsV2Command({ Bucket, Prefix: options.prefix, ContinuationToken }));
         for (const object of page.Contents ?? []) {
           const name = object.Key?.slice(options.prefix.length) ?? '';
           const id = name.endsWith('.json') ? name.slice(0, -5) : '';
@@ -142,10 +148,11 @@ export function s3SnapshotStore(options: S3StoreOptions): SnapshotStore {
 
     async open(id) {
       if (!isSnapshotId(id)) return null;
+      const { sdk, client } = await connect();
       let size: number;
       let etag: string | undefined;
       try {
-        const head = await client.send(new HeadObjectCommand({ Bucket, Key: keyOf(id) }));
+        const head = await client.send(new sdk.HeadObjectCommand({ Bucket, Key: keyOf(id) }));
         size = head.ContentLength ?? 0;
         etag = head.ETag;
       } catch (err) {
@@ -158,7 +165,7 @@ export function s3SnapshotStore(options: S3StoreOptions): SnapshotStore {
           const end = Math.min(size, position + length) - 1;
           if (end < position) return new Uint8Array(0);
           // IfMatch: an object replaced between two reads fails the read instead of mixing versions
-          const got = await client.send(new GetObjectCommand({ Bucket, Key: keyOf(id), Range: `bytes=${position}-${end}`, IfMatch: etag }));
+          const got = await client.send(new sdk.GetObjectCommand({ Bucket, Key: keyOf(id), Range: `bytes=${position}-${end}`, IfMatch: etag }));
           return got.Body ? await got.Body.transformToByteArray() : new Uint8Array(0);
         },
         async close() {},
@@ -168,7 +175,8 @@ export function s3SnapshotStore(options: S3StoreOptions): SnapshotStore {
 
     async downloadUrl(id, fileName) {
       if (!isSnapshotId(id)) return null;
-      const command = new GetObjectCommand({
+      const [{ sdk, client }, { getSignedUrl }] = await Promise.all([connect(), import('@aws-sdk/s3-request-presigner')]);
+      const command = new sdk.GetObjectCommand({
         Bucket,
         Key: keyOf(id),
         ResponseContentDisposition: `attachment; filename="${fileName}"`,
