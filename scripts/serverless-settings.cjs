@@ -18,7 +18,7 @@ const set = (name) => typeof process.env[name] === 'string' && process.env[name]
 const command = () => process.argv.slice(2).find((a) => !a.startsWith('-')) ?? '';
 const isOffline = () => command() === 'offline';
 
-/** Values that must never reach a template: resolved at cold start from SSM instead (infra/lambda/secret-parameters.ts). */
+/** Values that must never reach a template: resolved at cold start from SSM instead (infra/secrets/secret-parameters.ts). */
 const SECRETS = ['DASHBOARD_AUTH_TOKEN', 'DATABASE_URL'];
 /** Meaningful to the local runner only; on Lambda they would mislead (a port, a path of the packaging machine). */
 const LOCAL_ONLY = ['HOST', 'PORT', 'DATA_DIR', 'SNAPSHOT_DIR', 'RUNTIME_STATE_DIR', 'DISPATCHER_INTERVAL_MS', 'CRON_MANAGER_PORT', 'TASK_SERVER_URL', 'RUNTIME_MCP_MUTATIONS', 'TEST_DATABASE_URL', 'LAMBDA_PORT'];
@@ -40,7 +40,7 @@ function fail(reason) {
 function checkDeployable() {
   if (isOffline()) {
     const host = process.env.HOST || '127.0.0.1';
-    if (!isLoopback(host) && !set('DASHBOARD_AUTH_TOKEN')) {
+    if (!isLoopback(host) && !set('DASHBOARD_AUTH_TOKEN') && !set('DASHBOARD_AUTH_TOKEN_SSM')) {
       fail(`HOST=${host} is not a loopback address and DASHBOARD_AUTH_TOKEN is not set; set a token or bind to 127.0.0.1 (the runner's rule)`);
     }
     return 'offline';

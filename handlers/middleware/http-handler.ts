@@ -6,7 +6,7 @@ import { bearerTokenOf, tokenMatches } from '../../core/auth/bearer-token';
 import { DomainError, UnauthorizedError } from '../../core/errors';
 import { appContext, type AppContext } from '../../infra/app-context';
 import { config } from '../../infra/config';
-import { resolveSecretParameters } from '../../infra/lambda/secret-parameters';
+import { resolveSecretParameters } from '../../infra/secrets/secret-parameters';
 import { logger } from '../../infra/logger';
 import { routeByKey } from '../routes';
 import { statusByErrorCode } from './error-status';

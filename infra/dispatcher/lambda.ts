@@ -1,6 +1,6 @@
 import { tick } from '../../core/workflows/dispatcher';
 import { appContext } from '../app-context';
-import { resolveSecretParameters } from '../lambda/secret-parameters';
+import { resolveSecretParameters } from '../secrets/secret-parameters';
 import { tickInputs } from './tick-inputs';
 
 /** The scheduled dispatcher function (serverless.yml `dispatcher`, every minute): one tick per invocation. */

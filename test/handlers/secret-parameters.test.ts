@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler as listProjects } from '../../handlers/projects/list-projects';
 import { handler as health } from '../../handlers/health/get-health';
 import { resetConfig } from '../../infra/config';
-import { forgetSecretParameters } from '../../infra/lambda/secret-parameters';
+import { forgetSecretParameters } from '../../infra/secrets/secret-parameters';
 import { areaRouter } from '../../infra/lambda/area-router';
 import { createTestDatabase } from '../support/test-app';
 
