@@ -48,8 +48,10 @@ async function startOffline(port: number, extra: NodeJS.ProcessEnv = {}): Promis
 describe('serverless offline', () => {
   it('runs two instances side by side (each Lambda port free-picked), each serving the same handlers', async () => {
     const [portA, portB] = [await freePort(), await freePort()];
-    await startOffline(portA);
-    await startOffline(portB, { RUNTIME_CLI: fakeRuntimePath, RUNTIME_STATE_DIR: fixtureStateDir, DASHBOARD_AUTH_TOKEN: 'offline-token' });
+    await Promise.all([
+      startOffline(portA),
+      startOffline(portB, { RUNTIME_CLI: fakeRuntimePath, RUNTIME_STATE_DIR: fixtureStateDir, DASHBOARD_AUTH_TOKEN: 'offline-token' }),
+    ]);
 
     const health = await fetch(`http://127.0.0.1:${portA}/api/health`);
     expect(health.status).toBe(200);
@@ -70,7 +72,7 @@ describe('serverless offline', () => {
     const ids = new Set<string | null>();
     for (let i = 0; i < 3; i++) ids.add((await fetch(`http://127.0.0.1:${portB}/api/projects`, { headers: auth })).headers.get('x-request-id'));
     expect(ids.size).toBe(3);
-  });
+  }, 240_000);
 
   it("refuses a non-loopback HOST without a token, as the runner does", async () => {
     const child = startChild(process.execPath, [serverless, 'offline', 'start'], { env: offlineEnv(await freePort(), { HOST: '0.0.0.0' }) });
@@ -78,5 +80,5 @@ describe('serverless offline', () => {
     const { code } = await child.exited;
     expect(code).not.toBe(0);
     expect(child.output()).toMatch(/HOST=0\.0\.0\.0 is not a loopback address and DASHBOARD_AUTH_TOKEN is not set/);
-  });
+  }, 120_000);
 });

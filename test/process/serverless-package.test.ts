@@ -24,13 +24,16 @@ async function packageWith(extra: NodeJS.ProcessEnv): Promise<{ code: number | n
   return { code, output: child.output(), dir };
 }
 
+// each packaging takes 5-60 s on a busy two-core machine
+const PACKAGING_MS = 240_000;
+
 describe('serverless package', () => {
   it('fails with the reason when no token source is configured, even with DASHBOARD_AUTH_TOKEN in the shell', async () => {
     const res = await packageWith({ DASHBOARD_AUTH_TOKEN: TOKEN, DATABASE_URL_SSM: '/fleet/dev/database-url' });
     expect(res.code).not.toBe(0);
     expect(res.output).toMatch(/no token source: set DASHBOARD_AUTH_TOKEN_SSM .* or ALLOW_PUBLIC_API=1/);
     expect(await readdir(res.dir)).toEqual([]);
-  });
+  }, PACKAGING_MS);
 
   it('fails without DATABASE_URL_SSM, and on a parameter name that is not a path', async () => {
     const noDb = await packageWith({ DASHBOARD_AUTH_TOKEN_SSM: '/fleet/dev/token' });
@@ -39,7 +42,7 @@ describe('serverless package', () => {
     const badName = await packageWith({ DASHBOARD_AUTH_TOKEN_SSM: 'fleet-token', DATABASE_URL_SSM: '/fleet/dev/database-url' });
     expect(badName.code).not.toBe(0);
     expect(badName.output).toMatch(/DASHBOARD_AUTH_TOKEN_SSM must be a parameter name starting with \//);
-  });
+  }, PACKAGING_MS);
 
   it('with SSM names produces a template free of secrets, with log retention, throttling, CORS origins, least-privilege IAM and zips without source maps', async () => {
     const res = await packageWith({
@@ -83,7 +86,7 @@ describe('serverless package', () => {
     const listing = execFileSync('unzip', ['-l', path.join(res.dir, 'snapshots.zip')], { encoding: 'utf8' });
     expect(listing).toContain('dist/lambda/snapshots.mjs');
     expect(listing).not.toContain('.map');
-  });
+  }, PACKAGING_MS);
 
   it('with ALLOW_PUBLIC_API=1 gets past the token check, and still refuses a malformed CORS origin', async () => {
     const res = await packageWith({ ALLOW_PUBLIC_API: '1', DATABASE_URL_SSM: '/fleet/dev/database-url', CORS_ORIGINS: 'not an origin' });
