@@ -93,5 +93,5 @@ describe('serverless package', () => {
     expect(res.code).not.toBe(0);
     expect(res.output).not.toMatch(/no token source/);
     expect(res.output).toMatch(/CORS_ORIGINS: "not an origin" is not an origin/);
-  });
+  }, PACKAGING_MS);
 });
