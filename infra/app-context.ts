@@ -38,6 +38,8 @@ export interface AppContext {
   /** The live database, when there is one (for the runner's timers and tests). */
   database(): PgDb | undefined;
   close(): Promise<void>;
+  /** Stops the embedded PostgreSQL this process owns without waiting for the pool (a second SIGTERM). */
+  stopDatabaseNow(): Promise<void>;
 }
 
 const RECONNECT_INTERVAL_MS = 5_000;
@@ -152,6 +154,9 @@ export async function createAppContext(
     async close() {
       if (reconnectTimer) clearTimeout(reconnectTimer);
       await db?.close().catch(() => undefined);
+      await embedded?.stop();
+    },
+    async stopDatabaseNow() {
       await embedded?.stop();
     },
   };

@@ -16,13 +16,42 @@ const intFrom = (name: string, min: number, max: number) =>
     .min(min, `${name} must be at least ${min}`)
     .max(max, `${name} must be at most ${max}`);
 
+/**
+ * An unreachable database is a fallback (spec 01); an unparsable connection string is a mistake to
+ * refuse at start. A host may also come as ?host=/socket/dir, as libpq allows.
+ */
+function isPostgresUrl(value: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return false;
+  }
+  return (url.protocol === 'postgres:' || url.protocol === 'postgresql:') && (url.hostname !== '' || url.searchParams.has('host'));
+}
+
 const envSchema = z.object({
   HOST: z.string().min(1).default('127.0.0.1'),
   PORT: intFrom('PORT', 0, 65535).default(3876),
   DATA_DIR: z.string().min(1).default('./data'),
-  DATABASE_URL: z.string().min(1).optional(),
+  DATABASE_URL: z
+    .string()
+    .refine(isPostgresUrl, {
+      // the value itself is never echoed: it may hold a password
+      message: 'DATABASE_URL must be a connection URL such as postgres://user:password@host:5432/dbname (postgres:// or postgresql://, with a host)',
+    })
+    .optional(),
   DASHBOARD_AUTH_TOKEN: z.string().min(1).optional(),
   SNAPSHOT_DIR: z.string().min(1).optional(),
+  SNAPSHOT_BUCKET: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'SNAPSHOT_BUCKET must be an S3 bucket name (3-63 lowercase letters, digits, dots, hyphens)')
+    .optional(),
+  SNAPSHOT_PREFIX: z
+    .string()
+    .regex(/^([A-Za-z0-9._-]+\/)*$/, 'SNAPSHOT_PREFIX must be folder names each ending in / (e.g. snapshots/)')
+    .default('snapshots/'),
+  S3_ENDPOINT: z.url({ message: 'S3_ENDPOINT must be a URL such as http://127.0.0.1:9000' }).optional(),
   RESTORE_MAX_BYTES: intFrom('RESTORE_MAX_BYTES', 1, Number.MAX_SAFE_INTEGER).default(100 * MB),
   SESSION_REPLAY_MAX_BYTES: intFrom('SESSION_REPLAY_MAX_BYTES', 1, Number.MAX_SAFE_INTEGER).default(20 * MB),
   RUNTIME_CLI: z.string().min(1).default('runtime'),
@@ -51,6 +80,11 @@ export interface Config {
   databaseUrl: string | undefined;
   authToken: string | undefined;
   snapshotDir: string;
+  /** When set, snapshot artifacts live in this S3 bucket instead of snapshotDir (infra/snapshots/snapshot-store.ts). */
+  snapshotBucket: string | undefined;
+  snapshotPrefix: string;
+  /** An S3-compatible endpoint (MinIO, LocalStack); unset means AWS S3 of AWS_REGION. */
+  s3Endpoint: string | undefined;
   restoreMaxBytes: number;
   sessionReplayMaxBytes: number;
   runtimeCli: string;
@@ -94,6 +128,9 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     databaseUrl: e.DATABASE_URL,
     authToken: e.DASHBOARD_AUTH_TOKEN,
     snapshotDir: path.resolve(e.SNAPSHOT_DIR ?? path.join(dataDir, 'snapshots')),
+    snapshotBucket: e.SNAPSHOT_BUCKET,
+    snapshotPrefix: e.SNAPSHOT_PREFIX,
+    s3Endpoint: e.S3_ENDPOINT,
     restoreMaxBytes: e.RESTORE_MAX_BYTES,
     sessionReplayMaxBytes: e.SESSION_REPLAY_MAX_BYTES,
     runtimeCli: e.RUNTIME_CLI,

@@ -1,4 +1,6 @@
+import * as z from 'zod';
 import { SnapshotNotFoundError } from '../errors';
+import { parseInput } from '../validation';
 import { JsonScanner } from './json-scanner';
 import { manifestSchema, totalRows, type Manifest, type SnapshotListEntry } from './manifest';
 import type { ByteSource, SnapshotPorts } from './store';
@@ -80,12 +82,39 @@ export interface ArtifactDownload {
   chunks: AsyncIterable<Uint8Array>;
 }
 
+/** A download answered by the store's own short-lived URL rather than through this server. */
+export interface ArtifactRedirect {
+  fileName: string;
+  sizeBytes: number;
+  redirectUrl: string;
+}
+
+const downloadQuerySchema = z
+  .object({ redirect: z.enum(['0', '1'], { message: 'redirect must be 0 or 1' }).optional() })
+  .loose()
+  .optional();
+
 /**
  * GET /api/snapshots/:id/download: the raw artifact, streamed in chunks so an artifact of any size
- * passes through bounded memory. Needs no database.
+ * passes through bounded memory. Needs no database. When the store can hand out a pre-signed URL
+ * (the S3 store), the answer is that URL instead if the client asks (`?redirect=1`) or if the
+ * artifact is larger than `streamLimitBytes`, what the invoker can carry in one response.
  */
-export async function downloadSnapshot(deps: SnapshotPorts, rawId: unknown): Promise<ArtifactDownload> {
+export async function downloadSnapshot(
+  deps: SnapshotPorts,
+  rawId: unknown,
+  query?: unknown,
+  streamLimitBytes = Number.POSITIVE_INFINITY,
+): Promise<ArtifactDownload | ArtifactRedirect> {
+  const asked = parseInput(downloadQuerySchema, query ?? undefined, 'query')?.redirect;
   const { manifest, source } = await openSnapshot(deps, rawId);
+  const fileName = artifactFileName(manifest);
+  const redirect = asked === '1' || (asked !== '0' && source.size > streamLimitBytes);
+  const redirectUrl = redirect && deps.snapshots.downloadUrl ? await deps.snapshots.downloadUrl(manifest.snapshot_id, fileName) : null;
+  if (redirectUrl) {
+    await source.close();
+    return { fileName, sizeBytes: source.size, redirectUrl };
+  }
   async function* chunks(): AsyncGenerator<Uint8Array> {
     try {
       for (let position = 0; position < source.size; position += DOWNLOAD_CHUNK_BYTES) {
@@ -95,5 +124,5 @@ export async function downloadSnapshot(deps: SnapshotPorts, rawId: unknown): Pro
       await source.close();
     }
   }
-  return { fileName: artifactFileName(manifest), sizeBytes: source.size, chunks: chunks() };
+  return { fileName, sizeBytes: source.size, chunks: chunks() };
 }

@@ -1,6 +1,6 @@
 /**
  * What the snapshot use cases need from the artifact store (infra/snapshots/file-store.ts keeps
- * artifacts as files in SNAPSHOT_DIR). Defined here, beside its only users, rather than in
+ * artifacts as files in SNAPSHOT_DIR, infra/snapshots/s3-store.ts as objects in SNAPSHOT_BUCKET). Defined here, beside its only users, rather than in
  * core/ports, because nothing else needs it.
  */
 
@@ -31,6 +31,11 @@ export interface SnapshotStore {
   list(): Promise<StoredArtifact[]>;
   /** The artifact of a snapshot id, or null when there is none (or the id is not a snapshot id). */
   open(snapshotId: string): Promise<ByteSource | null>;
+  /**
+   * A short-lived URL the client can fetch the artifact from directly (an object store's pre-signed
+   * URL), served as an attachment named `fileName`. Stores that cannot hand one out leave this out.
+   */
+  downloadUrl?(snapshotId: string, fileName: string): Promise<string | null>;
 }
 
 /** Who produced an artifact (manifest.generator). */

@@ -10,6 +10,7 @@ export const statusByErrorCode: Readonly<Record<string, number>> = {
   upstream_failed: 502,
   runtime_failed: 502,
   storage_unavailable: 503,
+  secrets_unavailable: 503,
   // agent runtime integration (spec 01)
   execution_failed: 500,
   rate_limited: 429,

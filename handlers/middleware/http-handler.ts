@@ -7,6 +7,7 @@ import { DomainError, UnauthorizedError, ValidationError } from '../../core/erro
 import { jsonNestsDeeperThan, MAX_JSON_DEPTH } from '../../core/validation';
 import { appContext, type AppContext } from '../../infra/app-context';
 import { config } from '../../infra/config';
+import { resolveSecretParameters } from '../../infra/secrets/secret-parameters';
 import { logger } from '../../infra/logger';
 import { routeByKey } from '../routes';
 import { statusByErrorCode } from './error-status';
@@ -19,8 +20,12 @@ export type EndpointFn = (event: HttpEvent, app: AppContext) => Promise<HttpResu
 
 const CORS_HEADERS = { 'access-control-allow-origin': '*' };
 
+/** serverless-offline gives every event this same placeholder; a request id must tell requests apart. */
+const OFFLINE_PLACEHOLDER_ID = /^offlineContext_/;
+
 function requestIdOf(event: APIGatewayProxyEventV2): string {
-  return event.requestContext?.requestId || randomUUID();
+  const given = event.requestContext?.requestId;
+  return given && !OFFLINE_PLACEHOLDER_ID.test(given) ? given : randomUUID();
 }
 
 function header(event: APIGatewayProxyEventV2, name: string): string | undefined {
@@ -79,7 +84,9 @@ const envelope = (): middy.MiddlewareObj<APIGatewayProxyEventV2, HttpResult> => 
 
 /** Spec 01 Authentication: bearer token on every non-public route when DASHBOARD_AUTH_TOKEN is set. */
 const authentication = (): middy.MiddlewareObj<APIGatewayProxyEventV2, HttpResult> => ({
-  before: (request) => {
+  before: async (request) => {
+    // a token kept in SSM is read before the first check, never skipped: no token read, no answer
+    await resolveSecretParameters();
     const token = config().authToken;
     if (!token) return;
     const route = routeByKey(request.event.routeKey);

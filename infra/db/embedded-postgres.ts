@@ -83,6 +83,72 @@ function canRun(binary: string, as: RunAs): boolean {
   return result.status === 0;
 }
 
+/** Why a binary does not run, in one line (typically the dynamic loader's "cannot open shared object file"). */
+function whyNotRunnable(binary: string): string {
+  const result = spawnSync(binary, ['--version'], { encoding: 'utf8' });
+  const said = `${result.stderr ?? ''}`.trim().split('\n')[0] || result.error?.message || `exit status ${result.status}`;
+  return said.replace(/\s+/g, ' ').slice(0, 300);
+}
+
+/**
+ * The binaries package ships its shared-library links as a list (native/pg-symlinks.json) that its
+ * postinstall script turns into symbolic links. When install scripts were skipped (`npm install
+ * --ignore-scripts`, an allowScripts policy), `postgres` cannot load libicu*: create the missing links
+ * here. Returns how many were made; throws when the package directory cannot be written.
+ */
+async function hydrateLibraryLinks(packageDir: string): Promise<number> {
+  let links: Array<{ source: string; target: string }>;
+  try {
+    links = JSON.parse(await fs.readFile(path.join(packageDir, 'native', 'pg-symlinks.json'), 'utf8'));
+  } catch {
+    return 0; // a platform package that ships real links has no list
+  }
+  let made = 0;
+  for (const { source, target } of links) {
+    const link = path.join(packageDir, target);
+    if (await fs.lstat(link).catch(() => undefined)) continue;
+    await fs.symlink(path.relative(path.dirname(link), path.join(packageDir, source)), link);
+    made++;
+  }
+  return made;
+}
+
+/**
+ * Binaries that run: as installed; else after creating their missing library links in place; else,
+ * when node_modules is read-only, from a repaired copy in the temporary directory. Anything else is
+ * a one-line error, and no half-made copy stays behind.
+ */
+async function runnableBinaries(bins: Binaries, log: (line: string) => void): Promise<Binaries> {
+  if (canRun(bins.postgres, {})) return bins;
+  const nativeDir = path.dirname(path.dirname(bins.postgres));
+  const packageDir = path.dirname(nativeDir);
+  try {
+    const made = await hydrateLibraryLinks(packageDir);
+    if (made) log(`created ${made} missing library links of the embedded PostgreSQL (its install script did not run)`);
+    if (canRun(bins.postgres, {})) return bins;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== 'EACCES' && code !== 'EROFS' && code !== 'EPERM') throw err;
+    const cache = path.join(os.tmpdir(), `task-server-postgres-${createHash('sha256').update(packageDir).digest('hex').slice(0, 12)}`);
+    const copied = { postgres: path.join(cache, 'native', 'bin', 'postgres'), initdb: path.join(cache, 'native', 'bin', 'initdb') };
+    if (!canRun(copied.postgres, {})) {
+      await fs.rm(cache, { recursive: true, force: true });
+      const staging = `${cache}.${process.pid}.tmp`;
+      try {
+        await fs.cp(nativeDir, path.join(staging, 'native'), { recursive: true, verbatimSymlinks: true });
+        await hydrateLibraryLinks(staging);
+        await fs.rename(staging, cache);
+      } finally {
+        await fs.rm(staging, { recursive: true, force: true });
+      }
+      log(`${packageDir} is read-only; running the embedded PostgreSQL from a repaired copy in ${cache}`);
+    }
+    if (canRun(copied.postgres, {})) return copied;
+    await fs.rm(cache, { recursive: true, force: true });
+  }
+  throw new EmbeddedPostgresError(`the embedded PostgreSQL cannot run ${bins.postgres}: ${whyNotRunnable(bins.postgres)}; reinstall with install scripts allowed or set DATABASE_URL`);
+}
+
 /**
  * When the checkout sits where the postgres user cannot reach (under /root, say), copy the
  * binaries once to a world-readable cache and run them from there.
@@ -100,7 +166,10 @@ async function reachableBinaries(bins: Binaries, as: RunAs): Promise<Binaries> {
     await fs.rename(staging, cache).catch(async () => fs.rm(staging, { recursive: true, force: true }));
   }
   const copied = { postgres: path.join(cache, 'bin', 'postgres'), initdb: path.join(cache, 'bin', 'initdb') };
-  if (!canRun(copied.postgres, as)) throw new EmbeddedPostgresError(`user postgres cannot run ${copied.postgres}`);
+  if (!canRun(copied.postgres, as)) {
+    await fs.rm(cache, { recursive: true, force: true }); // a copy that cannot run must not be reused next time
+    throw new EmbeddedPostgresError(`user postgres cannot run ${copied.postgres}: ${whyNotRunnable(copied.postgres)}`);
+  }
   return copied;
 }
 
@@ -371,7 +440,7 @@ export async function startEmbeddedPostgres(dataDir: string, log: (line: string)
   const logFile = path.join(root, 'postgres.log');
   const as = runAsUser();
   const pgdata = await clusterDirectory(root, as, log);
-  const bins = await reachableBinaries(await loadBinaries(), as);
+  const bins = await reachableBinaries(await runnableBinaries(await loadBinaries(), log), as);
   const version = versionOf(bins);
 
   const { port, owner, postmasterPid, password } = await withStartLock(root, async () => {
@@ -403,16 +472,34 @@ export async function startEmbeddedPostgres(dataDir: string, log: (line: string)
   });
 
   await ensureAppDatabase(port, password);
-  let stopped = false;
+  // one stop for every caller: a second SIGTERM waits for the stop the first one began
+  let stopping: Promise<void> | undefined;
   return {
     url: `postgres://${SUPERUSER}:${password}@127.0.0.1:${port}/${APP_DATABASE}`,
     port,
     version,
     owner,
-    async stop() {
-      if (stopped || !owner) return;
-      stopped = true;
-      await stopPostmaster(postmasterPid);
+    stop() {
+      if (!owner) return Promise.resolve();
+      stopping ??= stopPostmaster(postmasterPid);
+      return stopping;
     },
   };
+}
+
+/**
+ * `npm run db:stop`: stops the embedded PostgreSQL of `dataDir` that no live server owns, such as the
+ * one serverless-offline's handlers started (it outlives offline and is adopted by the next start).
+ * One that a running server owns is left alone unless `force`.
+ */
+export async function stopEmbeddedPostgres(dataDir: string, options: { force?: boolean } = {}): Promise<string> {
+  const root = path.resolve(dataDir);
+  const running = await readPostmasterPid(path.join(root, 'pg'));
+  if (!running || !isAlive(running.pid) || !isPostgresProcess(running.pid)) return `no embedded PostgreSQL is running in ${root}`;
+  const owner = (await readState(path.join(root, 'embedded-postgres.json')))?.ownerPid ?? 0;
+  if (!options.force && owner !== 0 && owner !== process.pid && isAlive(owner)) {
+    throw new EmbeddedPostgresError(`the embedded PostgreSQL of ${root} belongs to running process ${owner}; stop that process (or pass --force)`);
+  }
+  await stopPostmaster(running.pid);
+  return `stopped the embedded PostgreSQL of ${root} (pid ${running.pid})`;
 }

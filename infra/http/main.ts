@@ -3,6 +3,7 @@ import { createAppContext, setAppContext, startFallbackRefresher } from '../app-
 import { startCronManager, type CronManager } from '../cron-manager/cron-manager-server';
 import { startDispatcherTimer, type DispatcherTimer } from '../dispatcher/timer';
 import { EventStreams } from '../events/event-streams';
+import { resolveSecretParameters } from '../secrets/secret-parameters';
 import { logger } from '../logger';
 import { startRunner } from './runner';
 
@@ -19,9 +20,10 @@ function fail(reason: string): never {
 async function main(): Promise<void> {
   let cfg;
   try {
+    await resolveSecretParameters(); // *_SSM names: the token and connection string come from AWS
     cfg = config();
   } catch (err) {
-    fail(err instanceof ConfigError ? `bad environment: ${err.message}` : String(err));
+    fail(err instanceof ConfigError ? `bad environment: ${err.message}` : (err as Error).message);
   }
   if (!isLoopbackHost(cfg.host) && !cfg.authToken) {
     fail(`HOST=${cfg.host} is not a loopback address and DASHBOARD_AUTH_TOKEN is not set; set a token or bind to 127.0.0.1`);
@@ -66,7 +68,9 @@ async function main(): Promise<void> {
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) {
-      process.stderr.write(`second ${signal}: exiting now\n`);
+      // impatient, not careless: in-flight work is abandoned, the embedded PostgreSQL is not
+      process.stderr.write(`second ${signal}: stopping the database and exiting now\n`);
+      await ctx.stopDatabaseNow().catch(() => undefined);
       process.exit(1);
     }
     stopping = true;

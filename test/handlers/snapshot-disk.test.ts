@@ -35,7 +35,7 @@ describe('snapshot folder', () => {
     const blocker = path.join(app.dataDir, 'not-a-folder');
     await writeFile(blocker, 'x');
     // the store is chosen once per process: this one's SNAPSHOT_DIR sits under a file
-    app.ctx.deps.snapshots = snapshotStoreFor({ snapshotDir: path.join(blocker, 'snapshots') });
+    app.ctx.deps.snapshots = snapshotStoreFor({ ...app.ctx.config, snapshotDir: path.join(blocker, 'snapshots') });
     try {
       const before = await app.db.query(`SELECT count(*)::int AS n FROM audit_log WHERE entity_type = 'snapshot'`);
       const res = await app.http('POST', '/api/snapshots', { body: { name: 'nowhere' } });

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, isLoopbackHost, parseConfig } from '../../infra/config';
 
@@ -44,6 +45,32 @@ describe('configuration from the environment', () => {
     expect(() => parseConfig({ TASK_LEASE_SECONDS: '86401' })).toThrow(/TASK_LEASE_SECONDS/);
     expect(() => parseConfig({ DISPATCH_MAX_IN_FLIGHT: '0' })).toThrow(/DISPATCH_MAX_IN_FLIGHT/);
     expect(() => parseConfig({ DISPATCH_MAX_IN_FLIGHT: 'many' })).toThrow(/DISPATCH_MAX_IN_FLIGHT/);
+  });
+
+  it('accepts any postgres:// or postgresql:// URL with a host, and refuses every other DATABASE_URL without echoing it', () => {
+    const password = fc.stringMatching(/^[A-Za-z0-9._~-]{1,20}$/);
+    fc.assert(
+      fc.property(fc.constantFrom('postgres', 'postgresql'), fc.domain(), password, fc.integer({ min: 1, max: 65535 }), (scheme, host, pw, port) => {
+        const url = `${scheme}://app:${pw}@${host}:${port}/tasks?sslmode=require`;
+        expect(parseConfig({ DATABASE_URL: url }).databaseUrl).toBe(url);
+      }),
+    );
+    expect(parseConfig({ DATABASE_URL: 'postgres:///tasks?host=/var/run/postgresql' }).databaseUrl).toContain('host=');
+    fc.assert(
+      fc.property(fc.oneof(fc.string({ minLength: 1 }), fc.constantFrom('garbage', 'postgres://', 'mysql://u:pw@h/db', 'http://h/db', 'localhost:5432')), (value) => {
+        fc.pre(!/^postgres(ql)?:\/\/[^/?#]/.test(value.trim()) && value.trim() !== '');
+        let message = '';
+        try {
+          parseConfig({ DATABASE_URL: value });
+        } catch (err) {
+          message = (err as Error).message;
+        }
+        // always this exact text: the value, which may hold a password, is never echoed
+        expect(message).toBe(
+          'DATABASE_URL: DATABASE_URL must be a connection URL such as postgres://user:password@host:5432/dbname (postgres:// or postgresql://, with a host)',
+        );
+      }),
+    );
   });
 
   it('enables MCP mutations only for RUNTIME_MCP_MUTATIONS=1', () => {

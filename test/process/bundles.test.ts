@@ -1,0 +1,40 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+/** The Lambda bundles as `npm run build` leaves them (test/support/build-setup.ts builds once per run). */
+const lambdaDir = path.resolve('dist/lambda');
+const bundles = () => readdirSync(lambdaDir).filter((f) => f.endsWith('.mjs'));
+
+describe('Lambda bundles', () => {
+  it('are under 350 KB at the median (zod tree-shaken, the AWS SDK left to the runtime)', () => {
+    const sizes = bundles()
+      .map((f) => statSync(path.join(lambdaDir, f)).size)
+      .sort((a, b) => a - b);
+    expect(sizes.length).toBeGreaterThan(30);
+    const mid = sizes.length >> 1;
+    const median = sizes.length % 2 ? sizes[mid]! : (sizes[mid - 1]! + sizes[mid]!) / 2;
+    expect(median).toBeLessThan(350 * 1024);
+    // the AWS SDK is the runtime's, loaded only by the code that needs it (S3 store, SSM secrets)
+    for (const file of bundles()) {
+      const text = readFileSync(path.join(lambdaDir, file), 'utf8');
+      expect(text, file).not.toMatch(/(?:import|from)\s*"@aws-sdk\/[^"]+"\s*;/);
+      expect(text, file).not.toContain('class S3Client');
+    }
+    expect(readFileSync(path.join(lambdaDir, 'snapshots.mjs'), 'utf8')).toContain('import("@aws-sdk/client-s3")');
+  });
+
+  it('keep their source maps outside the folder the zips are made from, and do not point at them', () => {
+    expect(readdirSync(lambdaDir).filter((f) => f.endsWith('.map'))).toEqual([]);
+    for (const file of bundles()) {
+      expect(statSync(path.resolve('dist/sourcemaps/lambda', `${file}.map`)).size, file).toBeGreaterThan(0);
+      expect(readFileSync(path.join(lambdaDir, file), 'utf8'), file).not.toContain('sourceMappingURL');
+    }
+  });
+
+  it('keep class names, so error names in logs are readable', () => {
+    const text = readFileSync(path.join(lambdaDir, 'snapshots.mjs'), 'utf8');
+    expect(text).toContain('"SnapshotNotFoundError"');
+    expect(text).toContain('"ValidationError"');
+  });
+});
