@@ -67,12 +67,16 @@ function withoutEmpty(env: NodeJS.ProcessEnv): Record<string, string> {
   return Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => !!e[1] && e[1].length > 0));
 }
 
-export function parseConfig(env: NodeJS.ProcessEnv): Config {
-  const parsed = envSchema.safeParse(withoutEmpty(env));
+function parseEnv<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv): z.output<S> {
+  const parsed = schema.safeParse(withoutEmpty(env));
   if (!parsed.success) {
     throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
   }
-  const e = parsed.data;
+  return parsed.data;
+}
+
+export function parseConfig(env: NodeJS.ProcessEnv): Config {
+  const e = parseEnv(envSchema, env);
   const dataDir = path.resolve(e.DATA_DIR);
   return {
     host: e.HOST,
@@ -93,6 +97,18 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     mcpMutations: e.RUNTIME_MCP_MUTATIONS === '1',
     modelPricesFile: e.MODEL_PRICES_FILE ? path.resolve(e.MODEL_PRICES_FILE) : undefined,
   };
+}
+
+/** What the MCP tool server reads: its own three variables, so a task-server variable it never uses cannot stop it. */
+export interface McpConfig {
+  taskServerUrl: string;
+  authToken: string | undefined;
+  mcpMutations: boolean;
+}
+
+export function parseMcpConfig(env: NodeJS.ProcessEnv): McpConfig {
+  const e = parseEnv(envSchema.pick({ TASK_SERVER_URL: true, DASHBOARD_AUTH_TOKEN: true, RUNTIME_MCP_MUTATIONS: true }), env);
+  return { taskServerUrl: e.TASK_SERVER_URL, authToken: e.DASHBOARD_AUTH_TOKEN, mcpMutations: e.RUNTIME_MCP_MUTATIONS === '1' };
 }
 
 let cached: Config | undefined;
