@@ -37,6 +37,7 @@ const envSchema = z.object({
   TASK_SERVER_URL: z.string().min(1).default('http://127.0.0.1:3876'),
   RUNTIME_MCP_MUTATIONS: z.string().optional(),
   MODEL_PRICES_FILE: z.string().min(1).optional(),
+  DASHBOARD_UI_DIR: z.string().min(1).optional(),
 });
 
 export interface Config {
@@ -58,6 +59,8 @@ export interface Config {
   mcpMutations: boolean;
   /** JSON price table used to price usage reported without a cost (infra/costs/model-prices.ts). */
   modelPricesFile: string | undefined;
+  /** A browser front end's static files, served by the runner at `/` (infra/http/static-ui.ts). */
+  uiDir: string | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -96,6 +99,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     taskServerUrl: e.TASK_SERVER_URL,
     mcpMutations: e.RUNTIME_MCP_MUTATIONS === '1',
     modelPricesFile: e.MODEL_PRICES_FILE ? path.resolve(e.MODEL_PRICES_FILE) : undefined,
+    uiDir: e.DASHBOARD_UI_DIR ? path.resolve(e.DASHBOARD_UI_DIR) : undefined,
   };
 }
 

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { recordChange } from '../audit/record-change';
 import type { Deps } from '../ports';
-import { queryInt } from '../query-params';
+import { queryInt, parseQuery } from '../query-params';
 import { requireDb } from '../storage';
 import { agentNameSchema } from '../tasks/task';
 import { jsonObjectSchema, parseInput } from '../validation';
@@ -75,7 +75,7 @@ export async function recordHeartbeat(deps: Pick<Deps, 'storage' | 'clock' | 'id
 
 /** GET /api/agents/status?offline_after_seconds=: every agent that ever sent a heartbeat, by name. */
 export async function listAgentLiveness(deps: Pick<Deps, 'storage' | 'clock'>, query: unknown): Promise<{ agents: LivenessEntry[] }> {
-  const { offline_after_seconds } = parseInput(livenessQuerySchema, query ?? {}, 'query');
+  const { offline_after_seconds } = parseQuery(livenessQuerySchema, query);
   const db = requireDb(deps.storage);
   const now = deps.clock.now();
   const { rows } = await db.query<{ agent_name: string; last_seen_at: Date; status: AgentStatus; metadata: Record<string, unknown> }>(

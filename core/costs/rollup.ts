@@ -1,6 +1,6 @@
 import * as z from 'zod';
+import { parseQuery } from '../query-params';
 import type { Deps } from '../ports';
-import { parseInput } from '../validation';
 import { answeringValidation, degradable, type Answer } from './availability';
 import { roundUsd, runAgentSql, UNASSIGNED, usageAtSql, usageDaySql } from './usage';
 import { costWindow, windowDaysSchema } from './window';
@@ -44,7 +44,7 @@ interface Group {
  */
 export async function getCostRollup(deps: Pick<Deps, 'storage' | 'clock'>, query: unknown): Promise<Answer> {
   return answeringValidation(async () => {
-    const { group_by, days } = parseInput(costRollupQuerySchema, query ?? {}, 'query');
+    const { group_by, days } = parseQuery(costRollupQuerySchema, query);
     const now = deps.clock.now();
     const timestamp = now.toISOString();
     return degradable(

@@ -1,6 +1,6 @@
 import * as z from 'zod';
+import { parseQuery } from '../query-params';
 import type { Db, Deps } from '../ports';
-import { parseInput } from '../validation';
 import { answeringValidation, degradable, type Answer } from './availability';
 import { addDays, isoDay, roundUsd, runAgentSql, usageAtSql, usageDaySql } from './usage';
 import { costWindow, windowDaysSchema, type CostWindow } from './window';
@@ -44,7 +44,7 @@ export async function dailyUsage(db: Db, window: CostWindow): Promise<Map<string
  */
 export async function getCostSummary(deps: Pick<Deps, 'storage' | 'clock'>, query: unknown): Promise<Answer> {
   return answeringValidation(async () => {
-    const { days } = parseInput(costSummaryQuerySchema, query ?? {}, 'query');
+    const { days } = parseQuery(costSummaryQuerySchema, query);
     const now = deps.clock.now();
     const timestamp = now.toISOString();
     return degradable(

@@ -31,6 +31,8 @@ export interface TickInputs {
   source?: string;
   /** Rows per transaction (default 500). */
   batchSize?: number;
+  /** Told each finished tick's summary (the metrics count them). */
+  onSummary?: (summary: TickSummary) => void;
 }
 
 export interface TickSummary {
@@ -54,13 +56,9 @@ const MAX_BATCHES = 1000;
 
 type Wake = { run: WorkflowRun };
 
-export async function tick(deps: Deps, inputs: TickInputs = {}): Promise<TickSummary> {
-  const db = requireDb(deps.storage);
-  const started = deps.clock.now();
-  const actor = inputs.actor ?? SYSTEM_ACTOR;
-  const batchSize = inputs.batchSize ?? BATCH;
-  const summary: TickSummary = {
-    source: inputs.source ?? 'api',
+function emptySummary(source: string, started: Date): TickSummary {
+  return {
+    source,
     startedAt: started.toISOString(),
     finishedAt: started.toISOString(),
     durationMs: 0,
@@ -72,6 +70,14 @@ export async function tick(deps: Deps, inputs: TickInputs = {}): Promise<TickSum
     wakeErrors: [],
     budgetEnforcement: { held: 0, stopped: 0, warned: 0, cancelledInFlight: 0, gateErrors: 0 },
   };
+}
+
+export async function tick(deps: Deps, inputs: TickInputs = {}): Promise<TickSummary> {
+  const db = requireDb(deps.storage);
+  const started = deps.clock.now();
+  const actor = inputs.actor ?? SYSTEM_ACTOR;
+  const batchSize = inputs.batchSize ?? BATCH;
+  const summary = emptySummary(inputs.source ?? 'api', started);
   const wakes: Wake[] = [];
 
   // 1. recovery
@@ -144,6 +150,37 @@ export async function tick(deps: Deps, inputs: TickInputs = {}): Promise<TickSum
   );
 
   // 2. dispatch
+  await dispatchQueued(deps, inputs, summary, wakes);
+  const { rows: unrouted } = await db.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM workflow_runs r
+      WHERE r.status = 'queued' AND NOT EXISTS (SELECT 1 FROM workflow_agent_routing w WHERE w.workflow_type = r.workflow_type)`,
+  );
+  summary.unrouted = unrouted[0]?.n ?? 0;
+
+  // 3. wake
+  const outcome: WakeOutcome = await wakeAgents(deps, wakes.map((w) => w.run), inputs.claimUrlBase);
+  summary.woken = outcome.woken;
+  summary.wakeFailed = outcome.failed;
+  summary.wakeErrors = outcome.errors;
+
+  // 4. record
+  const finished = deps.clock.now();
+  summary.finishedAt = finished.toISOString();
+  summary.durationMs = Math.max(0, finished.getTime() - started.getTime());
+  await storeTickSummary(db, summary, started, finished);
+  inputs.onSummary?.(summary);
+  return summary;
+}
+
+/**
+ * Dispatches queued runs (all of them, or only `onlyRunId`) by routing priority, asking the budget
+ * gate about each; dispatched runs join `wakes`, counts go to `summary`.
+ */
+async function dispatchQueued(deps: Deps, inputs: TickInputs, summary: TickSummary, wakes: Wake[], onlyRunId?: string): Promise<void> {
+  const db = requireDb(deps.storage);
+  const actor = inputs.actor ?? SYSTEM_ACTOR;
+  const batchSize = inputs.batchSize ?? BATCH;
+  const now = () => deps.clock.now();
   let check: TickBudgetCheck | undefined;
   try {
     check = await (inputs.budgetGate ?? passingBudgetGate).open(db, now());
@@ -170,10 +207,10 @@ export async function tick(deps: Deps, inputs: TickInputs = {}): Promise<TickSum
            LEFT JOIN tasks t ON t.id = r.task_id
            LEFT JOIN agent_profiles ap ON ap.agent_id = coalesce(r.owner_agent_id, w.agent_id)
            LEFT JOIN workflow_templates tp ON tp.name = r.workflow_type
-          WHERE r.status = 'queued' AND NOT (r.id = ANY($1::uuid[]))
+          WHERE r.status = 'queued' AND NOT (r.id = ANY($1::uuid[])) AND ($2::uuid IS NULL OR r.id = $2)
           ORDER BY w.priority DESC, r.created_at, r.id
           LIMIT ${batchSize} FOR UPDATE OF r SKIP LOCKED`,
-        [held],
+        [held, onlyRunId ?? null],
       );
       if (candidates.length === 0) return 0;
       const toDispatch: Array<{ id: string; target: string }> = [];
@@ -237,24 +274,33 @@ export async function tick(deps: Deps, inputs: TickInputs = {}): Promise<TickSum
     });
     if (picked < batchSize) break;
   }
-  const { rows: unrouted } = await db.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM workflow_runs r
-      WHERE r.status = 'queued' AND NOT EXISTS (SELECT 1 FROM workflow_agent_routing w WHERE w.workflow_type = r.workflow_type)`,
-  );
-  summary.unrouted = unrouted[0]?.n ?? 0;
+}
 
-  // 3. wake
-  const outcome: WakeOutcome = await wakeAgents(deps, wakes.map((w) => w.run), inputs.claimUrlBase);
-  summary.woken = outcome.woken;
-  summary.wakeFailed = outcome.failed;
-  summary.wakeErrors = outcome.errors;
+/** What dispatching one run now did: whether it left the queue, and the wake of its agent. */
+export interface RunDispatch {
+  dispatched: boolean;
+  heldByBudget: boolean;
+  stoppedByBudget: boolean;
+  woken: number;
+  wakeErrors: string[];
+}
 
-  // 4. record
-  const finished = deps.clock.now();
-  summary.finishedAt = finished.toISOString();
-  summary.durationMs = Math.max(0, finished.getTime() - started.getTime());
-  await storeTickSummary(db, summary, started, finished);
-  return summary;
+/**
+ * One queued run dispatched now, as a tick would dispatch it (route, budget gate, mark dispatched,
+ * wake the agent), without the tick's recovery or summary: the operator's start of a queued run.
+ */
+export async function dispatchRunNow(deps: Deps, runId: string, inputs: TickInputs = {}): Promise<RunDispatch> {
+  const summary = emptySummary(inputs.source ?? 'start', deps.clock.now());
+  const wakes: Wake[] = [];
+  await dispatchQueued(deps, inputs, summary, wakes, runId);
+  const outcome = await wakeAgents(deps, wakes.map((w) => w.run), inputs.claimUrlBase);
+  return {
+    dispatched: summary.dispatched > 0,
+    heldByBudget: summary.budgetEnforcement.held > 0,
+    stoppedByBudget: summary.budgetEnforcement.stopped > 0,
+    woken: outcome.woken,
+    wakeErrors: outcome.errors,
+  };
 }
 
 function qualified(alias: string): string {

@@ -7,7 +7,8 @@ import { parseId, parseInput } from '../validation';
 import { requireGovernance } from './governance';
 import { getRunDetail, type RunDetail } from './run-queries';
 import { resumeTarget, transitionOf } from './run-status';
-import { assertSession, assertTransition, changeRun, lockRun, runEvent, syncTaskPointer } from './run-store';
+import { dispatchRunNow, type TickInputs } from './dispatcher';
+import { assertSession, assertTransition, changeRun, findRun, lockRun, runEvent, syncTaskPointer } from './run-store';
 import {
   cancelRunSchema,
   claimRunSchema,
@@ -161,10 +162,12 @@ export async function heartbeatRun(deps: Deps, rawId: unknown, body: unknown) {
 }
 
 /** POST /api/workflow-runs/:id/start: claimed to running, from the holding session. */
-export async function startRun(deps: Deps, rawId: unknown, body: unknown): Promise<WorkflowRun> {
+export async function startRun(deps: Deps, rawId: unknown, body: unknown, dispatch: TickInputs = {}): Promise<WorkflowRun | OperatorStart> {
   const input = parseInput(startRunSchema, body ?? {}, 'start');
+  const sessionId = input.session_id;
+  if (sessionId === undefined) return startQueuedRun(deps, rawId, { ...dispatch, actor: input.actor ?? OPERATOR_ACTOR });
   return withRun(deps, rawId, async (tx, run) => {
-    assertSession(run, input.session_id);
+    assertSession(run, sessionId);
     if (run.status === 'running') return run;
     assertTransition(run, 'start');
     const now = deps.clock.now();
@@ -174,11 +177,40 @@ export async function startRun(deps: Deps, rawId: unknown, body: unknown): Promi
       [run.id, run.current_step, now],
     );
     return changeRun(deps, tx, run, {
-      actor: input.actor ?? run.owner_agent_id ?? input.session_id,
+      actor: input.actor ?? run.owner_agent_id ?? sessionId,
       action: 'status_changed',
       set: { status: transitionOf('start').to, started_at: run.started_at ?? now, heartbeat_at: now },
     });
   });
+}
+
+/** The operator's start: the run as dispatched, and how waking its agent went. */
+export type OperatorStart = WorkflowRun & { wake: { woken: boolean; errors: string[] } };
+
+/**
+ * POST /api/workflow-runs/:id/start without session_id (the original front end's Trigger is
+ * create-then-start): a queued run is dispatched now, as a tick would dispatch it. A run that is not
+ * queued still needs the agent's session_id; one the tick would leave queued (no route, a budget
+ * hold) is a 409 saying why.
+ */
+async function startQueuedRun(deps: Deps, rawId: unknown, dispatch: TickInputs): Promise<OperatorStart> {
+  const id = parseId(rawId);
+  const db = requireDb(deps.storage);
+  const before = await findRun(db, id);
+  if (!before) throw new NotFoundError(`workflow run ${id} not found`);
+  if (before.status !== 'queued') {
+    throw new ValidationError(`session_id: required to start a ${before.status} run; without it only a queued run is started (dispatched now)`, [
+      { path: 'session_id', message: 'required unless the run is queued' },
+    ]);
+  }
+  const outcome = await dispatchRunNow(deps, id, dispatch);
+  const after = (await findRun(db, id))!;
+  if (!outcome.dispatched && after.status === 'queued') {
+    const { rowCount } = await db.query('SELECT 1 FROM workflow_agent_routing WHERE workflow_type = $1', [after.workflow_type]);
+    const reason = !rowCount ? `no agent route for workflow type ${after.workflow_type}` : outcome.heldByBudget ? 'held by a budget' : 'taken by a concurrent dispatch';
+    throw new ConflictError(`workflow run ${id} stays queued: ${reason}`, { status: after.status, reason: !rowCount ? 'unrouted' : outcome.heldByBudget ? 'budget_hold' : 'busy' });
+  }
+  return { ...after, wake: { woken: outcome.woken > 0, errors: outcome.wakeErrors } };
 }
 
 /** POST /api/workflow-runs/:id/complete: running or claimed to completed, output_summary and usage stored. */

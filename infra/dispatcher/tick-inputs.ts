@@ -2,6 +2,7 @@ import { budgetDispatchGate } from '../../core/budgets/dispatch-gate';
 import type { BudgetGate } from '../../core/workflows/budget-gate';
 import type { TickInputs } from '../../core/workflows/dispatcher';
 import type { Config } from '../config';
+import { recordTick } from '../metrics/metrics';
 
 /**
  * The one place that builds a tick's inputs for every caller (timer, Lambda, API, CLI).
@@ -12,5 +13,5 @@ export function dispatcherBudgetGate(): BudgetGate {
 }
 
 export function tickInputs(cfg: Pick<Config, 'taskServerUrl'>, source: string): TickInputs {
-  return { budgetGate: dispatcherBudgetGate(), claimUrlBase: cfg.taskServerUrl, source };
+  return { budgetGate: dispatcherBudgetGate(), claimUrlBase: cfg.taskServerUrl, source, onSummary: recordTick };
 }
