@@ -121,6 +121,14 @@ if (serverlessOnly) process.exit(0);
 await rm(path.join(root, 'dist'), { recursive: true, force: true });
 await mkdir(path.join(root, 'dist/lambda'), { recursive: true });
 
+// dist/openapi.json: the same document GET /api/openapi.json serves, generated from the route table
+{
+  const out = await build({ ...common, entryPoints: [path.join(root, 'handlers/openapi/openapi-document.ts')], write: false, sourcemap: false, banner: {} });
+  const { openApiDocument } = await import(`data:text/javascript;base64,${Buffer.from(out.outputFiles[0].text).toString('base64')}`);
+  const { version } = JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8'));
+  await writeFile(path.join(root, 'dist/openapi.json'), `${JSON.stringify(openApiDocument(undefined, version), null, 2)}\n`);
+}
+
 await build({
   ...common,
   entryPoints: {

@@ -27,6 +27,24 @@ export function parseId(value: unknown, name = 'id'): string {
   return parseInput(uuidSchema, value, name);
 }
 
+/**
+ * A body schema that also takes other clients' names for some fields (`{notes: 'note'}`): an alias
+ * is renamed to its field when the field is absent and dropped when both are given, so the
+ * canonical name wins. Unknown keys stay refused by the strict schema behind it.
+ */
+export function withAliases<S extends z.ZodType>(aliases: Readonly<Record<string, string>>, schema: S) {
+  return z.preprocess((body) => {
+    if (!body || typeof body !== 'object' || Array.isArray(body)) return body;
+    const out: Record<string, unknown> = { ...(body as Record<string, unknown>) };
+    for (const [alias, field] of Object.entries(aliases)) {
+      if (!(alias in out)) continue;
+      if (!(field in out)) out[field] = out[alias];
+      delete out[alias];
+    }
+    return out;
+  }, schema);
+}
+
 /** A JSON object (not an array, not null). */
 export const jsonObjectSchema = z.record(z.string(), z.unknown());
 

@@ -71,6 +71,7 @@ const envSchema = z.object({
   DB_STATEMENT_TIMEOUT_MS: intFrom('DB_STATEMENT_TIMEOUT_MS', 0, 3_600_000).default(5_000),
   TASK_LEASE_SECONDS: intFrom('TASK_LEASE_SECONDS', leaseRules.minSeconds, leaseRules.maxSeconds).default(leaseRules.defaultSeconds),
   DISPATCH_MAX_IN_FLIGHT: intFrom('DISPATCH_MAX_IN_FLIGHT', 1, 1_000_000).optional(),
+  DASHBOARD_UI_DIR: z.string().min(1).optional(),
 });
 
 export interface Config {
@@ -105,6 +106,8 @@ export interface Config {
   taskLeaseSeconds: number;
   /** Live runs the whole fleet may hold at once; undefined: no fleet cap. */
   dispatchMaxInFlight: number | undefined;
+  /** A browser front end's static files, served by the runner at `/` (infra/http/static-ui.ts). */
+  uiDir: string | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -114,12 +117,16 @@ function withoutEmpty(env: NodeJS.ProcessEnv): Record<string, string> {
   return Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => !!e[1] && e[1].length > 0));
 }
 
-export function parseConfig(env: NodeJS.ProcessEnv): Config {
-  const parsed = envSchema.safeParse(withoutEmpty(env));
+function parseEnv<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv): z.output<S> {
+  const parsed = schema.safeParse(withoutEmpty(env));
   if (!parsed.success) {
     throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
   }
-  const e = parsed.data;
+  return parsed.data;
+}
+
+export function parseConfig(env: NodeJS.ProcessEnv): Config {
+  const e = parseEnv(envSchema, env);
   const dataDir = path.resolve(e.DATA_DIR);
   return {
     host: e.HOST,
@@ -146,7 +153,20 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     dbStatementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS,
     taskLeaseSeconds: e.TASK_LEASE_SECONDS,
     dispatchMaxInFlight: e.DISPATCH_MAX_IN_FLIGHT,
+    uiDir: e.DASHBOARD_UI_DIR ? path.resolve(e.DASHBOARD_UI_DIR) : undefined,
   };
+}
+
+/** What the MCP tool server reads: its own three variables, so a task-server variable it never uses cannot stop it. */
+export interface McpConfig {
+  taskServerUrl: string;
+  authToken: string | undefined;
+  mcpMutations: boolean;
+}
+
+export function parseMcpConfig(env: NodeJS.ProcessEnv): McpConfig {
+  const e = parseEnv(envSchema.pick({ TASK_SERVER_URL: true, DASHBOARD_AUTH_TOKEN: true, RUNTIME_MCP_MUTATIONS: true }), env);
+  return { taskServerUrl: e.TASK_SERVER_URL, authToken: e.DASHBOARD_AUTH_TOKEN, mcpMutations: e.RUNTIME_MCP_MUTATIONS === '1' };
 }
 
 let cached: Config | undefined;

@@ -1,7 +1,7 @@
-import { config, ConfigError } from '../infra/config';
+import { ConfigError, parseMcpConfig } from '../infra/config';
 import { LineTransport } from './line-transport';
 import { taskServerClient } from './task-server-client';
-import { createToolServer } from './tool-server';
+import { checkToolCall, createToolServer } from './tool-server';
 
 /**
  * `node dist/mcp.js`: the MCP stdio tool server. Stdout carries protocol frames only; the few
@@ -10,14 +10,14 @@ import { createToolServer } from './tool-server';
 async function main(): Promise<void> {
   let cfg;
   try {
-    cfg = config();
+    cfg = parseMcpConfig(process.env);
   } catch (err) {
     process.stderr.write(`mcp tool server cannot start: ${err instanceof ConfigError ? err.message : String(err)}\n`);
     process.exit(1);
   }
   const client = taskServerClient({ baseUrl: cfg.taskServerUrl, token: cfg.authToken });
   const { server, telemetry } = createToolServer({ client, mutations: cfg.mcpMutations });
-  const transport = new LineTransport(process.stdin, process.stdout);
+  const transport = new LineTransport(process.stdin, process.stdout, { checkRequest: checkToolCall });
   server.onerror = (err) => process.stderr.write(`mcp: ${err.message}\n`);
   let exiting = false;
   const exit = async () => {

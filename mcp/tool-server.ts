@@ -1,6 +1,7 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
+import { INVALID_PARAMS, type Refusal } from './line-transport';
 import type { TaskServerClient } from './task-server-client';
 import { Telemetry } from './telemetry';
 import { checkArguments } from './tool-arguments';
@@ -9,7 +10,52 @@ import { tools, type ToolResult } from './tools';
 export const SERVER_INFO = { name: 'fleet-task-server-tools', version: '1.0.0' };
 
 function toCallResult(result: ToolResult): CallToolResult {
-  return { content: [{ type: 'text', text: JSON.stringify(result.payload) }], ...(result.isError ? { isError: true } : {}) };
+  const structured = !result.isError && isPlainObject(result.payload) ? { structuredContent: result.payload } : {};
+  return { content: [{ type: 'text', text: JSON.stringify(result.payload) }], ...structured, ...(result.isError ? { isError: true } : {}) };
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function jsonSchemaOf(schema: z.ZodType): { type: 'object'; [k: string]: unknown } {
+  // clients validate with draft-07 ajv, which refuses an unknown $schema URI; the keywords used are common to both drafts
+  const converted = z.toJSONSchema(schema, {
+    io: 'input',
+    // `format` says it; zod's long regex copies of the UUID and date formats would double tools/list
+    override: ({ jsonSchema }) => {
+      if (jsonSchema.format) delete jsonSchema.pattern;
+      if (jsonSchema.maximum === Number.MAX_SAFE_INTEGER) delete jsonSchema.maximum;
+    },
+  });
+  const { $schema: _draft, ...rest } = converted as { type: 'object'; [k: string]: unknown };
+  return rest as { type: 'object'; [k: string]: unknown };
+}
+
+/**
+ * Every tool acts on the dashboard only, never the open world (MCP's default for that hint is true).
+ * The destructive and idempotent hints mean something only for tools that write, so read tools omit them.
+ */
+const annotationsByEffect = {
+  read: { readOnlyHint: true, openWorldHint: false },
+  create: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  overwrite: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+} as const;
+
+/**
+ * tools/call params the SDK would answer with -32603 and a zod dump: refused here as -32602 with
+ * one line saying what a call needs.
+ */
+export function checkToolCall(method: string, params: unknown): Refusal | undefined {
+  if (method !== 'tools/call') return undefined;
+  const p = params as { name?: unknown; arguments?: unknown } | undefined;
+  if (!isPlainObject(p) || typeof p.name !== 'string' || !p.name) {
+    return { code: INVALID_PARAMS, message: 'Invalid params: tools/call needs params.name, the tool name as a string' };
+  }
+  if (p.arguments !== undefined && !isPlainObject(p.arguments)) {
+    return { code: INVALID_PARAMS, message: `Invalid params: arguments of ${p.name} must be an object` };
+  }
+  return undefined;
 }
 
 /**
@@ -27,9 +73,11 @@ export function createToolServer(options: { client: TaskServerClient; mutations:
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: listed.map((t) => ({
       name: t.name,
+      title: t.title,
       description: t.description,
-      inputSchema: z.toJSONSchema(t.input, { io: 'input' }) as { type: 'object'; [k: string]: unknown },
-      annotations: { readOnlyHint: !t.mutating },
+      inputSchema: jsonSchemaOf(t.input),
+      outputSchema: t.output as { type: 'object'; [k: string]: unknown },
+      annotations: annotationsByEffect[t.effect],
     })),
   }));
 

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
+import { taskColumns, taskStatuses } from '../core/tasks/task';
 import type { TaskServerClient, UpstreamReply } from './task-server-client';
 import { argumentsObject, flag, integerFrom, isoDay, oneOf, optionalText, requiredText, uuidArgument } from './tool-arguments';
 
@@ -9,23 +10,40 @@ export interface ToolResult {
   isError: boolean;
 }
 
+/** How a tool touches the dashboard, as MCP's annotations say it (the hints clients show before a call). */
+type Effect = 'read' | 'create' | 'overwrite';
+
 export interface Tool {
   name: string;
+  title: string;
   description: string;
   mutating: boolean;
+  effect: Effect;
   input: z.ZodType;
+  /** JSON Schema of a successful result's top level; every key optional, since a 404 answers {error: not_found}. */
+  output: Record<string, unknown>;
   run(args: never, client: TaskServerClient): Promise<ToolResult>;
 }
 
 function defineTool<S extends z.ZodType>(tool: {
   name: string;
+  title: string;
   description: string;
-  mutating?: boolean;
+  effect?: Effect;
   input: S;
+  output: Record<string, unknown>;
   run(args: z.output<S>, client: TaskServerClient): Promise<ToolResult>;
 }): Tool {
-  return { mutating: false, ...tool } as Tool;
+  const effect = tool.effect ?? 'read';
+  return { ...tool, effect, mutating: effect !== 'read' } as Tool;
 }
+
+/** A result object whose listed keys have these JSON types; other keys may appear (bodies pass through). */
+function resultWith(keys: Record<string, 'object' | 'array' | 'number' | 'integer' | 'boolean' | 'string'>): Record<string, unknown> {
+  return { type: 'object', properties: Object.fromEntries(Object.entries(keys).map(([k, type]) => [k, { type }])) };
+}
+
+const receiptOutput = resultWith({ receipt: 'object', duplicate: 'boolean', error: 'string' });
 
 const ok = (payload: unknown): ToolResult => ({ payload, isError: false });
 const failed = (payload: unknown): ToolResult => ({ payload, isError: true });
@@ -83,10 +101,14 @@ function dispatchSafety(body: unknown): unknown {
   };
 }
 
-/** Statuses of the database-backed task list (spec 01 Task). */
-const taskStatuses = [
-  'backlog', 'ready', 'in_progress', 'blocked', 'review', 'completed', 'archived', 'topic_candidate', 'drafting',
-  'image_pending', 'image_ready', 'qa_pending', 'ready_to_publish', 'published', 'retrying', 'failed', 'cancelled',
+const taskFields = taskColumns.split(', ') as [string, ...string[]];
+/** What an agent needs to pick work; full rows cost ~180 tokens each. */
+export const summaryTaskFields = ['id', 'project_id', 'title', 'status', 'priority', 'owner', 'due_date', 'labels', 'dependency_ids', 'updated_at'] as const;
+
+/** Fields task.update accepts in its patch (spec 01 Task, writable columns). */
+const patchFields = [
+  'title', 'description', 'status', 'priority', 'owner', 'due_date', 'start_date', 'estimated_effort', 'actual_effort',
+  'parent_task_id', 'dependency_ids', 'labels', 'recurrence_rule', 'metadata', 'project_id',
 ] as const;
 
 const missionSections = ['health', 'agents', 'queue', 'runs', 'blockers', 'cron', 'costs', 'budgets'] as const;
@@ -105,13 +127,21 @@ function withoutUndefined(value: Record<string, unknown>): Record<string, unknow
 export const tools: readonly Tool[] = [
   defineTool({
     name: 'list_tasks',
-    description: 'Tasks of the dashboard, optionally of one project and one exact status; archived tasks only when asked.',
+    title: 'List tasks',
+    description: `Tasks, optionally of one project and one status; archived ones only when asked. Rows carry ${summaryTaskFields.join(', ')} unless \`fields\` says otherwise.`,
     input: argumentsObject({
-      status: optionalText('status', 100).optional(),
-      project_id: uuidArgument('project_id').optional(),
-      limit: integerFrom('limit', 1, 200).default(50),
-      include_archived: flag('include_archived').default(false),
+      status: oneOf('status', taskStatuses).optional().describe('only tasks with this status'),
+      project_id: uuidArgument('project_id').optional().describe('only tasks of this project'),
+      limit: integerFrom('limit', 1, 200).default(50).describe('most tasks returned'),
+      include_archived: flag('include_archived').default(false).describe('also list archived tasks'),
+      fields: z
+        .union([z.literal('all'), z.array(oneOf('each field', taskFields)).min(1)], {
+          error: `fields must be "all" or a list drawn from ${taskFields.join(', ')}`,
+        })
+        .optional()
+        .describe('"all", or the fields wanted; default: a summary'),
     }),
+    output: resultWith({ tasks: 'array', total: 'integer', truncated: 'boolean', include_archived: 'boolean' }),
     async run(args, client) {
       // /api/tasks/all returns every task that is not soft-deleted, archived ones included; filtering is ours.
       const reply = await client.request('GET', `/api/tasks/all${query({ project_id: args.project_id })}`);
@@ -121,54 +151,66 @@ export const tools: readonly Tool[] = [
           (args.include_archived || (t.status !== 'archived' && !t.archived_at)) &&
           (args.status === undefined || t.status === args.status),
       );
-      const tasks = matching.slice(0, args.limit);
+      const fields = args.fields === 'all' ? undefined : (args.fields ?? summaryTaskFields);
+      const tasks = matching.slice(0, args.limit).map((t) => (fields ? Object.fromEntries(fields.filter((f) => f in t).map((f) => [f, t[f]])) : t));
       return ok({ tasks, total: matching.length, truncated: matching.length > tasks.length, include_archived: args.include_archived });
     },
   }),
   defineTool({
     name: 'get_task',
-    description: 'One task with its dependencies; {error: "not_found"} for an unknown id.',
-    input: argumentsObject({ task_id: uuidArgument('task_id') }),
+    title: 'Get a task',
+    description: 'One full task row with its dependencies; {error: "not_found"} for an unknown id.',
+    input: argumentsObject({ task_id: uuidArgument('task_id').describe('the task id') }),
+    output: resultWith({ id: 'string', title: 'string', status: 'string', error: 'string' }),
     async run(args, client) {
       return fromReply(await client.request('GET', `/api/tasks/${args.task_id}`));
     },
   }),
   defineTool({
     name: 'get_costs_summary',
-    description: 'Daily cost and token totals over the last `days` days (1 to 90).',
-    input: argumentsObject({ days: integerFrom('days', 1, 90).default(7) }),
+    title: 'Cost summary',
+    description: 'Daily cost and token totals over the last `days` days.',
+    input: argumentsObject({ days: integerFrom('days', 1, 90).default(7).describe('days back from today') }),
+    output: resultWith({ available: 'boolean' }),
     async run(args, client) {
       return fromReply(await client.request('GET', `/api/costs/summary${query({ days: args.days })}`));
     },
   }),
   defineTool({
     name: 'get_cost_rollup',
+    title: 'Cost rollup',
     description: 'Costs grouped by agent, department or workflow type over the last `days` days.',
     input: argumentsObject({
-      group_by: oneOf('group_by', ['agent', 'department', 'workflow_type']).default('agent'),
-      days: integerFrom('days', 1, 90).default(7),
+      group_by: oneOf('group_by', ['agent', 'department', 'workflow_type']).default('agent').describe('grouping key'),
+      days: integerFrom('days', 1, 90).default(7).describe('days back from today'),
     }),
+    output: resultWith({ available: 'boolean' }),
     async run(args, client) {
       return fromReply(await client.request('GET', `/api/costs/rollup${query({ group_by: args.group_by, days: args.days })}`));
     },
   }),
   defineTool({
     name: 'list_budgets',
+    title: 'List budgets',
     description: 'Budgets with their derived spend, percentage of cap and status.',
     input: argumentsObject({}),
+    output: resultWith({ available: 'boolean', budgets: 'array' }),
     async run(_args, client) {
       return fromReply(await client.request('GET', '/api/budgets'));
     },
   }),
   defineTool({
     name: 'get_budget_ledger',
-    description: 'Spend and ledger events of one budget for a period ("current" or YYYY-MM).',
+    title: 'Budget ledger',
+    description: 'Spend and ledger events of one budget for a period.',
+    output: resultWith({ available: 'boolean', error: 'string' }),
     input: argumentsObject({
-      budget_id: uuidArgument('budget_id'),
+      budget_id: uuidArgument('budget_id').describe('the budget id'),
       period: z
         .string({ error: 'period must be "current" or a month in the form YYYY-MM' })
         .regex(/^(current|\d{4}-(0[1-9]|1[0-2]))$/, { error: 'period must be "current" or a month in the form YYYY-MM' })
-        .default('current'),
+        .default('current')
+        .describe('"current" or a month YYYY-MM'),
     }),
     async run(args, client) {
       return fromReply(await client.request('GET', `/api/budgets/${args.budget_id}/ledger${query({ period: args.period })}`));
@@ -176,20 +218,24 @@ export const tools: readonly Tool[] = [
   }),
   defineTool({
     name: 'list_snapshots',
+    title: 'List snapshots',
     description: 'Full-state snapshots on disk, newest first (works without the database).',
     input: argumentsObject({}),
+    output: resultWith({ available: 'boolean', count: 'integer', snapshots: 'array' }),
     async run(_args, client) {
       return fromReply(await client.request('GET', '/api/snapshots'));
     },
   }),
   defineTool({
     name: 'get_fleet_status',
+    title: 'Fleet status',
     description:
-      'Health, agent liveness (with dispatch pauses), dispatch safety (agents paused by a provider quota, runs held back by concurrency caps), running runs and (optionally) stuck runs in one answer; a failing section is marked unavailable.',
+      'Health, agent liveness (with dispatch pauses), dispatch safety (agents paused by a provider quota, runs held back by concurrency caps), running and stuck runs; a failing section is marked unavailable.',
     input: argumentsObject({
-      include_stuck: flag('include_stuck').default(true),
-      running_limit: integerFrom('running_limit', 1, 100).default(20),
+      include_stuck: flag('include_stuck').default(true).describe('add the stuck runs section'),
+      running_limit: integerFrom('running_limit', 1, 100).default(20).describe('most running runs listed'),
     }),
+    output: resultWith({ health: 'object', agents: 'object', dispatch_safety: 'object', running_runs: 'object', stuck_runs: 'object' }),
     async run(args, client) {
       const parts = await Promise.all([
         section('health', client, '/api/health-status'),
@@ -203,13 +249,16 @@ export const tools: readonly Tool[] = [
   }),
   defineTool({
     name: 'get_mission_control_summary',
-    description: 'The operator overview: health, agents, task queue, runs, blockers, cron, costs and budgets (or a subset), fetched in parallel.',
+    title: 'Mission control summary',
+    description: 'The operator overview, all sections or those named; a failing section is marked unavailable.',
     input: argumentsObject({
       sections: z
         .array(oneOf('each section', missionSections), { error: `sections must be a list drawn from ${missionSections.join(', ')}` })
         .min(1, { error: `sections must name at least one of ${missionSections.join(', ')}` })
-        .optional(),
+        .optional()
+        .describe('sections wanted; default all'),
     }),
+    output: resultWith(Object.fromEntries(missionSections.map((name) => [name, 'object'] as const))),
     async run(args, client) {
       const wanted = new Set<MissionSection>(args.sections ?? missionSections);
       const jobs: Array<Promise<{ name: string; value: unknown; reachable: boolean }>> = [];
@@ -244,41 +293,51 @@ export const tools: readonly Tool[] = [
   }),
   defineTool({
     name: 'search_audit',
-    description: 'Search the audit log, newest first, with the filters of GET /api/audit.',
+    title: 'Search the audit log',
+    description: 'Audit rows, newest first, matching every filter given.',
     input: argumentsObject({
-      q: optionalText('q', 500).optional(),
-      actor: optionalText('actor', 200).optional(),
-      action: optionalText('action', 200).optional(),
-      task_id: uuidArgument('task_id').optional(),
-      start_date: isoDay('start_date').optional(),
-      end_date: isoDay('end_date').optional(),
-      entity_type: optionalText('entity_type', 100).optional(),
-      governance_only: flag('governance_only').default(false),
-      limit: integerFrom('limit', 1, 500).default(100),
+      q: optionalText('q', 500).optional().describe('text searched in action, actor and details'),
+      actor: optionalText('actor', 200).optional().describe('exact actor name'),
+      action: optionalText('action', 200).optional().describe('exact action, e.g. task.update'),
+      task_id: uuidArgument('task_id').optional().describe('rows about this task'),
+      start_date: isoDay('start_date').optional().describe('from this day, YYYY-MM-DD'),
+      end_date: isoDay('end_date').optional().describe('through this day, YYYY-MM-DD'),
+      entity_type: optionalText('entity_type', 100).optional().describe('e.g. task, project, workflow_run'),
+      governance_only: flag('governance_only').default(false).describe('only governed-action rows'),
+      limit: integerFrom('limit', 1, 500).default(100).describe('rows per page'),
       offset: z
         .number({ error: 'offset must be an integer of at least 0' })
         .int({ error: 'offset must be an integer of at least 0' })
         .min(0, { error: 'offset must be an integer of at least 0' })
-        .default(0),
+        .default(0)
+        .describe('rows skipped'),
     }),
+    output: resultWith({ entries: 'array', count: 'integer', next_offset: 'integer' }),
     async run(args, client) {
-      return fromReply(await client.request('GET', `/api/audit${query(args)}`));
+      // /api/audit answers a bare array; an MCP result's structured content must be an object
+      const result = fromReply(await client.request('GET', `/api/audit${query(args)}`));
+      if (result.isError || !Array.isArray(result.payload)) return result;
+      const entries = result.payload;
+      return ok({ entries, count: entries.length, next_offset: entries.length === args.limit ? args.offset + entries.length : null });
     },
   }),
   defineTool({
     name: 'create_task',
-    description: 'Create a task through the governed action task.create (yields a receipt and an audit record).',
-    mutating: true,
+    title: 'Create a task',
+    description: 'Create a task (governed action task.create: a receipt and an audit row).',
+    effect: 'create',
     input: argumentsObject({
-      title: requiredText('title', 500),
-      project_id: uuidArgument('project_id'),
-      description: optionalText('description').optional(),
-      owner_agent: optionalText('owner_agent', 200).optional(),
-      status: oneOf('status', taskStatuses).optional(),
+      title: requiredText('title', 500).describe('task title'),
+      project_id: uuidArgument('project_id').describe('project the task belongs to'),
+      description: optionalText('description').optional().describe('longer text'),
+      owner_agent: optionalText('owner_agent', 200).optional().describe('agent that owns the task'),
+      status: oneOf('status', taskStatuses).optional().describe('default backlog'),
       due_date: z
         .union([z.iso.date(), z.iso.datetime({ offset: true })], { error: 'due_date must be an ISO date (YYYY-MM-DD or a full ISO timestamp)' })
-        .optional(),
+        .optional()
+        .describe('YYYY-MM-DD or ISO timestamp'),
     }),
+    output: receiptOutput,
     async run(args, client) {
       const { project_id, ...params } = args;
       const result = await executeAction(client, 'task.create', project_id, withoutUndefined(params));
@@ -287,21 +346,33 @@ export const tools: readonly Tool[] = [
   }),
   defineTool({
     name: 'update_task',
-    description: 'Update fields of a task through the governed action task.update; the patch is passed through unchanged.',
-    mutating: true,
+    title: 'Update a task',
+    description: 'Set fields of a task (governed action task.update).',
+    effect: 'overwrite',
     input: argumentsObject({
-      task_id: uuidArgument('task_id'),
-      patch: z.record(z.string(), z.unknown(), { error: 'patch must be an object of field updates' }),
+      task_id: uuidArgument('task_id').describe('the task id'),
+      patch: z
+        .partialRecord(z.enum(patchFields), z.unknown(), {
+          // a partial record reports unknown keys as unrecognized_keys, which its issue type does not declare
+          error: (issue) => {
+            const keys = (issue as { keys?: string[] }).keys;
+            return keys ? `unknown patch field ${keys.join(', ')}; patch fields must be drawn from ${patchFields.join(', ')}` : 'patch must be an object of field updates';
+          },
+        })
+        .describe('the fields to set'),
     }),
+    output: receiptOutput,
     async run(args, client) {
       return receiptResult(await executeAction(client, 'task.update', args.task_id, { patch: args.patch }));
     },
   }),
   defineTool({
     name: 'create_snapshot',
-    description: 'Write one full-state snapshot artifact through the governed action snapshot.create (needs the database).',
-    mutating: true,
-    input: argumentsObject({ name: optionalText('name', 120).optional() }),
+    title: 'Create a snapshot',
+    description: 'Write a full-state snapshot (governed action snapshot.create; needs the database).',
+    effect: 'create',
+    input: argumentsObject({ name: optionalText('name', 120).optional().describe('default snapshot-YYYYMMDD-HHmm') }),
+    output: receiptOutput,
     async run(args, client) {
       return receiptResult(await executeAction(client, 'snapshot.create', 'fleet', withoutUndefined({ name: args.name })));
     },

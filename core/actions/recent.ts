@@ -1,7 +1,7 @@
 import * as z from 'zod';
+import { parseQuery } from '../query-params';
 import { answeringValidation, degradable } from '../costs/availability';
 import type { Deps } from '../ports';
-import { parseInput } from '../validation';
 import { receiptColumns, type Receipt } from './receipts';
 
 export const recentReceiptsQuerySchema = z
@@ -16,7 +16,7 @@ export const recentReceiptsQuerySchema = z
 /** GET /api/actions/recent?limit=: receipts newest first, limit clamped to 1..200 (default 50). */
 export async function listRecentReceipts(deps: Pick<Deps, 'storage' | 'clock'>, query: unknown) {
   return answeringValidation(async () => {
-    const { limit } = parseInput(recentReceiptsQuerySchema, query ?? {}, 'query');
+    const { limit } = parseQuery(recentReceiptsQuerySchema, query);
     return degradable(deps.storage, async (db) => {
       const { rows } = await db.query<Receipt>(
         `SELECT ${receiptColumns} FROM action_receipts ORDER BY created_at DESC, action_id LIMIT $1`,

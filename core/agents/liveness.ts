@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { recordChange } from '../audit/record-change';
 import type { Deps } from '../ports';
-import { queryInt } from '../query-params';
+import { queryInt, parseQuery } from '../query-params';
 import { requireDb } from '../storage';
 import { agentNameSchema } from '../tasks/task';
 import { jsonObjectSchema, parseInput } from '../validation';
@@ -82,7 +82,7 @@ export async function recordHeartbeat(deps: Pick<Deps, 'storage' | 'clock' | 'id
  * with its dispatch pause; an agent paused without any heartbeat is listed too (offline, never seen).
  */
 export async function listAgentLiveness(deps: Pick<Deps, 'storage' | 'clock'>, query: unknown): Promise<{ agents: LivenessEntry[] }> {
-  const { offline_after_seconds } = parseInput(livenessQuerySchema, query ?? {}, 'query');
+  const { offline_after_seconds } = parseQuery(livenessQuerySchema, query);
   const db = requireDb(deps.storage);
   const now = deps.clock.now();
   const { rows } = await db.query<{

@@ -1,9 +1,9 @@
 import * as z from 'zod';
 import { ValidationError } from '../errors';
 import type { Deps } from '../ports';
-import { queryBoolean, queryInt } from '../query-params';
+import { queryBoolean, queryInt, parseQuery } from '../query-params';
 import { requireDb } from '../storage';
-import { parseInput, uuidSchema } from '../validation';
+import { uuidSchema } from '../validation';
 import { auditColumns, type AuditRecord } from './audit-record';
 
 const day = z.iso.date({ message: 'must be a date YYYY-MM-DD' });
@@ -64,7 +64,7 @@ export function auditPageSql(filter: AuditFilter, limit: number, offset: number)
 }
 
 export function parseAuditQuery(query: unknown): z.infer<typeof auditQuerySchema> {
-  const filter = parseInput(auditQuerySchema, query ?? {}, 'query');
+  const filter = parseQuery(auditQuerySchema, query);
   if (filter.start_date && filter.end_date && filter.start_date > filter.end_date) {
     throw new ValidationError('start_date must not be after end_date', [{ path: 'start_date', message: 'after end_date' }]);
   }

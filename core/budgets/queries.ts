@@ -1,8 +1,9 @@
 import * as z from 'zod';
+import { parseQuery } from '../query-params';
 import { answeringValidation, degradable } from '../costs/availability';
 import { BudgetNotFoundError, ValidationError } from '../errors';
 import type { Db, Deps } from '../ports';
-import { parseInput, uuidSchema } from '../validation';
+import { uuidSchema } from '../validation';
 import { budgetColumns, type BudgetRow } from './budget';
 import { evaluateBudgets, recordLedgerEvents, viewOf } from './evaluation';
 import { periodFromKey, periodKeyForms, periodWindow } from './periods';
@@ -40,7 +41,7 @@ export async function getBudgetLedger(deps: Pick<Deps, 'storage' | 'clock'>, raw
   const id = rawId as string;
   const now = deps.clock.now();
   return answeringValidation(async () => {
-    const { period } = parseInput(ledgerQuerySchema, query ?? {}, 'query');
+    const { period } = parseQuery(ledgerQuerySchema, query);
     return degradable(deps.storage, async (db) => {
       const budget = await findBudget(db, id);
       if (!budget) throw new BudgetNotFoundError();

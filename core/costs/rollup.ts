@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { parseQuery } from '../query-params';
 import type { Deps } from '../ports';
 import { parseInput } from '../validation';
 import { answeringValidation, degradable } from './availability';
@@ -44,7 +45,7 @@ interface Group {
  */
 export async function getCostRollup(deps: Pick<Deps, 'storage' | 'clock'>, query: unknown) {
   return answeringValidation(async () => {
-    const { group_by, days } = parseInput(costRollupQuerySchema, query ?? {}, 'query');
+    const { group_by, days } = parseQuery(costRollupQuerySchema, query);
     const now = deps.clock.now();
     const timestamp = now.toISOString();
     return degradable(

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { parseQuery } from '../query-params';
 import type { Db, Deps } from '../ports';
 import { parseInput } from '../validation';
 import { answeringValidation, degradable } from './availability';
@@ -44,7 +45,7 @@ export async function dailyUsage(db: Db, window: CostWindow): Promise<Map<string
  */
 export async function getCostSummary(deps: Pick<Deps, 'storage' | 'clock'>, query: unknown) {
   return answeringValidation(async () => {
-    const { days } = parseInput(costSummaryQuerySchema, query ?? {}, 'query');
+    const { days } = parseQuery(costSummaryQuerySchema, query);
     const now = deps.clock.now();
     const timestamp = now.toISOString();
     return degradable(

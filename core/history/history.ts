@@ -3,11 +3,11 @@ import { auditColumns, type AuditRecord } from '../audit/audit-record';
 import { auditWhere } from '../audit/list-audit';
 import { NotFoundError, ValidationError } from '../errors';
 import type { Db, Deps } from '../ports';
-import { queryInt } from '../query-params';
+import { queryInt, parseQuery } from '../query-params';
 import { redactSecrets } from '../secrets/redact';
 import { requireDb } from '../storage';
 import { timestampSchema } from '../tasks/task';
-import { parseId, parseInput } from '../validation';
+import { parseId } from '../validation';
 import { snapshotColumns, type EntitySnapshot } from './entity-snapshots';
 
 const text = z.string().min(1).max(200);
@@ -21,7 +21,7 @@ export const historyQuerySchema = z.strictObject({
 
 /** GET /api/history: audit entries of every entity, newest first, with the total that match. */
 export async function listHistory(deps: Pick<Deps, 'storage'>, query: unknown): Promise<{ entries: AuditRecord[]; total: number }> {
-  const { limit, ...filter } = parseInput(historyQuerySchema, query ?? {}, 'query');
+  const { limit, ...filter } = parseQuery(historyQuerySchema, query);
   const db = requireDb(deps.storage);
   const { where, params } = auditWhere(filter);
   const [entries, total] = await Promise.all([
@@ -44,7 +44,7 @@ async function assertTaskKnown(db: Db, taskId: string): Promise<void> {
 /** GET /api/history/:taskId: the task's audit entries, newest first; 404 for a task never seen. */
 export async function listTaskHistory(deps: Pick<Deps, 'storage'>, rawId: unknown, query: unknown) {
   const taskId = parseId(rawId, 'taskId');
-  const { limit } = parseInput(taskHistoryQuerySchema, query ?? {}, 'query');
+  const { limit } = parseQuery(taskHistoryQuerySchema, query);
   const db = requireDb(deps.storage);
   await assertTaskKnown(db, taskId);
   const [entries, total] = await Promise.all([
@@ -71,7 +71,7 @@ export const snapshotAtQuerySchema = z.strictObject({ at: timestampSchema });
  */
 export async function taskSnapshotAt(deps: Pick<Deps, 'storage'>, rawId: unknown, query: unknown) {
   const taskId = parseId(rawId, 'taskId');
-  const { at } = parseInput(snapshotAtQuerySchema, query ?? {}, 'query');
+  const { at } = parseQuery(snapshotAtQuerySchema, query);
   const db = requireDb(deps.storage);
   const found = await stateAt(db, taskId, at);
   if (!found) {
@@ -104,7 +104,7 @@ export function diffStates(from: Record<string, unknown> | null, to: Record<stri
  */
 export async function taskDiff(deps: Pick<Deps, 'storage'>, rawId: unknown, query: unknown) {
   const taskId = parseId(rawId, 'taskId');
-  const { from, to } = parseInput(diffQuerySchema, query ?? {}, 'query');
+  const { from, to } = parseQuery(diffQuerySchema, query);
   if (from > to) throw new ValidationError('from must not be after to', [{ path: 'from', message: 'after to' }]);
   const db = requireDb(deps.storage);
   await assertTaskKnown(db, taskId);

@@ -3,7 +3,7 @@ import { recordChange } from '../audit/record-change';
 import { OPERATOR_ACTOR } from '../actors';
 import { NotFoundError, ValidationError } from '../errors';
 import type { Db, Deps } from '../ports';
-import { queryInt } from '../query-params';
+import { queryInt, parseQuery } from '../query-params';
 import { redactSecrets } from '../secrets/redact';
 import { requireDb } from '../storage';
 import { assertNoDependencyCycle, assertNoParentCycle, lockTaskGraph } from '../tasks/graph';
@@ -25,7 +25,7 @@ export const stateSnapshotsQuerySchema = z.strictObject({
 
 /** GET /api/state-snapshots?limit=&entity_type=: per-entity state snapshots, newest first. */
 export async function listStateSnapshots(deps: Pick<Deps, 'storage'>, query: unknown) {
-  const { limit, entity_type } = parseInput(stateSnapshotsQuerySchema, query ?? {}, 'query');
+  const { limit, entity_type } = parseQuery(stateSnapshotsQuerySchema, query);
   const db = requireDb(deps.storage);
   const [rows, total] = await Promise.all([
     db.query<EntitySnapshot>(
@@ -44,7 +44,7 @@ export const entitySnapshotsQuerySchema = z.strictObject({ limit: queryInt(1, 20
 export async function listEntitySnapshots(deps: Pick<Deps, 'storage'>, rawType: unknown, rawId: unknown, query: unknown) {
   const entityType = parseInput(entityTypeSchema, rawType, 'entityType');
   const entityId = parseInput(entityIdSchema, rawId, 'entityId');
-  const { limit } = parseInput(entitySnapshotsQuerySchema, query ?? {}, 'query');
+  const { limit } = parseQuery(entitySnapshotsQuerySchema, query);
   const db = requireDb(deps.storage);
   const [rows, total] = await Promise.all([
     db.query<EntitySnapshot>(

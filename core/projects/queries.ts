@@ -1,28 +1,32 @@
 import * as z from 'zod';
+import { parseQuery, queryInt } from '../query-params';
 import { NotFoundError } from '../errors';
 import type { Db, Deps } from '../ports';
-import { parseId, parseInput, uuidSchema } from '../validation';
+import { parseId, uuidSchema } from '../validation';
 import { projectColumns, projectStatusSchema, type Project } from './project';
 
 /** Query of GET /api/projects (spec: "not shown"; documented in docs/api-choices.md). */
 export const listProjectsQuerySchema = z.strictObject({
   status: projectStatusSchema.optional(),
   workspace_id: uuidSchema.optional(),
+  /** The original front end asks for a page of projects; without it, all of them. */
+  limit: queryInt(1, 10_000).optional(),
 });
 
 /** Projects oldest first, optionally filtered by status and workspace. No workflow expansion. */
 export async function listProjects(deps: Pick<Deps, 'storage'>, query: unknown): Promise<Project[]> {
-  const filter = parseInput(listProjectsQuerySchema, query ?? {}, 'query');
+  const filter = parseQuery(listProjectsQuerySchema, query);
   if (deps.storage.mode === 'fallback') {
     return deps.storage.fallback.projects.filter(
       (p) => (!filter.status || p.status === filter.status) && (!filter.workspace_id || p.workspace_id === filter.workspace_id),
-    );
+    ).slice(0, filter.limit);
   }
   const { rows } = await deps.storage.db.query<Project>(
     `SELECT ${projectColumns} FROM projects
       WHERE ($1::text IS NULL OR status = $1) AND ($2::uuid IS NULL OR workspace_id = $2)
-      ORDER BY created_at, id`,
-    [filter.status ?? null, filter.workspace_id ?? null],
+      ORDER BY created_at, id
+      LIMIT $3`,
+    [filter.status ?? null, filter.workspace_id ?? null, filter.limit ?? null],
   );
   return rows;
 }

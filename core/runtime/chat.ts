@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { parseQuery } from '../query-params';
 import { OPERATOR_ACTOR } from '../actors';
 import { recordChange } from '../audit/record-change';
 import { RateLimitedError, RuntimeCallError, ValidationError } from '../errors';
@@ -153,7 +154,7 @@ const historyQuery = z.strictObject({
 
 /** GET /api/agent/chat/history?limit (default 50, capped at 500)&sessionKey: the latest turns, oldest first. */
 export async function chatHistory(deps: Pick<Deps, 'storage'>, query: unknown) {
-  const q = parseInput(historyQuery, query ?? {}, 'query');
+  const q = parseQuery(historyQuery, query);
   const db = requireDb(deps.storage);
   const { rows } = await db.query<{ role: string; content: string; status: string; created_at: Date }>(
     `SELECT role, content, status, created_at FROM (

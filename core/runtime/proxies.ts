@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { parseQuery } from '../query-params';
 import { OPERATOR_ACTOR } from '../actors';
 import { recordChange } from '../audit/record-change';
 import { RuntimeCallError } from '../errors';
@@ -42,7 +43,7 @@ const runtimeTasksQuery = z.strictObject({ runtime: filterValue.optional(), stat
 
 /** GET /api/runtime/tasks?runtime&status */
 export async function runtimeTasks(deps: Pick<Deps, 'runtime'>, query: unknown) {
-  const filter = parseInput(runtimeTasksQuery, query ?? {}, 'query');
+  const filter = parseQuery(runtimeTasksQuery, query);
   const tasks = arrayField(await deps.runtime.run(runtimeCalls.tasksList(filter)), 'tasks', 'tasks list');
   return { source: RUNTIME_SOURCE, count: tasks.length, tasks };
 }
@@ -70,7 +71,7 @@ const memoryIndexQuery = z.strictObject({ agent: agentParam });
  * 3. call the runtime; 4. audit `runtime.memory_index`.
  */
 export async function indexRuntimeMemory(deps: Deps, query: unknown) {
-  const { agent } = parseInput(memoryIndexQuery, query ?? {}, 'query');
+  const { agent } = parseQuery(memoryIndexQuery, query);
   const db = requireDb(deps.storage);
   await requireKnownAgent(deps, agent);
   const result = await deps.runtime.run(runtimeCalls.memoryIndex(agent));
@@ -90,7 +91,7 @@ const promoteQuery = z.strictObject({ agent: agentParam, limit: limitParam(1000,
 
 /** GET /api/runtime/memory/promote?agent&limit: the candidates a promotion would apply (dry run). */
 export async function memoryPromotionCandidates(deps: Pick<Deps, 'runtime'>, query: unknown) {
-  const { agent, limit } = parseInput(promoteQuery, query ?? {}, 'query');
+  const { agent, limit } = parseQuery(promoteQuery, query);
   await requireKnownAgent(deps, agent);
   const doc = await deps.runtime.run(runtimeCalls.memoryPromote(agent, limit, false));
   return { source: RUNTIME_SOURCE, agentId: agent, candidates: arrayField(doc, 'candidates', 'memory promote') };

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { parseQuery } from '../query-params';
 import { OPERATOR_ACTOR } from '../actors';
 import { recordChange } from '../audit/record-change';
 import { ConflictError, ExecutionFailedError, NotFoundError, RuntimeCallError } from '../errors';
@@ -172,7 +173,7 @@ const runsQuery = z.strictObject({
 /** GET /api/cron/jobs/:id/runs?limit (default 50, at most 500): newest first as the runtime lists them. */
 export async function listJobRuns(deps: Pick<Deps, 'runtime'>, rawId: unknown, query: unknown) {
   const id = parseJobId(rawId);
-  const { limit } = parseInput(runsQuery, query ?? {}, 'query');
+  const { limit } = parseQuery(runsQuery, query);
   await requireKnownJob(deps, id);
   const doc = await deps.runtime.run(runtimeCalls.cronRuns(id, limit));
   return { jobId: id, runs: arrayField(doc, 'entries', 'cron runs').slice(0, limit).map((e) => normalizeRunEntry(e, id)) };

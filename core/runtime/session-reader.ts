@@ -1,8 +1,8 @@
 import * as z from 'zod';
+import { parseQuery } from '../query-params';
 import { NotFoundError, RuntimeCallError, ValidationError } from '../errors';
 import type { Deps } from '../ports';
 import type { RuntimeStateFiles, TranscriptStream } from '../ports/runtime';
-import { parseInput } from '../validation';
 import { fileNameIdSchema, parseSessionId, parseSessionKey } from './ids';
 import { isRecord } from './payload';
 import { eventsOfLine, parseLine, toolCallIdsOf, toolResultIdOf, type ParsedLine, type ReplayEvent, type ToolCallInfo, type ToolResultInfo } from './replay';
@@ -107,7 +107,7 @@ const listSessionsQuery = z.strictObject({
 
 /** GET /api/rt/sessions?agent&all&active: newest first; `active` keeps sessions updated within that many minutes. */
 export async function listRuntimeSessions(deps: Pick<Deps, 'runtime' | 'clock'>, query: unknown) {
-  const q = parseInput(listSessionsQuery, query ?? {}, 'query');
+  const q = parseQuery(listSessionsQuery, query);
   const files = filesOf(deps);
   const since = q.active === undefined ? undefined : deps.clock.now().getTime() - q.active * 60_000;
   const recent = (s: SessionMetadata) => since === undefined || (s.updatedAt ?? 0) >= since;
@@ -164,7 +164,7 @@ const eventsQuery = z.strictObject({
  */
 export async function sessionEvents(deps: Pick<Deps, 'runtime'>, rawSessionId: unknown, query: unknown) {
   const sessionId = parseSessionId(rawSessionId);
-  const q = parseInput(eventsQuery, query ?? {}, 'query');
+  const q = parseQuery(eventsQuery, query);
   const transcript = await openOr404(filesOf(deps), q.agent, sessionId);
   const events: ReplayEvent[] = [];
   const callLineById = new Map<string, number>();
@@ -232,7 +232,7 @@ export async function sessionEventDetail(deps: Pick<Deps, 'runtime'>, rawSession
   const lineCheck = detailLine.safeParse(rawLine);
   if (!lineCheck.success) throw new ValidationError('Invalid line number', [{ path: 'line', message: 'must be a whole number of 1 or more' }]);
   const line = lineCheck.data;
-  const q = parseInput(detailQuery, query ?? {}, 'query');
+  const q = parseQuery(detailQuery, query);
   const transcript = await openOr404(filesOf(deps), q.agent, sessionId);
   let target: ParsedLine | undefined;
   let events: ReplayEvent[] = [];
@@ -318,7 +318,7 @@ const messagesQuery = z.strictObject({
 /** GET /api/rt/sessions/:sessionId/messages?agent&after&limit&filter: message entries after a line, oldest first. */
 export async function sessionMessages(deps: Pick<Deps, 'runtime'>, rawSessionId: unknown, query: unknown) {
   const sessionId = parseSessionId(rawSessionId);
-  const q = parseInput(messagesQuery, query ?? {}, 'query');
+  const q = parseQuery(messagesQuery, query);
   const transcript = await openOr404(filesOf(deps), q.agent, sessionId);
   const messages: MessageEntry[] = [];
   let hasMore = false;
@@ -347,7 +347,7 @@ const detailSessionQuery = z.strictObject({ agent: agentParam, messages: cappedC
  */
 export async function sessionDetail(deps: Pick<Deps, 'runtime'>, rawSessionId: unknown, query: unknown) {
   const sessionId = parseSessionId(rawSessionId);
-  const q = parseInput(detailSessionQuery, query ?? {}, 'query');
+  const q = parseQuery(detailSessionQuery, query);
   const files = filesOf(deps);
   const indexed = (await readSessionIndex(files, q.agent))?.find((s) => s.sessionId === sessionId);
   const transcript = await files.openTranscript(q.agent, sessionId);

@@ -8,7 +8,7 @@ import { requireDb } from '../storage';
 import { parseId, parseInput, uuidSchema } from '../validation';
 import { assertLiveTasks, assertNoDependencyCycle, assertNoParentCycle, lockTaskGraph } from './graph';
 import { findTask, getTask, type TaskDetail } from './queries';
-import { createTaskSchema, taskColumns, taskStatusSchema, updateTaskSchema, type Task } from './task';
+import { createTaskSchema, metadataWithCategory, taskColumns, taskStatusSchema, updateTaskSchema, type Task } from './task';
 
 type TaskDeps = Pick<Deps, 'storage' | 'clock' | 'ids' | 'events'>;
 
@@ -78,7 +78,7 @@ export async function createTask(deps: TaskDeps, body: unknown, actor = OPERATOR
       [
         id, input.project_id, input.title, input.description, input.status, input.priority, input.owner, input.due_date,
         input.start_date, input.estimated_effort, input.actual_effort, input.parent_task_id, dependencyIds, input.labels,
-        input.recurrence_rule, input.metadata, now, input.status === 'completed' ? now : null,
+        input.recurrence_rule, metadataWithCategory(input.metadata, input.category), now, input.status === 'completed' ? now : null,
       ],
     );
     const task = rows[0]!;
@@ -109,7 +109,9 @@ export async function updateTask(deps: TaskDeps, rawId: unknown, body: unknown, 
     const graphChange = patch.dependency_ids !== undefined || patch.parent_task_id !== undefined;
     if (graphChange) await lockTaskGraph(tx);
     const before = await lockLiveTask(tx, id);
-    const set: Record<string, unknown> = { ...patch };
+    const { category, ...fields } = patch;
+    const set: Record<string, unknown> = { ...fields };
+    if (category !== undefined) set.metadata = metadataWithCategory(patch.metadata ?? before.metadata, category);
     if (patch.project_id && patch.project_id !== before.project_id) await assertProjectExists(tx, patch.project_id);
     if (patch.parent_task_id) {
       await assertNoParentCycle(tx, id, patch.parent_task_id);

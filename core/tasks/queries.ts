@@ -1,15 +1,24 @@
 import * as z from 'zod';
+import { parseQuery } from '../query-params';
 import { auditColumns, type AuditRecord } from '../audit/audit-record';
 import { NotFoundError } from '../errors';
 import type { Db, Deps } from '../ports';
 import { requireDb } from '../storage';
-import { parseId, parseInput, uuidSchema } from '../validation';
+import { parseId, uuidSchema } from '../validation';
+import { queryBoolean } from '../query-params';
 import { taskColumns, timestampSchema, type Task } from './task';
 
-/** Query of GET /api/tasks/all: `project_id` narrows to one project, `updated_since` to recent changes. */
+/**
+ * Query of GET /api/tasks/all: `project_id` narrows to one project, `updated_since` to recent changes.
+ * The original front end's `include_archived=false` hides archived tasks (absent or true: the
+ * spec's listing, archived included); its `include_child_projects` is accepted and has no effect,
+ * since projects here have no sub-projects.
+ */
 export const listAllTasksQuerySchema = z.strictObject({
   project_id: uuidSchema.optional(),
   updated_since: timestampSchema.optional(),
+  include_archived: queryBoolean.optional(),
+  include_child_projects: queryBoolean.optional(),
 });
 
 type FallbackTask = Record<string, unknown>;
@@ -27,12 +36,13 @@ export const ALL_TASKS_PAGE_ROWS = 1000;
  * stream. Served from the fallback copy while the database is away.
  */
 export async function listAllTasks(deps: Pick<Deps, 'storage'>, query: unknown): Promise<AsyncIterable<ReadonlyArray<Task | FallbackTask>>> {
-  const filter = parseInput(listAllTasksQuerySchema, query ?? {}, 'query');
+  const filter = parseQuery(listAllTasksQuerySchema, query);
   const since = filter.updated_since?.getTime();
   if (deps.storage.mode === 'fallback') {
     const tasks = deps.storage.fallback.tasks.filter(
       (t) =>
         !t.deleted_at &&
+        (filter.include_archived !== false || (!t.archived_at && t.status !== 'archived')) &&
         (!filter.project_id || t.project_id === filter.project_id) &&
         (since === undefined || timeOf(t.updated_at) >= since),
     );
@@ -40,7 +50,16 @@ export async function listAllTasks(deps: Pick<Deps, 'storage'>, query: unknown):
   }
   const db = deps.storage.db;
   const page = async (after: Task | undefined) =>
-    (await db.query<Task>(listAllTasksSql, [filter.project_id ?? null, filter.updated_since ?? null, after?.created_at ?? null, after?.id ?? null, ALL_TASKS_PAGE_ROWS])).rows;
+    (
+      await db.query<Task>(listAllTasksSql, [
+        filter.project_id ?? null,
+        filter.updated_since ?? null,
+        after?.created_at ?? null,
+        after?.id ?? null,
+        ALL_TASKS_PAGE_ROWS,
+        filter.include_archived === false,
+      ])
+    ).rows;
   const first = await page(undefined);
   async function* pages(): AsyncGenerator<Task[]> {
     for (let rows = first; rows.length; rows = rows.length === ALL_TASKS_PAGE_ROWS ? await page(rows[rows.length - 1]) : []) yield rows;
@@ -59,6 +78,7 @@ async function* pagesOf<T>(pages: T[][]): AsyncGenerator<T[]> {
  */
 export const listAllTasksSql = `SELECT ${taskColumns} FROM tasks
   WHERE deleted_at IS NULL AND ($1::uuid IS NULL OR project_id = $1) AND ($2::timestamptz IS NULL OR updated_at >= $2)
+    AND (NOT $6::boolean OR (archived_at IS NULL AND status <> 'archived'))
     AND ($4::uuid IS NULL OR (created_at, id) > (COALESCE((SELECT created_at FROM tasks WHERE id = $4), $3::timestamptz), $4))
   ORDER BY created_at, id
   LIMIT $5`;

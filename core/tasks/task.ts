@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { jsonObjectSchema, uuidSchema } from '../validation';
+import { jsonObjectSchema, uuidSchema, withAliases } from '../validation';
 
 /**
  * The database-backed status list (spec 01 Task.status): the public contract's seven, then the
@@ -110,9 +110,22 @@ const writableFields = {
   metadata: jsonObjectSchema,
 };
 
+/**
+ * The original front end's names (docs/api-choices.md): `text` is the title when `title` is
+ * absent; `category` is kept in `metadata.category`.
+ */
+const clientNames = { text: 'title' } as const;
+const category = z.string().trim().min(1, 'must not be empty').max(200, 'at most 200 characters');
+
+/** Where a task body's `category` goes: into metadata, over the metadata the body or the task has. */
+export function metadataWithCategory(metadata: Record<string, unknown>, categoryValue: string | undefined): Record<string, unknown> {
+  return categoryValue === undefined ? metadata : { ...metadata, category: categoryValue };
+}
+
 /** POST /api/tasks: a partial Task, project_id and title required; unknown fields are refused. */
-export const createTaskSchema = z.strictObject({
+export const createTaskSchema = withAliases(clientNames, z.strictObject({
   ...writableFields,
+  category: category.optional(),
   description: writableFields.description.default(''),
   status: writableFields.status.default('backlog'),
   priority: writableFields.priority.default('medium'),
@@ -126,14 +139,17 @@ export const createTaskSchema = z.strictObject({
   labels: labels.default([]),
   recurrence_rule: writableFields.recurrence_rule.default(null),
   metadata: jsonObjectSchema.default({}),
-});
+}));
 export type CreateTaskInput = z.infer<typeof createTaskSchema>;
 
 /** PATCH /api/tasks/:id: any writable field, at least one; unknown fields and bad values are 400. */
-export const updateTaskSchema = z
-  .strictObject(writableFields)
-  .partial()
-  .refine((patch) => Object.keys(patch).length > 0, { message: 'name at least one field to update' });
+export const updateTaskSchema = withAliases(
+  clientNames,
+  z
+    .strictObject({ ...writableFields, category })
+    .partial()
+    .refine((patch) => Object.keys(patch).length > 0, { message: 'name at least one field to update' }),
+);
 export type UpdateTaskInput = z.infer<typeof updateTaskSchema>;
 
 /** Who may hold a task's lock or own it: an agent name. */

@@ -1,18 +1,27 @@
 import * as z from 'zod';
 import type { Deps } from '../ports';
-import { pageQuery, pagination } from '../query-params';
+import { pageQuery, pagination, parseQuery } from '../query-params';
 import { requireDb } from '../storage';
 import { agentNameSchema, taskColumns, type Task } from '../tasks/task';
-import { parseInput } from '../validation';
 
-export const agentQueueQuerySchema = z.strictObject({ agent: agentNameSchema, ...pageQuery(200) });
+/** `agent_name` is the original front end's name for `agent`; `agent` wins when both are given. */
+export const agentQueueQuerySchema = z
+  .strictObject({ agent: agentNameSchema.optional(), agent_name: agentNameSchema.optional(), ...pageQuery(200) })
+  .transform(({ agent_name, agent, ...rest }, ctx) => {
+    const name = agent ?? agent_name;
+    if (name === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['agent'], message: 'required: the agent whose queue to show (or agent_name)' });
+      return z.NEVER;
+    }
+    return { agent: name, ...rest };
+  });
 
 /**
  * GET /api/views/agent?agent=&page=&limit=: the agent's queue, tasks it owns that are ready or
  * in progress (not archived or deleted); work in progress first, then most urgent, then oldest.
  */
 export async function getAgentQueue(deps: Pick<Deps, 'storage'>, query: unknown) {
-  const { agent, page, limit } = parseInput(agentQueueQuerySchema, query ?? {}, 'query');
+  const { agent, page, limit } = parseQuery(agentQueueQuerySchema, query);
   const db = requireDb(deps.storage);
   const where = `owner = $1 AND status IN ('ready', 'in_progress') AND deleted_at IS NULL AND archived_at IS NULL`;
   const [tasks, count] = await Promise.all([

@@ -1,9 +1,10 @@
 import * as z from 'zod';
+import { parseQuery } from '../query-params';
 import type { Db, Deps } from '../ports';
 import type { Project } from '../projects/project';
 import { requireDb } from '../storage';
 import { taskColumns, type Task } from '../tasks/task';
-import { parseInput, uuidSchema } from '../validation';
+import { uuidSchema } from '../validation';
 import { requireProject } from './project-selection';
 
 /** The board's columns (spec 01 GET /api/views/board); tasks in other statuses are not on the board. */
@@ -35,7 +36,7 @@ export const boardTasksSql = `SELECT ${taskColumns} FROM tasks
 
 /** GET /api/views/board?project_id=: live, unarchived tasks of the project by status column. */
 export async function getBoard(deps: Pick<Deps, 'storage'>, query: unknown) {
-  const { project_id } = parseInput(projectQuerySchema, query ?? {}, 'query');
+  const { project_id } = parseQuery(projectQuerySchema, query);
   const db = requireDb(deps.storage);
   const project = await requireProject(db, project_id);
   const [workflow, tasks] = await Promise.all([workflowOf(db, project), db.query<Task>(boardTasksSql, [project.id, boardColumns])]);

@@ -1,3 +1,4 @@
+import { parseQuery } from '../query-params';
 import { OPERATOR_ACTOR } from '../actors';
 import { recordChange } from '../audit/record-change';
 import { NotFoundError } from '../errors';
@@ -21,7 +22,7 @@ async function findView(db: Db, id: string, lock = false): Promise<SavedView | u
 
 /** GET /api/views?project_id=: the project's saved views (the default project's when absent), oldest first. */
 export async function listViews(deps: Pick<Deps, 'storage'>, query: unknown): Promise<SavedView[]> {
-  const filter = parseInput(listViewsQuerySchema, query ?? {}, 'query');
+  const filter = parseQuery(listViewsQuerySchema, query);
   const db = requireDb(deps.storage);
   const project = await selectProject(db, filter.project_id);
   if (!project) return [];

@@ -1,9 +1,10 @@
 import * as z from 'zod';
+import { parseQuery } from '../query-params';
 import { ValidationError } from '../errors';
 import type { Deps } from '../ports';
 import { requireDb } from '../storage';
 import { taskColumns, timestampSchema, type Task } from '../tasks/task';
-import { parseInput, uuidSchema } from '../validation';
+import { uuidSchema } from '../validation';
 import { requireProject } from './project-selection';
 
 export const timelineQuerySchema = z.strictObject({
@@ -32,7 +33,7 @@ export interface TimelineEntry {
  * dependencies' dates. Without start or end the range spans all dated tasks.
  */
 export async function getTimeline(deps: Pick<Deps, 'storage'>, query: unknown) {
-  const q = parseInput(timelineQuerySchema, query ?? {}, 'query');
+  const q = parseQuery(timelineQuerySchema, query);
   if (q.start && q.end && q.start > q.end) throw new ValidationError('start must not be after end', [{ path: 'start', message: 'after end' }]);
   const db = requireDb(deps.storage);
   const project = await requireProject(db, q.project_id);

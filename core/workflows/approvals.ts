@@ -1,11 +1,12 @@
 import * as z from 'zod';
+import { parseQuery } from '../query-params';
 import { OPERATOR_ACTOR } from '../actors';
 import { recordChange } from '../audit/record-change';
 import { ConflictError, NotFoundError, ValidationError } from '../errors';
 import { pageAndTotal } from '../list-page';
 import type { Db, Deps } from '../ports';
 import { requireDb } from '../storage';
-import { jsonObjectSchema, parseId, parseInput, uuidSchema } from '../validation';
+import { jsonObjectSchema, parseId, parseInput, uuidSchema, withAliases } from '../validation';
 import { requireGovernance } from './governance';
 import { actorSchema, agentActorSchema, agentIdSchema, sessionKeySchema, type WorkflowRun } from './run';
 import { transitionFor, transitionOf } from './run-status';
@@ -43,12 +44,16 @@ export const requestApprovalSchema = z.strictObject({
   metadata: jsonObjectSchema.default({}),
   actor: agentActorSchema,
 });
-export const decideApprovalSchema = z.strictObject({
-  decision: z.enum(['approved', 'rejected'], { message: 'must be approved or rejected' }),
-  decided_by: agentIdSchema.optional(),
-  note: note.optional(),
-  actor: agentActorSchema,
-});
+/** `notes` is the original front end's name for `note`. */
+export const decideApprovalSchema = withAliases(
+  { notes: 'note' },
+  z.strictObject({
+    decision: z.enum(['approved', 'rejected'], { message: 'must be approved or rejected' }),
+    decided_by: agentIdSchema.optional(),
+    note: note.optional(),
+    actor: agentActorSchema,
+  }),
+);
 export const escalateApprovalSchema = z.strictObject({
   escalated_to: agentIdSchema,
   reason: note.optional(),
@@ -94,7 +99,7 @@ export async function requestApproval(deps: Deps, rawRunId: unknown, body: unkno
 }
 
 export async function listApprovals(deps: Pick<Deps, 'storage'>, query: unknown): Promise<{ approvals: Approval[]; total: number; truncated: boolean }> {
-  const q = parseInput(listApprovalsQuerySchema, query ?? {}, 'query');
+  const q = parseQuery(listApprovalsQuerySchema, query);
   const { rows, total, truncated } = await pageAndTotal<Approval>(
     requireDb(deps.storage),
     {
@@ -111,7 +116,7 @@ export async function listApprovals(deps: Pick<Deps, 'storage'>, query: unknown)
 
 /** GET /api/approvals/pending: oldest first, optionally for one approver (after escalation, the escalated_to approver). */
 export async function listPendingApprovals(deps: Pick<Deps, 'storage'>, query: unknown): Promise<{ approvals: Approval[] }> {
-  const q = parseInput(pendingApprovalsQuerySchema, query ?? {}, 'query');
+  const q = parseQuery(pendingApprovalsQuerySchema, query);
   const { rows } = await requireDb(deps.storage).query<Approval>(
     `SELECT ${approvalColumns} FROM workflow_approvals
       WHERE status = 'pending' AND ($1::text IS NULL OR approver_id = $1)

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { parseQuery } from '../query-params';
 import { OPERATOR_ACTOR } from '../actors';
 import { recordChange } from '../audit/record-change';
 import { ConflictError, NotFoundError, ValidationError } from '../errors';
@@ -6,7 +7,7 @@ import { pageAndTotal } from '../list-page';
 import { patchRow } from '../patch-row';
 import type { Db, Deps } from '../ports';
 import { requireDb } from '../storage';
-import { jsonObjectSchema, parseId, parseInput, uuidSchema } from '../validation';
+import { jsonObjectSchema, parseId, parseInput, uuidSchema, withAliases } from '../validation';
 import { actorSchema, agentActorSchema, sessionKeySchema } from './run';
 import { assertSession, lockRun } from './run-store';
 
@@ -56,18 +57,25 @@ export const registerArtifactSchema = z
     if (a.artifact_type === 'url' && a.uri !== undefined && !httpUrl(a.uri)) ctx.addIssue({ code: 'custom', path: ['uri'], message: 'must be an http or https URL' });
   });
 
-/** PATCH /api/artifacts/:id (spec: body not shown): metadata (merged), status, title, uri, content. */
-export const updateArtifactSchema = z
-  .strictObject({
-    title: title.nullable(),
-    uri: uri,
-    content: content.nullable(),
-    status,
-    metadata: jsonObjectSchema,
-    actor: actorSchema,
-  })
-  .partial()
-  .refine((p) => Object.keys(p).some((k) => k !== 'actor'), { message: 'name at least one of title, uri, content, status, metadata' });
+/**
+ * PATCH /api/artifacts/:id (spec: body not shown): metadata (merged), status, title, uri, content,
+ * artifact_type; `label` is the original front end's name for `title`.
+ */
+export const updateArtifactSchema = withAliases(
+  { label: 'title' },
+  z
+    .strictObject({
+      artifact_type: z.enum(artifactTypes, { message: 'must be url, file or text' }),
+      title: title.nullable(),
+      uri: uri,
+      content: content.nullable(),
+      status,
+      metadata: jsonObjectSchema,
+      actor: actorSchema,
+    })
+    .partial()
+    .refine((p) => Object.keys(p).some((k) => k !== 'actor'), { message: 'name at least one of title, uri, content, status, metadata, artifact_type' }),
+);
 
 export const listArtifactsQuerySchema = z.strictObject({
   workflow_run_id: uuidSchema.optional(),
@@ -103,7 +111,7 @@ export async function registerArtifact(deps: Deps, rawRunId: unknown, body: unkn
 }
 
 export async function listArtifacts(deps: Pick<Deps, 'storage'>, query: unknown): Promise<{ artifacts: Artifact[]; total: number; truncated: boolean }> {
-  const q = parseInput(listArtifactsQuerySchema, query ?? {}, 'query');
+  const q = parseQuery(listArtifactsQuerySchema, query);
   const { rows, total, truncated } = await pageAndTotal<Artifact>(
     requireDb(deps.storage),
     {
@@ -129,8 +137,14 @@ export async function updateArtifact(deps: Deps, rawId: unknown, body: unknown):
   const id = parseId(rawId);
   return requireDb(deps.storage).transaction(async (tx) => {
     const before = await lockArtifact(tx, id);
-    if (patch.uri !== undefined && before.artifact_type === 'url' && !httpUrl(patch.uri)) {
+    const type = patch.artifact_type ?? before.artifact_type;
+    const uriAfter = patch.uri ?? before.uri;
+    if (type === 'url' && (uriAfter === null || !httpUrl(uriAfter))) {
       throw new ValidationError('uri: a url artifact keeps an http or https URL', [{ path: 'uri', message: 'must be an http or https URL' }]);
+    }
+    if (type === 'file' && uriAfter === null) throw new ValidationError('uri: a file artifact needs a uri', [{ path: 'uri', message: 'required for a file artifact' }]);
+    if (type === 'text' && (patch.content === undefined ? before.content : patch.content) === null) {
+      throw new ValidationError('content: a text artifact needs content', [{ path: 'content', message: 'required for a text artifact' }]);
     }
     const values: Record<string, unknown> = { ...patch };
     if (patch.metadata) values.metadata = JSON.stringify({ ...before.metadata, ...patch.metadata });

@@ -34,6 +34,8 @@ export interface DispatcherSettings {
   claimUrlBase?: string;
   /** DISPATCH_MAX_IN_FLIGHT: live runs the fleet may hold at once (default: no cap). */
   maxInFlight?: number;
+  /** Told each finished tick's summary (the metrics count them). */
+  onSummary?: (summary: TickSummary) => void;
 }
 
 /** What differs between one tick and the next. */
@@ -101,6 +103,7 @@ export async function tick(deps: Deps, inputs: TickInputs = {}): Promise<TickSum
     heldByPause: dispatch.heldByPause,
   };
   await storeTickSummary(ctx.db, summary, started, finished);
+  deps.dispatcher.onSummary?.(summary);
   return summary;
 }
 
@@ -198,7 +201,7 @@ type DispatchPart = Pick<TickSummary, 'dispatched' | 'unrouted' | 'budgetEnforce
  * gate is opened once per tick and asked about every candidate; a gate that throws fails open
  * (spec 02) and is counted. Held runs stay queued and are skipped by later batches of this tick.
  */
-export async function dispatchQueuedRuns(deps: Deps, ctx: TickContext): Promise<DispatchPart> {
+export async function dispatchQueuedRuns(deps: Deps, ctx: TickContext, onlyRunId?: string): Promise<DispatchPart> {
   const part: DispatchPart = {
     dispatched: 0,
     unrouted: 0,
@@ -224,9 +227,10 @@ export async function dispatchQueuedRuns(deps: Deps, ctx: TickContext): Promise<
   };
   const held: string[] = [];
   for (let i = 0; i < MAX_BATCHES; i++) {
-    const picked = await ctx.db.transaction((tx) => dispatchBatch(deps, ctx, tx, held, verdictOf, part));
+    const picked = await ctx.db.transaction((tx) => dispatchBatch(deps, ctx, tx, held, verdictOf, part, onlyRunId));
     if (picked < ctx.batchSize) break;
   }
+  if (onlyRunId) return part;
   const { rows: unrouted } = await ctx.db.query<{ n: number }>(
     `SELECT count(*)::int AS n FROM workflow_runs r
       WHERE r.status = 'queued' AND NOT EXISTS (SELECT 1 FROM workflow_agent_routing w WHERE w.workflow_type = r.workflow_type)`,
@@ -242,6 +246,7 @@ async function dispatchBatch(
   held: string[],
   verdictOf: (candidate: DispatchCandidate) => Promise<BudgetVerdict>,
   part: DispatchPart,
+  onlyRunId: string | undefined,
 ): Promise<number> {
   const admission = await openDispatchAdmission(tx, deps.clock.now(), { maxInFlight: deps.dispatcher.maxInFlight });
   const { rows: candidates } = await tx.query<Candidate>(
@@ -252,10 +257,10 @@ async function dispatchBatch(
        LEFT JOIN tasks t ON t.id = r.task_id
        LEFT JOIN agent_profiles ap ON ap.agent_id = coalesce(r.owner_agent_id, w.agent_id)
        LEFT JOIN workflow_templates tp ON tp.name = r.workflow_type
-      WHERE r.status = 'queued' AND NOT (r.id = ANY($1::uuid[]))
+      WHERE r.status = 'queued' AND NOT (r.id = ANY($1::uuid[])) AND ($2::uuid IS NULL OR r.id = $2)
       ORDER BY w.priority DESC, r.created_at, r.id
       LIMIT ${ctx.batchSize} FOR UPDATE OF r SKIP LOCKED`,
-    [held],
+    [held, onlyRunId ?? null],
   );
   if (candidates.length === 0) return 0;
   const toDispatch: Array<{ id: string; target: string }> = [];
@@ -325,6 +330,36 @@ async function dispatchBatch(
 export async function wakeTargets(deps: Deps, runs: readonly WorkflowRun[]): Promise<Pick<TickSummary, 'woken' | 'wakeFailed' | 'wakeErrors'>> {
   const outcome: WakeOutcome = await wakeAgents(deps, runs, deps.dispatcher.claimUrlBase);
   return { woken: outcome.woken, wakeFailed: outcome.failed, wakeErrors: outcome.errors };
+}
+
+/** What dispatching one run now did: whether it left the queue, what held it, and the wake of its agent. */
+export interface RunDispatch {
+  dispatched: boolean;
+  heldByBudget: boolean;
+  stoppedByBudget: boolean;
+  /** A concurrency cap that was full, or the target agent's quota pause. */
+  heldByCap: boolean;
+  woken: number;
+  wakeErrors: string[];
+}
+
+/**
+ * One queued run dispatched now, as a tick would dispatch it (route, budget gate, caps and pauses,
+ * mark dispatched, wake the agent), without the tick's other phases or summary: the operator's
+ * start of a queued run.
+ */
+export async function dispatchRunNow(deps: Deps, runId: string, actor: string = SYSTEM_ACTOR): Promise<RunDispatch> {
+  const ctx: TickContext = { db: requireDb(deps.storage), actor, batchSize: 1 };
+  const part = await dispatchQueuedRuns(deps, ctx, runId);
+  const wake = await wakeTargets(deps, part.toWake);
+  return {
+    dispatched: part.dispatched > 0,
+    heldByBudget: part.budgetEnforcement.held > 0,
+    stoppedByBudget: part.budgetEnforcement.stopped > 0,
+    heldByCap: part.heldByPause + part.capped.agent + part.capped.fleet + part.capped.workflowType > 0,
+    woken: wake.woken,
+    wakeErrors: wake.wakeErrors,
+  };
 }
 
 function qualified(alias: string): string {

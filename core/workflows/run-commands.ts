@@ -10,7 +10,8 @@ import { requireGovernance } from './governance';
 import { getRunDetail, type RunDetail } from './run-queries';
 import { activeRunStatuses, resumeTarget, transitionOf } from './run-status';
 import { lookUpKey, rememberKey, requestHash } from './run-idempotency';
-import { assertSession, assertTransition, changeRun, lockRun, runEvent, syncTaskPointer } from './run-store';
+import { dispatchRunNow } from './dispatcher';
+import { assertSession, assertTransition, changeRun, findRun, lockRun, runEvent, syncTaskPointer } from './run-store';
 import {
   cancelRunSchema,
   claimRunSchema,
@@ -199,10 +200,12 @@ export async function heartbeatRun(deps: Deps, rawId: unknown, body: unknown) {
 }
 
 /** POST /api/workflow-runs/:id/start: claimed to running, from the holding session. */
-export async function startRun(deps: Deps, rawId: unknown, body: unknown): Promise<WorkflowRun> {
+export async function startRun(deps: Deps, rawId: unknown, body: unknown): Promise<WorkflowRun | OperatorStart> {
   const input = parseInput(startRunSchema, body ?? {}, 'start');
+  const sessionId = input.session_id;
+  if (sessionId === undefined) return startQueuedRun(deps, rawId, input.actor ?? OPERATOR_ACTOR);
   return withRun(deps, rawId, async (tx, run) => {
-    assertSession(run, input.session_id);
+    assertSession(run, sessionId);
     if (run.status === 'running') return run;
     assertTransition(run, 'start');
     const now = deps.clock.now();
@@ -212,11 +215,46 @@ export async function startRun(deps: Deps, rawId: unknown, body: unknown): Promi
       [run.id, run.current_step, now],
     );
     return changeRun(deps, tx, run, {
-      actor: input.actor ?? run.owner_agent_id ?? input.session_id,
+      actor: input.actor ?? run.owner_agent_id ?? sessionId,
       action: 'status_changed',
       set: { status: transitionOf('start').to, started_at: run.started_at ?? now, heartbeat_at: now },
     });
   });
+}
+
+/** The operator's start: the run as dispatched, and how waking its agent went. */
+export type OperatorStart = WorkflowRun & { wake: { woken: boolean; errors: string[] } };
+
+/**
+ * POST /api/workflow-runs/:id/start without session_id (the original front end's Trigger is
+ * create-then-start): a queued run is dispatched now, as a tick would dispatch it. A run that is not
+ * queued still needs the agent's session_id; one the tick would leave queued (no route, a budget
+ * hold) is a 409 saying why.
+ */
+async function startQueuedRun(deps: Deps, rawId: unknown, actor: string): Promise<OperatorStart> {
+  const id = parseId(rawId);
+  const db = requireDb(deps.storage);
+  const before = await findRun(db, id);
+  if (!before) throw new NotFoundError(`workflow run ${id} not found`);
+  if (before.status !== 'queued') {
+    throw new ValidationError(`session_id: required to start a ${before.status} run; without it only a queued run is started (dispatched now)`, [
+      { path: 'session_id', message: 'required unless the run is queued' },
+    ]);
+  }
+  const outcome = await dispatchRunNow(deps, id, actor);
+  const after = (await findRun(db, id))!;
+  if (!outcome.dispatched && after.status === 'queued') {
+    const { rowCount } = await db.query('SELECT 1 FROM workflow_agent_routing WHERE workflow_type = $1', [after.workflow_type]);
+    const [reason, code] = !rowCount
+      ? [`no agent route for workflow type ${after.workflow_type}`, 'unrouted']
+      : outcome.heldByBudget
+        ? ['held by a budget', 'budget_hold']
+        : outcome.heldByCap
+          ? ['a concurrency cap is full or its agent is paused', 'capped']
+          : ['taken by a concurrent dispatch', 'busy'];
+    throw new ConflictError(`workflow run ${id} stays queued: ${reason}`, { status: after.status, reason: code });
+  }
+  return { ...after, wake: { woken: outcome.woken > 0, errors: outcome.wakeErrors } };
 }
 
 /** POST /api/workflow-runs/:id/complete: running or claimed to completed, output_summary and usage stored. */

@@ -1,8 +1,9 @@
+import { parseQuery } from '../query-params';
 import { NotFoundError } from '../errors';
 import type { Db, Deps } from '../ports';
 import { requireDb } from '../storage';
 import { pageAndTotal } from '../list-page';
-import { parseId, parseInput } from '../validation';
+import { parseId } from '../validation';
 import { recoveryRules, type StuckReason } from './recovery-rules';
 import { activeRunStatuses } from './run-status';
 import { listRunsQuerySchema, pendingRunsQuerySchema, runColumns, type WorkflowRun } from './run';
@@ -31,7 +32,7 @@ export interface RunDetail extends WorkflowRun {
 
 /** GET /api/workflow-runs: newest first, filtered by workflow_type, status (verbatim), task_id. */
 export async function listRuns(deps: Pick<Deps, 'storage'>, query: unknown): Promise<{ runs: WorkflowRun[]; total: number; truncated: boolean }> {
-  const q = parseInput(listRunsQuerySchema, query ?? {}, 'query');
+  const q = parseQuery(listRunsQuerySchema, query);
   const db = requireDb(deps.storage);
   const { rows, total, truncated } = await pageAndTotal<WorkflowRun>(
     db,
@@ -73,7 +74,7 @@ export async function readRunDetail(db: Db, id: string): Promise<RunDetail> {
 
 /** GET /api/workflow-runs/pending: dispatched runs awaiting a claim, oldest dispatch first. */
 export async function listPendingRuns(deps: Pick<Deps, 'storage'>, query: unknown): Promise<{ runs: WorkflowRun[]; total: number; truncated: boolean }> {
-  const q = parseInput(pendingRunsQuerySchema, query ?? {}, 'query');
+  const q = parseQuery(pendingRunsQuerySchema, query);
   const db = requireDb(deps.storage);
   const { rows, total, truncated } = await pageAndTotal<WorkflowRun>(
     db,

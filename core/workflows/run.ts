@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { OPERATOR_ACTOR } from '../actors';
-import { jsonObjectSchema, uuidSchema } from '../validation';
+import { jsonObjectSchema, uuidSchema, withAliases } from '../validation';
 import { sessionKeySchema } from '../runtime/ids';
 import { templateNameSchema } from './template';
 
@@ -84,21 +84,32 @@ const cachedWithinInput = (v: { input_tokens?: number; cached_tokens?: number })
   v.cached_tokens === undefined || v.input_tokens === undefined || v.cached_tokens <= v.input_tokens;
 const cachedIssue = { message: 'cached_tokens must not exceed input_tokens', path: ['cached_tokens'] };
 
-export const createRunSchema = z.strictObject({
-  workflow_type: templateNameSchema,
-  task_id: uuidSchema.nullable().default(null),
-  input_payload: jsonObjectSchema.default({}),
-  owner_agent_id: agentIdSchema.nullable().default(null),
-  metadata: jsonObjectSchema.default({}),
-  actor: actorSchema,
-  /** Or the Idempotency-Key header: the same key and body within 24 hours answer the first run. */
-  idempotency_key: idempotencyKeySchema.optional(),
-});
+/**
+ * The original front end names the actor `initiator` and sends a `run_priority`, which is kept in
+ * the run's metadata (runs have no priority column; the dispatcher orders by age).
+ */
+export const createRunSchema = withAliases(
+  { initiator: 'actor' },
+  z
+    .strictObject({
+      workflow_type: templateNameSchema,
+      task_id: uuidSchema.nullable().default(null),
+      input_payload: jsonObjectSchema.default({}),
+      owner_agent_id: agentIdSchema.nullable().default(null),
+      metadata: jsonObjectSchema.default({}),
+      /** Or the Idempotency-Key header: the same key and body within 24 hours answer the first run. */
+      idempotency_key: idempotencyKeySchema.optional(),
+      run_priority: z.union([z.string().trim().min(1).max(50), z.number().int()], { message: 'must be a word or a whole number' }).optional(),
+      actor: actorSchema,
+    })
+    .transform(({ run_priority, ...run }) => (run_priority === undefined ? run : { ...run, metadata: { ...run.metadata, run_priority } })),
+);
 export type CreateRunInput = z.infer<typeof createRunSchema>;
 
 export const claimRunSchema = z.strictObject({ agent_id: agentIdSchema, session_id: sessionKeySchema, actor: agentActorSchema });
 export const heartbeatRunSchema = z.strictObject({ session_id: sessionKeySchema, actor: agentActorSchema });
-export const startRunSchema = z.strictObject({ session_id: sessionKeySchema, actor: agentActorSchema });
+/** Without session_id, the operator's start of a queued run (dispatch it now); with it, the agent's start. */
+export const startRunSchema = z.strictObject({ session_id: sessionKeySchema.optional(), actor: agentActorSchema });
 export const completeRunSchema = z
   .strictObject({ session_id: sessionKeySchema, output_summary: jsonObjectSchema.default({}), actor: agentActorSchema, ...usageReportShape })
   .refine(cachedWithinInput, cachedIssue);

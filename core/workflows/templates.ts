@@ -1,3 +1,4 @@
+import { parseQuery } from '../query-params';
 import { OPERATOR_ACTOR } from '../actors';
 import { recordChange } from '../audit/record-change';
 import { ConflictError, NotFoundError } from '../errors';
@@ -16,7 +17,7 @@ import {
 
 /** Templates by name, filtered by department_id and ui_category. */
 export async function listTemplates(deps: Pick<Deps, 'storage'>, query: unknown): Promise<{ templates: WorkflowTemplate[] }> {
-  const filter = parseInput(listTemplatesQuerySchema, query ?? {}, 'query');
+  const filter = parseQuery(listTemplatesQuerySchema, query);
   const db = requireDb(deps.storage);
   const { rows } = await db.query<WorkflowTemplate>(
     `SELECT ${templateColumns} FROM workflow_templates

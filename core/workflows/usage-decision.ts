@@ -1,7 +1,7 @@
 import * as z from 'zod';
+import { parseQuery } from '../query-params';
 import type { Deps } from '../ports';
 import { requireDb } from '../storage';
-import { parseInput } from '../validation';
 
 /**
  * Spec 03 "Usage decision rule" of the workflow graph view, as data and a pure function:
@@ -45,7 +45,7 @@ const querySchema = z.strictObject({
 
 /** GET /api/workflow-graph/usage-decision?start=&days=: reads the audit rows of the window (UTC days) and applies the rule. */
 export async function workflowGraphUsageDecision(deps: Pick<Deps, 'storage'>, query: unknown) {
-  const q = parseInput(querySchema, query ?? {}, 'query');
+  const q = parseQuery(querySchema, query);
   const from = new Date(`${q.start}T00:00:00.000Z`);
   const to = new Date(from.getTime() + q.days * 86_400_000);
   const { rows } = await requireDb(deps.storage).query<{ action: string; timestamp: Date; verdict: string | null }>(

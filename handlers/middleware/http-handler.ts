@@ -5,10 +5,12 @@ import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { bearerTokenOf, tokenMatches } from '../../core/auth/bearer-token';
 import { DomainError, UnauthorizedError, ValidationError } from '../../core/errors';
 import { jsonNestsDeeperThan, MAX_JSON_DEPTH } from '../../core/validation';
+import { ignoredQueryKeys } from '../../core/query-params';
 import { appContext, type AppContext } from '../../infra/app-context';
 import { config } from '../../infra/config';
 import { resolveSecretParameters } from '../../infra/secrets/secret-parameters';
 import { logger } from '../../infra/logger';
+import { recordRequest } from '../../infra/metrics/metrics';
 import { routeByKey } from '../routes';
 import { statusByErrorCode } from './error-status';
 import { collectBodyStream, json, type BodyStreamingContext, type HttpResult } from './responses';
@@ -18,7 +20,8 @@ export type HttpEvent = Omit<APIGatewayProxyEventV2, 'body'> & { body?: unknown 
 
 export type EndpointFn = (event: HttpEvent, app: AppContext) => Promise<HttpResult>;
 
-const CORS_HEADERS = { 'access-control-allow-origin': '*' };
+// a browser client reads X-Ignored-Params and X-Request-Id only when they are exposed
+const CORS_HEADERS = { 'access-control-allow-origin': '*', 'access-control-expose-headers': 'x-ignored-params, x-request-id' };
 
 /** serverless-offline gives every event this same placeholder; a request id must tell requests apart. */
 const OFFLINE_PLACEHOLDER_ID = /^offlineContext_/;
@@ -49,6 +52,12 @@ function errorResponse(error: unknown, requestId: string): HttpResult {
   return json(500, { error: 'internal server error', code: 'internal', requestId });
 }
 
+/** Names the query keys the route did not know and dropped (core/query-params.ts parseQuery). */
+function ignoredParamsHeader(event: APIGatewayProxyEventV2): Record<string, string> {
+  const ignored = ignoredQueryKeys(event.queryStringParameters);
+  return ignored.length ? { 'x-ignored-params': ignored.join(',') } : {};
+}
+
 /**
  * Request logging, CORS header and error shaping, in one place: every response of every
  * handler passes through here. The logged path never carries the query string.
@@ -64,14 +73,11 @@ const envelope = (): middy.MiddlewareObj<APIGatewayProxyEventV2, HttpResult> => 
       }
     }
     const response = request.response!;
-    response.headers = { ...response.headers, ...CORS_HEADERS, 'x-request-id': requestId };
-    logger().info('request', {
-      requestId,
-      method: request.event.requestContext?.http?.method,
-      path: request.event.rawPath,
-      status: response.statusCode,
-      durationMs: Date.now() - (started.get(request) ?? Date.now()),
-    });
+    response.headers = { ...response.headers, ...CORS_HEADERS, 'x-request-id': requestId, ...ignoredParamsHeader(request.event) };
+    const durationMs = Date.now() - (started.get(request) ?? Date.now());
+    const method = request.event.requestContext?.http?.method;
+    logger().info('request', { requestId, method, path: request.event.rawPath, status: response.statusCode, durationMs });
+    recordRequest(request.event.routeKey, method ?? 'GET', response.statusCode, durationMs / 1000);
   };
   return {
     before: (request) => {

@@ -7,6 +7,8 @@ export const foundationRoutes: readonly Route[] = [
   { method: 'GET', path: '/api/stats', handler: 'health/get-stats' },
   { method: 'GET', path: '/api/health-status', handler: 'health/get-health-status' },
   { method: 'GET', path: '/api/routes', handler: 'health/list-routes' },
+  { method: 'GET', path: '/api/metrics', handler: 'health/get-metrics' },
+  { method: 'GET', path: '/api/openapi.json', handler: 'health/get-openapi' },
 
   { method: 'GET', path: '/api/projects', handler: 'projects/list-projects' },
   { method: 'POST', path: '/api/projects', handler: 'projects/create-project' },

@@ -5,6 +5,7 @@ import { DomainError } from '../../core/errors';
 import { listScheduledJobs } from '../../core/runtime/scheduled-jobs';
 import type { AppContext } from '../app-context';
 import { isLoopbackHost } from '../config';
+import { CORS_PREFLIGHT_HEADERS } from '../http/cors';
 import { logger } from '../logger';
 
 /** The one route of the cron-manager server (spec 01 "Scheduled jobs", Authentication 8). */
@@ -50,6 +51,12 @@ export async function startCronManager(options: CronManagerOptions): Promise<Cro
       const host = hostnameOf(req.headers.host);
       if (!host || !isLoopbackHost(host)) {
         return send(res, 403, { error: 'the Host header must name a loopback address (127.0.0.1, localhost or ::1)', code: 'forbidden' });
+      }
+      if (req.method === 'OPTIONS') {
+        // a browser's preflight carries no token; without this answer it never sends the real request
+        res.writeHead(204, { ...CORS_PREFLIGHT_HEADERS, 'access-control-allow-methods': 'GET, OPTIONS' });
+        res.end();
+        return;
       }
       if (!options.authToken) {
         return send(res, 401, { error: 'the cron manager requires DASHBOARD_AUTH_TOKEN to be configured', code: 'unauthorized' });

@@ -118,8 +118,10 @@ export class EventStreams {
     for (const client of open) if (!client.res.destroyed) client.res.destroy();
   }
 
-  stats(): { clients: number; dropped: number; listening: boolean; cursor: number | undefined } {
-    return { clients: this.clients.size, dropped: this.dropped, listening: this.listener.isConnected, cursor: this.listener.cursor };
+  stats(): { clients: number; dropped: number; listening: boolean; cursor: number | undefined; slowestPosition: number | undefined } {
+    let slowest: number | undefined;
+    for (const client of this.clients) slowest = slowest === undefined ? client.lastSentId : Math.min(slowest, client.lastSentId);
+    return { clients: this.clients.size, dropped: this.dropped, listening: this.listener.isConnected, cursor: this.listener.cursor, slowestPosition: slowest };
   }
 
   /** Deletes outbox rows older than the retention; returns how many. */

@@ -5,7 +5,9 @@ import { startDispatcherTimer, type DispatcherTimer } from '../dispatcher/timer'
 import { EventStreams } from '../events/event-streams';
 import { resolveSecretParameters } from '../secrets/secret-parameters';
 import { logger } from '../logger';
+import { reportStreamsFrom } from '../metrics/metrics';
 import { startRunner } from './runner';
+import { staticUi } from './static-ui';
 
 /** Exits with the one-line reason the operating contract asks for. */
 function fail(reason: string): never {
@@ -42,9 +44,17 @@ async function main(): Promise<void> {
   const stopFallback = startFallbackRefresher(ctx);
 
   const streams = new EventStreams(ctx);
+  reportStreamsFrom(() => streams.stats());
+  let ui;
+  try {
+    ui = cfg.uiDir ? await staticUi(cfg.uiDir) : undefined;
+  } catch {
+    await ctx.close();
+    fail(`DASHBOARD_UI_DIR=${cfg.uiDir} is not a readable directory`);
+  }
   let runner;
   try {
-    runner = await startRunner({ host: cfg.host, port: cfg.port, largeBodyLimit: cfg.restoreMaxBytes, streams });
+    runner = await startRunner({ host: cfg.host, port: cfg.port, largeBodyLimit: cfg.restoreMaxBytes, streams, staticUi: ui });
   } catch (err) {
     await ctx.close();
     const code = (err as NodeJS.ErrnoException).code;

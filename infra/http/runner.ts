@@ -9,14 +9,12 @@ import { routes as routeTable, type Route } from '../../handlers/routes';
 import { config } from '../config';
 import { logger } from '../logger';
 import { toApiGatewayEvent } from './api-gateway-event';
+import { CORS_PREFLIGHT_HEADERS } from './cors';
 import { loadHandler } from './load-handler';
 import { RouteMatcher } from './route-matcher';
+import type { StaticUi } from './static-ui';
 
-const CORS = {
-  'access-control-allow-origin': '*',
-  'access-control-allow-headers': 'Authorization, Content-Type, Last-Event-ID',
-  'access-control-max-age': '600',
-};
+const CORS = CORS_PREFLIGHT_HEADERS;
 
 const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
@@ -115,6 +113,8 @@ export interface RunnerOptions {
   routes?: readonly Route[];
   /** Without it, stream routes fall through to their handler, which says streams are not served there. */
   streams?: StreamServer;
+  /** DASHBOARD_UI_DIR's files, served outside /api/ (infra/http/static-ui.ts). */
+  staticUi?: StaticUi;
 }
 
 export interface Runner {
@@ -142,6 +142,11 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
       const allowed = matcher.methodsFor(path);
       send(res, 204, { 'access-control-allow-methods': [...allowed, 'OPTIONS'].join(', ') });
       req.resume();
+      return;
+    }
+    if (options.staticUi?.handles(method, path)) {
+      req.resume();
+      await options.staticUi.serve(req, res, path);
       return;
     }
     const match = matcher.match(method, path);

@@ -81,3 +81,13 @@ describe('GET /api/auth/self without a configured token', () => {
     expect(typeof res.body.deferred.reason).toBe('string');
   });
 });
+
+describe('GET /api/openapi.json', () => {
+  it('serves the generated OpenAPI 3.1 document, listing itself, over HTTP and through the handler', async () => {
+    const viaHttp = await app.http('GET', '/api/openapi.json');
+    expect(viaHttp.status).toBe(200);
+    expect(viaHttp.body.openapi).toBe('3.1.0');
+    expect(viaHttp.body.paths['/api/openapi.json'].get).toBeDefined();
+    expect((await app.call('GET', '/api/openapi.json')).body).toEqual(viaHttp.body);
+  });
+});

@@ -83,8 +83,10 @@ describe('projects', () => {
     expect(onlyPaused.body.map((p: { id: string }) => p.id)).toEqual([paused.body.id]);
     const bad = await app.call('GET', '/api/projects?status=sleeping');
     expect(bad.status).toBe(400);
-    const unknownParam = await app.call('GET', '/api/projects?colour=red');
-    expect(unknownParam.status).toBe(400);
+    const unknownParam = await app.call('GET', '/api/projects?colour=red&status=paused');
+    expect(unknownParam.status).toBe(200);
+    expect(unknownParam.headers['x-ignored-params']).toBe('colour');
+    expect(unknownParam.body).toEqual(onlyPaused.body);
   });
 
   it('patches fields, audits before and after, and records status changes as status_changed', async () => {

@@ -37,7 +37,7 @@ describe('workflow templates', () => {
     expect(unknown.status).toBe(400);
   });
 
-  it('lists templates filtered by department_id and ui_category, and refuses unknown query parameters', async () => {
+  it('lists templates filtered by department_id and ui_category, and ignores unknown query parameters, naming them', async () => {
     const a = uniqueName('tpl');
     const b = uniqueName('tpl');
     await app.call('POST', '/api/workflow-templates', { body: { name: a, steps: ['x'], department_id: 'ops-dept', ui_category: 'maint' } });
@@ -48,7 +48,10 @@ describe('workflow templates', () => {
     expect(both.body.templates.map((t: { name: string }) => t.name)).toEqual([a]);
     const all = await app.call('GET', '/api/workflow-templates');
     expect(all.body.templates.some((t: { name: string }) => t.name === 'system-scan')).toBe(true);
-    expect((await app.call('GET', '/api/workflow-templates?colour=red')).status).toBe(400);
+    const coloured = await app.call('GET', '/api/workflow-templates?colour=red&department_id=ops-dept');
+    expect(coloured.status).toBe(200);
+    expect(coloured.headers['x-ignored-params']).toBe('colour');
+    expect(coloured.body).toEqual(byDept.body);
   });
 
   it('patches any field but the name, audits before and after, and 404s an unknown template', async () => {

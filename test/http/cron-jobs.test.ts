@@ -60,6 +60,7 @@ describe('GET /api/cron/jobs/:id/runs', () => {
     for (const q of ['limit=0', 'limit=-3', 'limit=abc', 'limit=501', 'since=1']) {
       expect((await app.http('GET', `/api/cron/jobs/daily-digest/runs?${q}`)).status, q).toBe(400);
     }
+    expect((await app.http('GET', '/api/cron/jobs/daily-digest/runs?since=1')).headers['x-ignored-params']).toBe('since');
     for (const id of ['a..b', '-rf', '%2E%2E%2Fetc', 'a.b', '%2Fetc%2Fpasswd']) {
       expect((await app.http('GET', `/api/cron/jobs/${id}/runs`)).status, id).toBe(400);
     }

@@ -22,13 +22,13 @@ afterAll(async () => {
 });
 
 /** node:http, because fetch will not let a test choose the Host header. */
-function get(base: string, path: string, headers: Record<string, string>): Promise<{ status: number; body: any }> {
+function get(base: string, path: string, headers: Record<string, string>, method = 'GET'): Promise<{ status: number; body: any; headers: http.IncomingHttpHeaders }> {
   const url = new URL(path, base);
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: url.hostname, port: url.port, path: url.pathname, method: 'GET', headers }, (res) => {
+    const req = http.request({ host: url.hostname, port: url.port, path: url.pathname, method, headers }, (res) => {
       let text = '';
       res.on('data', (c) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : undefined, headers: res.headers }));
     });
     req.on('error', reject);
     req.end();
@@ -64,6 +64,18 @@ describe('the cron-manager server', () => {
     const res = await get(open.url, '/api/cron-admin/jobs', { host: 'localhost' });
     expect(res.status).toBe(401);
     expect(res.body.error).toMatch(/DASHBOARD_AUTH_TOKEN/);
+  });
+
+  it('answers a browser preflight (OPTIONS) with 204 and the CORS headers without a token, configured or not', async () => {
+    for (const server of [manager, open]) {
+      const res = await get(server.url, CRON_ADMIN_JOBS_PATH, { host: 'localhost', origin: 'http://localhost:5173', 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' }, 'OPTIONS');
+      expect(res.status).toBe(204);
+      expect(res.body).toBeUndefined();
+      expect(res.headers).toMatchObject({ 'access-control-allow-origin': '*', 'access-control-allow-methods': 'GET, OPTIONS' });
+      expect(res.headers['access-control-allow-headers']).toMatch(/Authorization/);
+    }
+    // the DNS-rebinding check still comes first
+    expect((await get(manager.url, CRON_ADMIN_JOBS_PATH, { host: 'evil.example' }, 'OPTIONS')).status).toBe(403);
   });
 
   it('answers other paths with 404 JSON', async () => {

@@ -1,13 +1,18 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { taskColumns } from '../../core/tasks/task';
+import { summaryTaskFields } from '../../mcp/tools';
 import { recordingTaskServer, startMcpProcess, toolPayload } from '../support/mcp-process';
 
 const TOKEN = 'mcp-secret-token-5be1';
 let upstream: Awaited<ReturnType<typeof recordingTaskServer>>;
 let mcp: ReturnType<typeof startMcpProcess> | undefined;
 
+const defaultTasks = [{ id: 'a', status: 'ready' }];
+let upstreamTasks: Array<Record<string, unknown>> = defaultTasks;
+
 beforeAll(async () => {
   upstream = await recordingTaskServer((req) =>
-    req.url.startsWith('/api/tasks/all') ? { status: 200, body: [{ id: 'a', status: 'ready' }] } : { status: 200, body: { ok: true } },
+    req.url.startsWith('/api/tasks/all') ? { status: 200, body: upstreamTasks } : { status: 200, body: { ok: true } },
   );
 });
 afterAll(async () => upstream.close());
@@ -26,11 +31,67 @@ describe('MCP tool server protocol over raw stdio lines', () => {
     m.sendLine('{"jsonrpc": "2.0", "id": 1, "method": ');
     m.sendLine('[1, 2, 3]');
     m.sendLine('{"hello": "world", "id": 7}');
-    await m.waitForFrames(() => m.frames.length >= 3);
+    await m.waitForFrames(() => m.frames.length >= 5);
     expect(m.frames[0]).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32700 } });
-    expect(m.frames[1]).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600 } });
-    expect(m.frames[2]).toMatchObject({ jsonrpc: '2.0', id: 7, error: { code: -32600 } });
+    expect(m.frames.slice(1, 4)).toEqual(Array(3).fill({ jsonrpc: '2.0', id: null, error: { code: -32600, message: expect.stringMatching(/batches are not supported/) } }));
+    expect(m.frames[4]).toMatchObject({ jsonrpc: '2.0', id: 7, error: { code: -32600 } });
     expect(await m.request(2, 'ping')).toMatchObject({ id: 2, result: {} });
+  });
+
+  it('answers a JSON-RPC batch with one -32600 frame per element, carrying each element\'s id, and executes none of them', async () => {
+    const m = start();
+    m.sendLine(JSON.stringify([{ jsonrpc: '2.0', id: 'a', method: 'ping' }, { jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'list_tasks' } }, 'x']));
+    m.sendLine('[]');
+    await m.waitForFrames(() => m.frames.length >= 4);
+    expect(m.frames.map((f) => [f.id, (f.error as { code: number }).code])).toEqual([['a', -32600], [9, -32600], [null, -32600], [null, -32600]]);
+    expect(upstream.requests).toEqual([]);
+  });
+
+  it('answers tools/call params without a name, or with arguments that are not an object, with -32602 and one line', async () => {
+    const m = start();
+    const cases = [undefined, [], { arguments: {} }, { name: 7 }, { name: '' }, { name: 'list_tasks', arguments: 5 }, { name: 'list_tasks', arguments: [] }];
+    let id = 1;
+    for (const params of cases) {
+      const frame = await m.request(id++, 'tools/call', params);
+      const error = frame.error as { code: number; message: string };
+      expect(error.code, JSON.stringify(params)).toBe(-32602);
+      expect(error.message).toMatch(/^Invalid params: (tools\/call needs params\.name|arguments of list_tasks must be an object)/);
+      expect(error.message).not.toContain('\n');
+    }
+    expect(upstream.requests).toEqual([]);
+  });
+
+  it('refuses a line above 4 MB with -32600 without executing it, then serves the next line', async () => {
+    const m = start();
+    const huge = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_tasks', arguments: { pad: 'x'.repeat(4 * 1024 * 1024) } } });
+    m.sendLine(huge);
+    const ping = await m.request(2, 'ping');
+    expect(ping).toEqual({ jsonrpc: '2.0', id: 2, result: {} });
+    expect(m.frames[0]).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message: expect.stringMatching(/line longer than 4194304 bytes/) } });
+    expect(m.frames.some((f) => f.id === 1)).toBe(false);
+    expect(upstream.requests).toEqual([]);
+  });
+
+  it('at end of input answers every call already read, mutating ones included, before exiting 0', async () => {
+    const m = start({ RUNTIME_MCP_MUTATIONS: '1' });
+    const lines = [
+      { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'pipe', version: '1' } } },
+      { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'create_task', arguments: { title: 'piped', project_id: '123e4567-e89b-42d3-a456-426614174000' } } },
+      { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'list_tasks', arguments: {} } },
+    ];
+    // the last line without a newline, as `printf 'a\nb'` sends it
+    m.proc.stdin.end(lines.map((l) => JSON.stringify(l)).join('\n'));
+    expect(await m.exited).toBe(0);
+    mcp = undefined;
+    expect(m.frames.map((f) => f.id).sort()).toEqual([1, 2, 3]);
+    expect(m.frames.every((f) => f.result !== undefined)).toBe(true);
+    const executed = upstream.toolRequests().find((r) => r.url === '/api/actions/execute');
+    expect(JSON.parse(executed!.body)).toMatchObject({ kind: 'task.create', params: { title: 'piped' } });
+  });
+
+  it('starts when the task server\'s own variables hold values the task server itself would refuse', async () => {
+    const m = start({ PORT: 'abc', DISPATCHER_INTERVAL_MS: '-5', CRON_MANAGER_PORT: 'x', RESTORE_MAX_BYTES: '0' });
+    expect(await m.request(1, 'ping')).toEqual({ jsonrpc: '2.0', id: 1, result: {} });
   });
 
   it('answers unknown methods with -32601, ping with {}, and negotiates and pins the protocol version', async () => {
@@ -77,7 +138,10 @@ describe('MCP tool server protocol over raw stdio lines', () => {
     ['list_tasks', { limit: 2.5 }, /limit must be an integer from 1 to 200/],
     ['list_tasks', { include_archived: 'yes' }, /include_archived must be true or false/],
     ['list_tasks', { project_id: 'p1' }, /project_id must be a UUID/],
-    ['list_tasks', { colour: 'red' }, /unknown argument colour; legal arguments: status, project_id, limit, include_archived/],
+    ['list_tasks', { colour: 'red' }, /unknown argument colour; legal arguments: status, project_id, limit, include_archived, fields/],
+    ['list_tasks', { status: 'done' }, /status must be one of backlog, ready, in_progress/],
+    ['list_tasks', { fields: ['title', 'secret'] }, /fields must be "all" or a list drawn from id, project_id, title/],
+    ['update_task', { task_id: '123e4567-e89b-42d3-a456-426614174000', patch: { colour: 'red' } }, /patch fields must be drawn from title, description/],
     ['get_task', {}, /task_id must be a UUID/],
     ['get_costs_summary', { days: 0 }, /days must be an integer from 1 to 90/],
     ['get_costs_summary', { days: 91 }, /days must be an integer from 1 to 90/],
@@ -132,6 +196,19 @@ describe('MCP tool server protocol over raw stdio lines', () => {
     const m = start();
     const { payload } = toolPayload(await m.request(1, 'tools/call', { name: 'list_tasks', arguments: { status: 'ready', limit: 1 } }));
     expect(payload).toEqual({ tasks: [{ id: 'a', status: 'ready' }], total: 1, truncated: false, include_archived: false });
+  });
+
+  it('returns list_tasks rows with the summary fields by default, the named fields, or whole rows for "all"', async () => {
+    const m = start();
+    const full = { ...Object.fromEntries(taskColumns.split(', ').map((c) => [c, `${c}-value`])), status: 'ready', archived_at: null, deleted_at: null };
+    upstreamTasks = [full];
+    const summary = toolPayload(await m.request(1, 'tools/call', { name: 'list_tasks', arguments: {} })).payload as { tasks: Array<Record<string, unknown>> };
+    expect(Object.keys(summary.tasks[0]!).sort()).toEqual([...summaryTaskFields].sort());
+    const named = toolPayload(await m.request(2, 'tools/call', { name: 'list_tasks', arguments: { fields: ['title', 'metadata'] } })).payload as typeof summary;
+    expect(named.tasks).toEqual([{ title: 'title-value', metadata: 'metadata-value' }]);
+    const all = toolPayload(await m.request(3, 'tools/call', { name: 'list_tasks', arguments: { fields: 'all' } })).payload as typeof summary;
+    expect(all.tasks).toEqual([full]);
+    upstreamTasks = defaultTasks;
   });
 
   it('never writes the token to stdout or stderr', async () => {

@@ -65,8 +65,13 @@ async function sdkClient(env: Record<string, string>) {
   const client = new Client({ name: 'test-client', version: '1.0.0' });
   await client.connect(transport);
   const call = async (name: string, args: Record<string, unknown> = {}) => {
-    const result = (await client.callTool({ name, arguments: args })) as { content: Array<{ text: string }>; isError?: boolean };
-    return { payload: JSON.parse(result.content[0]!.text) as Record<string, unknown>, isError: result.isError === true, text: result.content[0]!.text };
+    const result = (await client.callTool({ name, arguments: args })) as { content: Array<{ text: string }>; isError?: boolean; structuredContent?: unknown };
+    return {
+      payload: JSON.parse(result.content[0]!.text) as Record<string, unknown>,
+      structured: result.structuredContent,
+      isError: result.isError === true,
+      text: result.content[0]!.text,
+    };
   };
   return { client, call, stderr: () => stderr, close: () => client.close() };
 }
@@ -104,8 +109,12 @@ describe('MCP tools through the SDK client against a running task server', () =>
       for (const [name, value] of Object.entries(mission.payload)) {
         expect((value as { status?: string }).status, `${name} section`).not.toBe('unavailable');
       }
-      const audit = await mcp.call('search_audit', { q: 'agents at work', limit: 5 });
+      const audit = await mcp.call('search_audit', { q: 'agents at work', limit: 1 });
       expect(audit.isError).toBe(false);
+      expect(audit.payload).toMatchObject({ count: 1, next_offset: 1 });
+      expect((audit.payload.entries as Array<{ action: string }>)[0]).toMatchObject({ entity_type: 'project' });
+      // the SDK client checked each structured result against the tool's output schema; it equals the text payload
+      expect(audit.structured).toEqual(audit.payload);
 
       const refused = await mcp.call('create_task', { title: 'x', project_id: projectId });
       expect(refused).toMatchObject({ isError: true, payload: { error: 'mutations_disabled' } });

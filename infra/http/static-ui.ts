@@ -1,0 +1,95 @@
+import { createReadStream } from 'node:fs';
+import { realpath, stat } from 'node:fs/promises';
+import type http from 'node:http';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+
+/**
+ * DASHBOARD_UI_DIR: a front end's static files served by the runner at `/`, so an operator runs a
+ * browser client against this server from one address. Only GET and HEAD outside `/api/`; no
+ * directory listing; a path that leaves the directory (`..`, encoded or not, or a symlink out) is
+ * refused; a missing path without a file extension gets index.html (client-side routing), a missing
+ * asset a 404.
+ */
+export interface StaticUi {
+  handles(method: string, urlPath: string): boolean;
+  serve(req: http.IncomingMessage, res: http.ServerResponse, urlPath: string): Promise<void>;
+}
+
+const contentTypes: Readonly<Record<string, string>> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+  '.map': 'application/json; charset=utf-8',
+  '.txt': 'text/plain; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.jpg': 'image/jpeg',
+  '.jpeg': 'image/jpeg',
+  '.gif': 'image/gif',
+  '.webp': 'image/webp',
+  '.ico': 'image/x-icon',
+  '.woff': 'font/woff',
+  '.woff2': 'font/woff2',
+  '.ttf': 'font/ttf',
+  '.wasm': 'application/wasm',
+  '.webmanifest': 'application/manifest+json',
+};
+
+export function contentTypeOf(file: string): string {
+  return contentTypes[path.extname(file).toLowerCase()] ?? 'application/octet-stream';
+}
+
+function refuse(res: http.ServerResponse, status: number, error: string): void {
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
+  res.end(JSON.stringify({ error, code: status === 404 ? 'not_found' : status === 403 ? 'forbidden' : 'bad_request' }));
+}
+
+async function fileAt(candidate: string): Promise<{ file: string; size: number } | undefined> {
+  try {
+    const info = await stat(candidate);
+    if (info.isFile()) return { file: candidate, size: info.size };
+    if (info.isDirectory()) return fileAt(path.join(candidate, 'index.html'));
+  } catch {
+    // missing or unreadable: the caller decides between the index fallback and a 404
+  }
+  return undefined;
+}
+
+export async function staticUi(dir: string): Promise<StaticUi> {
+  const root = await realpath(dir);
+  const inside = (p: string) => p === root || p.startsWith(`${root}${path.sep}`);
+  return {
+    handles: (method, urlPath) => (method === 'GET' || method === 'HEAD') && urlPath !== '/api' && !urlPath.startsWith('/api/'),
+    async serve(req, res, urlPath) {
+      let decoded: string;
+      try {
+        decoded = decodeURIComponent(urlPath);
+      } catch {
+        return refuse(res, 400, 'malformed percent-encoding in the path');
+      }
+      if (decoded.includes('\0') || decoded.split(/[\\/]/).includes('..')) return refuse(res, 403, 'the path leaves the front end directory');
+      const requested = path.join(root, decoded);
+      let found = await fileAt(requested);
+      if (!found && !path.extname(decoded)) found = await fileAt(path.join(root, 'index.html'));
+      if (!found) return refuse(res, 404, `no file ${decoded}`);
+      const real = await realpath(found.file);
+      if (!inside(real)) return refuse(res, 403, 'the path leaves the front end directory');
+      const isHtml = contentTypeOf(real).startsWith('text/html');
+      res.writeHead(200, {
+        'content-type': contentTypeOf(real),
+        'content-length': String(found.size),
+        'x-content-type-options': 'nosniff',
+        // the page must pick up a new build at once; hashed assets may be cached
+        'cache-control': isHtml ? 'no-cache' : 'public, max-age=300',
+      });
+      if (req.method === 'HEAD') {
+        res.end();
+        return;
+      }
+      await pipeline(createReadStream(real), res).catch(() => res.destroy());
+    },
+  };
+}

@@ -1,0 +1,113 @@
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { FleetGauges } from '../../core/metrics/fleet-gauges';
+import type { TickSummary } from '../../core/workflows/dispatcher';
+
+/**
+ * The process's Prometheus metrics (GET /api/metrics). Counters and histograms count what this
+ * process saw (requests, dispatcher ticks); gauges of fleet state are read from the database at
+ * scrape time, so every process answers the same for them. Its own registry, not prom-client's
+ * global one, so nothing else registers into it.
+ */
+export const metricsRegistry = new Registry();
+const registers = [metricsRegistry];
+
+const httpRequests = new Counter({
+  name: 'fleet_http_requests_total',
+  help: 'HTTP requests answered, by route (the route table path), method and status',
+  labelNames: ['route', 'method', 'status'] as const,
+  registers,
+});
+const httpDuration = new Histogram({
+  name: 'fleet_http_request_duration_seconds',
+  help: 'Time from the request reaching the handler stack to its response, by route, method and status',
+  labelNames: ['route', 'method', 'status'] as const,
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  registers,
+});
+const tickDuration = new Histogram({
+  name: 'fleet_dispatcher_tick_duration_seconds',
+  help: 'Dispatcher tick duration, by source (timer, lambda, api, cli)',
+  labelNames: ['source'] as const,
+  buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+  registers,
+});
+const tickRuns = new Counter({
+  name: 'fleet_dispatcher_runs_total',
+  help: 'Runs a dispatcher tick handled, by outcome (dispatched, held, stopped, recovered_*, woken, wake_failed, ...)',
+  labelNames: ['outcome'] as const,
+  registers,
+});
+const runsByStatus = new Gauge({ name: 'fleet_workflow_runs', help: 'Workflow runs by status', labelNames: ['status'] as const, registers });
+const stuckRuns = new Gauge({ name: 'fleet_workflow_runs_stuck', help: 'Runs the next tick would recover, by reason', labelNames: ['reason'] as const, registers });
+const budgetsByStatus = new Gauge({ name: 'fleet_budgets', help: 'Active budgets by derived status', labelNames: ['status'] as const, registers });
+const outboxNewest = new Gauge({ name: 'fleet_outbox_newest_event_id', help: 'Id of the newest committed outbox event', registers });
+const outboxLag = new Gauge({
+  name: 'fleet_outbox_lag_events',
+  help: 'Events between the newest committed one and the slowest connected stream client (0 without clients)',
+  registers,
+});
+const sseClients = new Gauge({ name: 'fleet_sse_clients', help: 'Connected event-stream clients of this process', registers });
+const poolConnections = new Gauge({ name: 'fleet_db_pool_connections', help: 'Database pool connections by state (total, idle, waiting)', labelNames: ['state'] as const, registers });
+
+/** Route label: the route table path, so ids never become label values. */
+export function recordRequest(routeKey: string | undefined, method: string, status: number, seconds: number): void {
+  const route = routeKey?.split(' ')[1] ?? 'unmatched';
+  const labels = { route, method, status: String(status) };
+  httpRequests.inc(labels);
+  httpDuration.observe(labels, seconds);
+}
+
+/** Summary fields that are not counts of runs handled: a duration, and a snapshot of the queue. */
+const notRunCounts = new Set(['durationMs', 'unrouted']);
+const snakeCase = (key: string) => key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
+/**
+ * Every count of a tick summary as an outcome label (`recovered.timedOut` → `recovered_timed_out`,
+ * `budgetEnforcement.held` → `held`), so counts a later summary adds appear by themselves.
+ */
+export function recordTick(summary: TickSummary): void {
+  tickDuration.observe({ source: summary.source }, summary.durationMs / 1000);
+  const counts = (prefix: string, value: object) => {
+    for (const [key, n] of Object.entries(value)) {
+      if (notRunCounts.has(key)) continue;
+      if (typeof n === 'number') tickRuns.inc({ outcome: `${prefix}${snakeCase(key)}` }, n);
+      else if (n && typeof n === 'object' && !Array.isArray(n)) counts(key === 'budgetEnforcement' ? '' : `${snakeCase(key)}_`, n);
+    }
+  };
+  counts('', summary);
+}
+
+/** What the runner's stream server reports: its clients and the slowest one's position. */
+export interface StreamGauges {
+  clients: number;
+  slowestPosition: number | undefined;
+}
+
+let streamSource: (() => StreamGauges) | undefined;
+
+/** The runner registers its stream server; without one (Lambda) the SSE gauges read 0. */
+export function reportStreamsFrom(source: (() => StreamGauges) | undefined): void {
+  streamSource = source;
+}
+
+/** Sets the scrape-time gauges, then renders the registry in the Prometheus text format. */
+export async function renderMetrics(fleet: FleetGauges | undefined, pool: { totalCount: number; idleCount: number; waitingCount: number } | undefined) {
+  if (fleet) {
+    runsByStatus.reset();
+    for (const [status, n] of Object.entries(fleet.runsByStatus)) runsByStatus.set({ status }, n);
+    for (const [reason, n] of Object.entries(fleet.stuckRuns)) stuckRuns.set({ reason }, n);
+    budgetsByStatus.reset();
+    for (const [status, n] of Object.entries(fleet.budgetsByStatus)) budgetsByStatus.set({ status }, n);
+    outboxNewest.set(fleet.newestEventId);
+  }
+  const streams = streamSource?.();
+  sseClients.set(streams?.clients ?? 0);
+  const slowest = streams?.slowestPosition;
+  outboxLag.set(fleet && slowest !== undefined ? Math.max(0, fleet.newestEventId - slowest) : 0);
+  if (pool) {
+    poolConnections.set({ state: 'total' }, pool.totalCount);
+    poolConnections.set({ state: 'idle' }, pool.idleCount);
+    poolConnections.set({ state: 'waiting' }, pool.waitingCount);
+  }
+  return { contentType: metricsRegistry.contentType, text: await metricsRegistry.metrics() };
+}
