@@ -10,7 +10,7 @@ import { appContext, type AppContext } from '../../infra/app-context';
 import { config } from '../../infra/config';
 import { resolveSecretParameters } from '../../infra/secrets/secret-parameters';
 import { logger } from '../../infra/logger';
-import { recordRequest } from '../../infra/metrics/metrics';
+import { observations } from '../../infra/metrics/observations';
 import { routeByKey } from '../routes';
 import { statusByErrorCode } from './error-status';
 import { collectBodyStream, json, type BodyStreamingContext, type HttpResult } from './responses';
@@ -77,7 +77,7 @@ const envelope = (): middy.MiddlewareObj<APIGatewayProxyEventV2, HttpResult> => 
     const durationMs = Date.now() - (started.get(request) ?? Date.now());
     const method = request.event.requestContext?.http?.method;
     logger().info('request', { requestId, method, path: request.event.rawPath, status: response.statusCode, durationMs });
-    recordRequest(request.event.routeKey, method ?? 'GET', response.statusCode, durationMs / 1000);
+    observations.request(request.event.routeKey, method ?? 'GET', response.statusCode, durationMs / 1000);
   };
   return {
     before: (request) => {

@@ -1,7 +1,7 @@
 import { budgetDispatchGate } from '../../core/budgets/dispatch-gate';
 import type { DispatcherSettings } from '../../core/workflows/dispatcher';
 import type { Config } from '../config';
-import { recordTick } from '../metrics/metrics';
+import { observations } from '../metrics/observations';
 
 /**
  * Deps.dispatcher for this process, whoever ticks (timer, Lambda, API, CLI). The budgets module's
@@ -9,5 +9,5 @@ import { recordTick } from '../metrics/metrics';
  * counted by the metrics.
  */
 export function dispatcherSettings(cfg: Pick<Config, 'taskServerUrl' | 'dispatchMaxInFlight'>): DispatcherSettings {
-  return { budgetGate: budgetDispatchGate, claimUrlBase: cfg.taskServerUrl, maxInFlight: cfg.dispatchMaxInFlight, onSummary: recordTick };
+  return { budgetGate: budgetDispatchGate, claimUrlBase: cfg.taskServerUrl, maxInFlight: cfg.dispatchMaxInFlight, onSummary: (summary) => observations.tick(summary) };
 }

@@ -8,6 +8,8 @@ import { bearerTokenOf, tokenMatches } from '../../core/auth/bearer-token';
 import { routes as routeTable, type Route } from '../../handlers/routes';
 import { config } from '../config';
 import { logger } from '../logger';
+// the runner serves GET /api/metrics, so its process counts every request and tick
+import '../metrics/metrics';
 import { toApiGatewayEvent } from './api-gateway-event';
 import { CORS_PREFLIGHT_HEADERS } from './cors';
 import { loadHandler } from './load-handler';

@@ -1,6 +1,7 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { FleetGauges } from '../../core/metrics/fleet-gauges';
 import type { TickSummary } from '../../core/workflows/dispatcher';
+import { observations } from './observations';
 
 /**
  * The process's Prometheus metrics (GET /api/metrics). Counters and histograms count what this
@@ -111,3 +112,7 @@ export async function renderMetrics(fleet: FleetGauges | undefined, pool: { tota
   }
   return { contentType: metricsRegistry.contentType, text: await metricsRegistry.metrics() };
 }
+
+// Importing this module is what turns the reports of observations.ts into counters.
+observations.request = recordRequest;
+observations.tick = recordTick;
