@@ -41,6 +41,19 @@ async function putRoute(type: string, body: Record<string, unknown>) {
 }
 
 describe('concurrency caps', () => {
+  it('the operator start of a queued run obeys the caps: a full one leaves it queued with 409 reason capped', async () => {
+    const type = await templateWithRoute(app);
+    await putRoute(type, { agent_id: 'writer', max_concurrent: 1 });
+    const [first, second] = await queuedRuns(type, 2);
+    const started = await app.call('POST', `/api/workflow-runs/${first}/start`, { body: {} });
+    expect(started.status, JSON.stringify(started.body)).toBe(200);
+    expect(started.body).toMatchObject({ id: first, status: 'dispatched' });
+    const refused = await app.call('POST', `/api/workflow-runs/${second}/start`, { body: {} });
+    expect(refused.status).toBe(409);
+    expect(refused.body).toMatchObject({ reason: 'capped', status: 'queued' });
+    expect(await liveBy('workflow_type')).toEqual({ [type]: 1 });
+  });
+
   it('a routing entry max_concurrent dispatches only that many live runs of its type, oldest first, and counts the rest as capped', async () => {
     const type = await templateWithRoute(app);
     expect(await putRoute(type, { agent_id: 'writer', max_concurrent: 2 })).toMatchObject({ max_concurrent: 2, exclusive_per_task: false });

@@ -57,7 +57,7 @@ describe('GET /api/cron/jobs/:id/runs', () => {
   });
 
   it('refuses bad limits and hostile ids with 400, and an unknown job with 404', async () => {
-    for (const q of ['limit=0', 'limit=-3', 'limit=abc', 'limit=501', 'since=1']) {
+    for (const q of ['limit=0', 'limit=-3', 'limit=abc', 'limit=501']) {
       expect((await app.http('GET', `/api/cron/jobs/daily-digest/runs?${q}`)).status, q).toBe(400);
     }
     expect((await app.http('GET', '/api/cron/jobs/daily-digest/runs?since=1')).headers['x-ignored-params']).toBe('since');
