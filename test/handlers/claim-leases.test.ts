@@ -1,18 +1,16 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../support/test-app';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { useTestApp } from '../support/use-app';
 import { claimedRun, createRun, fakeRuntime, fakeTime, templateWithRoute, tick } from './workflow-support';
 
 /** Issue 15: task claim leases with fencing tokens, released by the tick, a later claim, or the run's end. */
 
-let app: TestApp;
+const app = useTestApp();
 let clock: ReturnType<typeof fakeTime>;
 let project: string;
 beforeAll(async () => {
-  app = await startTestApp();
   project = (await app.call('POST', '/api/projects', { body: { name: 'Leases' } })).body.id;
 });
-afterAll(async () => app?.close());
 beforeEach(async () => {
   clock = fakeTime(app);
   fakeRuntime(app);

@@ -1,15 +1,11 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../support/test-app';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { useTestApp } from '../support/use-app';
 import { createRun, fakeRuntime, fakeTime, templateWithRoute, tick } from './workflow-support';
 
 /** Issue 15: concurrency caps per workflow type and per agent, held across concurrent ticks. */
 
-let app: TestApp;
+const app = useTestApp();
 let clock: ReturnType<typeof fakeTime>;
-beforeAll(async () => {
-  app = await startTestApp();
-});
-afterAll(async () => app?.close());
 beforeEach(async () => {
   clock = fakeTime(app);
   fakeRuntime(app);

@@ -1,17 +1,15 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../support/test-app';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { useTestApp } from '../support/use-app';
 import { claimedRun, createRun, fakeRuntime, fakeTime, templateWithRoute, tick } from './workflow-support';
 
 /** Issue 15: GET /api/doctor finds inconsistencies read-only; POST /api/doctor/repair fixes them, audited. */
 
-let app: TestApp;
+const app = useTestApp();
 let clock: ReturnType<typeof fakeTime>;
 let project: string;
 beforeAll(async () => {
-  app = await startTestApp();
   project = (await app.call('POST', '/api/projects', { body: { name: 'Doctor' } })).body.id;
 });
-afterAll(async () => app?.close());
 beforeEach(() => {
   clock = fakeTime(app);
   fakeRuntime(app);

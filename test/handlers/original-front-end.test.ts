@@ -1,19 +1,17 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../support/test-app';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { useTestApp } from '../support/use-app';
 import { auditActions, claimedRun, createRun, fakeRuntime, fakeTime, runStatus, templateWithRoute, uniqueName } from './workflow-support';
 
 /**
  * The original system's browser front end as a client (issue 20): the names it uses where the spec
  * leaves them open, and the requests it sends that the spec does not forbid.
  */
-let app: TestApp;
+const app = useTestApp();
 let projectId: string;
 beforeAll(async () => {
-  app = await startTestApp();
   projectId = (await app.call('POST', '/api/projects', { body: { name: 'Front end' } })).body.id;
 });
-afterAll(async () => app?.close());
 beforeEach(() => {
   fakeTime(app);
 });

@@ -1,15 +1,11 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../support/test-app';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { useTestApp } from '../support/use-app';
 import { createRun, fakeRuntime, fakeTime, runStatus, templateWithRoute, tick, uniqueName } from './workflow-support';
 
 /** Issue 15: a provider quota or rate-limit failure pauses dispatch to the agent and requeues the run. */
 
-let app: TestApp;
+const app = useTestApp();
 let clock: ReturnType<typeof fakeTime>;
-beforeAll(async () => {
-  app = await startTestApp();
-});
-afterAll(async () => app?.close());
 beforeEach(async () => {
   clock = fakeTime(app);
   fakeRuntime(app);

@@ -1,18 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { readdir, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createAppContext } from '../../infra/app-context';
 import { snapshotStoreFor } from '../../infra/snapshots/snapshot-store';
-import { startTestApp, type TestApp } from '../support/test-app';
+import { useTestApp } from '../support/use-app';
 
 /* Issue 21 item 6: leftovers of a crashed snapshot write, and a snapshot folder that cannot be written. */
 
-let app: TestApp;
-beforeAll(async () => {
-  app = await startTestApp();
-});
-afterAll(async () => app?.close());
+const app = useTestApp();
 
 describe('snapshot folder', () => {
   it('a server starting removes the work files a killed snapshot write left behind, keeping artifacts', async () => {

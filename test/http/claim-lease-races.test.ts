@@ -1,14 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { movableClock } from '../support/fakes';
-import { startTestApp, type TestApp } from '../support/test-app';
+import { useTestApp } from '../support/use-app';
 
 /** Issue 15 race: twenty agents claiming and renewing one task at once through the runner. */
 
-let app: TestApp;
-beforeAll(async () => {
-  app = await startTestApp();
-});
-afterAll(async () => app?.close());
+const app = useTestApp();
 
 describe('claim leases under contention', () => {
   it('of 20 agents claiming a lapsed task while its zombie holder renews and releases, exactly one holds it and stale tokens are refused', async () => {
