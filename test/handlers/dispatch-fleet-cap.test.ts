@@ -1,17 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../support/test-app';
+import { describe, expect, it } from 'vitest';
+import { useTestApp } from '../support/use-app';
 import { createRun, fakeRuntime, fakeTime, templateWithRoute } from './workflow-support';
 
 /** Issue 15: DISPATCH_MAX_IN_FLIGHT caps the live runs of the whole fleet, across concurrent ticks. */
 
-let app: TestApp;
-beforeAll(async () => {
-  app = await startTestApp({ env: { DISPATCH_MAX_IN_FLIGHT: '4' } });
-});
-afterAll(async () => {
-  delete process.env.DISPATCH_MAX_IN_FLIGHT;
-  await app?.close();
-});
+const app = useTestApp({ env: { DISPATCH_MAX_IN_FLIGHT: '4' } }, { afterClose: () => delete process.env.DISPATCH_MAX_IN_FLIGHT });
 
 describe('fleet-wide in-flight cap', () => {
   it('never holds more than DISPATCH_MAX_IN_FLIGHT live runs, whatever the agents, and counts the rest as capped by the fleet', async () => {

@@ -1,18 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { resetConfig } from '../../infra/config';
 import { reportStreamsFrom } from '../../infra/metrics/metrics';
-import { startTestApp, type TestApp } from '../support/test-app';
+import { useTestApp } from '../support/use-app';
 import { createRun, fakeRuntime, fakeTime, templateWithRoute, tick } from './workflow-support';
 
 const TOKEN = 'metrics-token';
-let app: TestApp;
-beforeAll(async () => {
-  app = await startTestApp();
-});
-afterAll(async () => {
-  reportStreamsFrom(undefined);
-  await app?.close();
-});
+const app = useTestApp({}, { afterClose: () => reportStreamsFrom(undefined) });
 const auth = { headers: { authorization: `Bearer ${TOKEN}` } };
 
 /** Runs `work` with DASHBOARD_AUTH_TOKEN set, as a server started with it would. */

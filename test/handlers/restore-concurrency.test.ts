@@ -1,22 +1,20 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { applyRestore } from '../../core/restore/apply';
 import { memorySource } from '../../core/snapshots/store';
-import { startTestApp, type TestApp } from '../support/test-app';
+import { useTestApp } from '../support/use-app';
 import { seedEveryTable } from './snapshots-fixtures';
 
 /* Issue 21 item 4: concurrent duplicates of a running restore answer 409 restore_in_progress, never 500. */
 
-let app: TestApp;
+const app = useTestApp();
 let snapshotId: string;
 beforeAll(async () => {
-  app = await startTestApp();
   await seedEveryTable(app.db, 30, 'conc');
   const created = await app.call('POST', '/api/snapshots', { body: { name: 'concurrency' } });
   expect(created.status).toBe(201);
   snapshotId = created.body.snapshot_id;
 });
-afterAll(async () => app?.close());
 
 const failureRows = async (restoreId: string) =>
   (await app.db.query(`SELECT 1 FROM audit_log WHERE action = 'restore.failed' AND entity_id = $1`, [restoreId])).rows.length;

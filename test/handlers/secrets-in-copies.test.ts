@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { logger } from '../../infra/logger';
-import { startTestApp, type TestApp } from '../support/test-app';
+import { useTestApp } from '../support/use-app';
 import { claimedRun, fakeRuntime, fakeTime, templateWithRoute } from './workflow-support';
 
 /*
@@ -11,13 +11,11 @@ import { claimedRun, fakeRuntime, fakeTime, templateWithRoute } from './workflow
  * exported "[REDACTED]" sent back through import never replaces the stored secret.
  */
 
-let app: TestApp;
+const app = useTestApp();
 let type: string;
 beforeAll(async () => {
-  app = await startTestApp();
   type = await templateWithRoute(app);
 });
-afterAll(async () => app?.close());
 
 // spellings of spec 02's pattern: separators, case, nesting under a non-secret key
 const secretKey = fc.constantFrom('api_key', 'db_password', 'access_token', 'Client-Secret', 'AUTH-TOKEN', 'apiKey', 'passwd', 'credential', 'x-api-key');

@@ -2,11 +2,10 @@ import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import net from 'node:net';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { routes } from '../../handlers/routes';
 const MAX_JSON_DEPTH = 128;
-import { clearFakeRuntimeEnv, fakeRuntimeEnv } from '../fixtures/runtime/fake-runtime-env';
-import { startTestApp, type TestApp } from '../support/test-app';
+import { useFakeRuntimeApp } from '../support/use-app';
 
 /*
  * Issue 21 item 1: what a hostile client sends must never produce a 5xx or a dropped connection.
@@ -16,15 +15,10 @@ import { startTestApp, type TestApp } from '../support/test-app';
 const TOKEN = 'hostile-run-token';
 const auth = { authorization: `Bearer ${TOKEN}` };
 
-let app: TestApp;
+const app = useFakeRuntimeApp({ DASHBOARD_AUTH_TOKEN: TOKEN });
 let base: URL;
 beforeAll(async () => {
-  app = await startTestApp({ env: fakeRuntimeEnv({ DASHBOARD_AUTH_TOKEN: TOKEN }) });
   base = new URL(await app.baseUrl());
-});
-afterAll(async () => {
-  await app?.close();
-  clearFakeRuntimeEnv();
 });
 
 interface RawReply {

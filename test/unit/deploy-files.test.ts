@@ -45,10 +45,11 @@ describe('.env.example', () => {
     expect(active).toEqual([]);
   });
 
-  it('covers the operating contract', () => {
-    const contract = read('../shared/operating-contract.md');
-    const names = [...contract.matchAll(/^\| `([A-Z][A-Z0-9_]*)` \|/gm)].map((m) => m[1]!);
-    expect(names.length).toBeGreaterThan(10);
+  it('covers every variable the server reads (the operating contract\'s names, as infra/config.ts parses them)', () => {
+    // the repository's own copy of the contract: a CI checkout has nothing beside it
+    const config = read('infra/config.ts');
+    const names = [...config.matchAll(/^ {2}([A-Z][A-Z0-9_]+): /gm)].map((m) => m[1]!);
+    expect(names.length).toBeGreaterThan(20);
     expect(names.filter((n) => !documentedVariables().includes(n))).toEqual([]);
   });
 });
