@@ -1,8 +1,7 @@
-import net from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAppContext, setAppContext, type AppContext } from '../../infra/app-context';
-import { config, resetConfig } from '../../infra/config';
+import type { AppContext } from '../../infra/app-context';
+import { startFallbackContext } from '../support/fallback-context';
 import { startTestApp, type TestApp } from '../support/test-app';
 
 /** Costs, budgets and actions while the configured database is unreachable (read-only fallback mode). */
@@ -10,14 +9,6 @@ let app: TestApp;
 let fallbackCtx: AppContext;
 let taskId: string;
 let budgetId: string;
-
-async function freePort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
-  const { port } = s.address() as net.AddressInfo;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
 
 async function writes(): Promise<number> {
   const { rows } = await app.db.query<{ n: number }>(
@@ -33,12 +24,7 @@ beforeAll(async () => {
   taskId = rows[0]!.id;
   const budget = await app.call('POST', '/api/budgets', { body: { name: 'b', scope: 'fleet', period: 'daily', cap_usd: 1, action_on_exceed: 'warn' } });
   budgetId = budget.body.budget.id;
-  const unreachable = new URL(app.databaseUrl);
-  unreachable.port = String(await freePort());
-  process.env.DATABASE_URL = unreachable.toString();
-  resetConfig();
-  fallbackCtx = await createAppContext(config(), { reconnectIntervalMs: 60_000 });
-  setAppContext(fallbackCtx);
+  fallbackCtx = await startFallbackContext(app, { reconnectIntervalMs: 60_000 });
 });
 afterAll(async () => {
   await fallbackCtx?.close();

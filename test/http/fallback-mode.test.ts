@@ -1,8 +1,9 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAppContext, setAppContext, type AppContext } from '../../infra/app-context';
-import { config, resetConfig } from '../../infra/config';
+import type { AppContext } from '../../infra/app-context';
 import { fallbackPath, FallbackWriter } from '../../infra/db/fallback-file';
+import { startFallbackContext } from '../support/fallback-context';
+import { freePort } from '../support/free-port';
 import { startTestApp, type TestApp } from '../support/test-app';
 
 /** A TCP relay to the test database that can be switched on later: "the database comes back". */
@@ -29,14 +30,6 @@ function relayTo(target: URL) {
   };
 }
 
-async function freePort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
-  const { port } = s.address() as net.AddressInfo;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
-
 let app: TestApp;
 let fallbackCtx: AppContext;
 let relay: ReturnType<typeof relayTo>;
@@ -52,12 +45,7 @@ beforeAll(async () => {
   const target = new URL(app.databaseUrl);
   const port = await freePort();
   relay = relayTo(target);
-  const unreachable = new URL(app.databaseUrl);
-  unreachable.port = String(port);
-  process.env.DATABASE_URL = unreachable.toString();
-  resetConfig();
-  fallbackCtx = await createAppContext(config(), { reconnectIntervalMs: 100 });
-  setAppContext(fallbackCtx);
+  fallbackCtx = await startFallbackContext(app, { reconnectIntervalMs: 100, port });
   (relay as { port?: number }).port = port;
 });
 

@@ -1,17 +1,9 @@
-import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fakeRuntimePath, fixtureStateDir } from '../fixtures/runtime/fake-runtime-env';
 import { startChild, type Child } from '../support/child-process';
+import { freePort } from '../support/free-port';
 import { createTestDatabase } from '../support/test-app';
-
-async function freePort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
-  const { port } = s.address() as net.AddressInfo;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
 
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
 const running: Child[] = [];
