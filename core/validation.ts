@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { ValidationError, type ValidationIssue } from './errors';
+import { BACKSLASH, CLOSE_ARRAY, CLOSE_OBJECT, OPEN_ARRAY, OPEN_OBJECT, QUOTE } from './json-bytes';
 
 function issuesOf(error: z.ZodError, what: string): ValidationIssue[] {
   return error.issues.map((issue) => ({
@@ -56,13 +57,6 @@ export const jsonObjectSchema = z.record(z.string(), z.unknown());
  */
 export const MAX_JSON_DEPTH = 128;
 
-const OPEN_BRACE = 0x7b;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACE = 0x7d;
-const CLOSE_BRACKET = 0x5d;
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-
 /**
  * Whether JSON text nests objects and arrays deeper than `max`, found in one pass without
  * parsing or recursion. Bytes and UTF-16 code units both work: every structural character is
@@ -79,9 +73,9 @@ export function jsonNestsDeeperThan(text: string | Uint8Array, max = MAX_JSON_DE
       else if (c === QUOTE) inString = false;
     } else if (c === QUOTE) {
       inString = true;
-    } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+    } else if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
       if (++depth > max) return true;
-    } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
+    } else if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) {
       depth--;
     }
   }

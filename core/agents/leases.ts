@@ -1,4 +1,4 @@
-import { recordChange } from '../audit/record-change';
+import { recordChanges, type Change } from '../audit/record-change';
 import type { Db, Deps } from '../ports';
 import { taskEvent } from '../tasks/commands';
 import { taskColumns, type Task } from '../tasks/task';
@@ -31,7 +31,23 @@ export function leaseLapsed(task: Pick<Task, 'locked_by' | 'lease_expires_at'>, 
   return task.locked_by !== null && task.lease_expires_at !== null && task.lease_expires_at.getTime() <= now.getTime();
 }
 
-const unlockSql = 'locked_at = NULL, locked_by = NULL, lease_expires_at = NULL';
+/** SET clause that frees a task's claim (the fencing token stays: it only grows). */
+export const unlockSql = 'locked_at = NULL, locked_by = NULL, lease_expires_at = NULL';
+
+/** The trace of a change to a task's claim: the audit row, state snapshot and task:changed event of `action`. */
+export function claimChange(actor: string, action: string, before: Task, after: unknown): Change {
+  return {
+    actor,
+    action,
+    entityType: 'task',
+    entityId: before.id,
+    projectId: before.project_id,
+    taskId: before.id,
+    oldValue: before,
+    newValue: after,
+    event: taskEvent(action, before.id),
+  };
+}
 
 /** Releases the lapsed claims of `tasks` (locked by the caller): one `lease_expired` audit row and task:changed event each. */
 async function expireLeases(deps: LeaseDeps, tx: Db, tasks: readonly Task[]): Promise<Task[]> {
@@ -41,20 +57,7 @@ async function expireLeases(deps: LeaseDeps, tx: Db, tasks: readonly Task[]): Pr
     deps.clock.now(),
   ]);
   const before = new Map(tasks.map((t) => [t.id, t]));
-  for (const after of rows) {
-    const old = before.get(after.id)!;
-    await recordChange(deps, tx, {
-      actor: SYSTEM_ACTOR,
-      action: 'lease_expired',
-      entityType: 'task',
-      entityId: after.id,
-      projectId: after.project_id,
-      taskId: after.id,
-      oldValue: old,
-      newValue: after,
-      event: taskEvent('lease_expired', after.id),
-    });
-  }
+  await recordChanges(deps, tx, rows.map((after) => claimChange(SYSTEM_ACTOR, 'lease_expired', before.get(after.id)!, after)));
   return rows;
 }
 
@@ -99,24 +102,21 @@ export async function releaseClaimsOfEndedRuns(
       ORDER BY t.id FOR UPDATE OF t`,
     [ended.map((r) => r.task_id), ended.map((r) => r.owner_agent_id ?? ''), ended.map((r) => r.target_agent_id ?? ''), ended.map((r) => r.id)],
   );
-  const seen = new Set<string>();
-  let released = 0;
-  for (const { run_id, ...task } of before) {
-    if (seen.has(task.id)) continue;
-    seen.add(task.id);
-    const { rows } = await tx.query<Task>(`UPDATE tasks SET ${unlockSql}, updated_at = $2 WHERE id = $1 RETURNING ${taskColumns}`, [task.id, deps.clock.now()]);
-    await recordChange(deps, tx, {
-      actor: SYSTEM_ACTOR,
-      action: 'released',
-      entityType: 'task',
-      entityId: task.id,
-      projectId: task.project_id,
-      taskId: task.id,
-      oldValue: task,
-      newValue: { ...rows[0], released_because: { run_id, reason: 'run_ended' } },
-      event: taskEvent('released', task.id),
-    });
-    released++;
-  }
-  return released;
+  // one task may be the task of several ended runs: the first one (by task id order) is named
+  const endedBy = new Map<string, { task: Task; runId: string }>();
+  for (const { run_id, ...task } of before) if (!endedBy.has(task.id)) endedBy.set(task.id, { task, runId: run_id });
+  if (endedBy.size === 0) return 0;
+  const { rows } = await tx.query<Task>(`UPDATE tasks SET ${unlockSql}, updated_at = $2 WHERE id = ANY($1::uuid[]) RETURNING ${taskColumns}`, [
+    [...endedBy.keys()],
+    deps.clock.now(),
+  ]);
+  await recordChanges(
+    deps,
+    tx,
+    rows.map((after) => {
+      const { task, runId } = endedBy.get(after.id)!;
+      return claimChange(SYSTEM_ACTOR, 'released', task, { ...after, released_because: { run_id: runId, reason: 'run_ended' } });
+    }),
+  );
+  return rows.length;
 }

@@ -1,14 +1,13 @@
 import * as z from 'zod';
 import { OPERATOR_ACTOR } from '../actors';
-import { recordChange } from '../audit/record-change';
 import { ConflictError, NotFoundError } from '../errors';
 import type { Db, Deps } from '../ports';
 import { requireDb } from '../storage';
-import { taskEvent } from '../tasks/commands';
 import { findTask } from '../tasks/queries';
 import { agentNameSchema, taskColumns, type Task } from '../tasks/task';
 import { parseInput, uuidSchema } from '../validation';
-import { defaultLeasePolicy, expireLeaseIfLapsed, leaseLapsed, leaseRules, type LeasePolicy } from './leases';
+import { recordChange } from '../audit/record-change';
+import { claimChange, defaultLeasePolicy, expireLeaseIfLapsed, leaseLapsed, leaseRules, unlockSql, type LeasePolicy } from './leases';
 
 type LockDeps = Pick<Deps, 'storage' | 'clock' | 'ids' | 'events'>;
 
@@ -55,17 +54,7 @@ export async function claimTask(deps: LockDeps, body: unknown, policy: LeasePoli
       [task_id, agent_name, now, lease_seconds ?? policy.defaultLeaseSeconds],
     );
     const task = rows[0]!;
-    await recordChange(deps, tx, {
-      actor: agent_name,
-      action: 'claimed',
-      entityType: 'task',
-      entityId: task_id,
-      projectId: task.project_id,
-      taskId: task_id,
-      oldValue: current,
-      newValue: task,
-      event: taskEvent('claimed', task_id),
-    });
+    await recordChange(deps, tx, claimChange(agent_name, 'claimed', current, task));
     return task;
   });
 }
@@ -109,17 +98,7 @@ export async function renewClaim(deps: LockDeps, body: unknown, policy: LeasePol
       [task_id, now, lease_seconds ?? policy.defaultLeaseSeconds],
     );
     const task = rows[0]!;
-    await recordChange(deps, tx, {
-      actor: agent_name,
-      action: 'lease_renewed',
-      entityType: 'task',
-      entityId: task_id,
-      projectId: task.project_id,
-      taskId: task_id,
-      oldValue: before,
-      newValue: task,
-      event: taskEvent('lease_renewed', task_id),
-    });
+    await recordChange(deps, tx, claimChange(agent_name, 'lease_renewed', before, task));
     return task;
   });
 }
@@ -142,20 +121,10 @@ export async function releaseTask(deps: LockDeps, body: unknown): Promise<{ rele
     }
     assertHolder(before, undefined, lock_token);
     const { rows } = await tx.query<Task>(
-      `UPDATE tasks SET locked_at = NULL, locked_by = NULL, lease_expires_at = NULL, updated_at = $2 WHERE id = $1 RETURNING ${taskColumns}`,
+      `UPDATE tasks SET ${unlockSql}, updated_at = $2 WHERE id = $1 RETURNING ${taskColumns}`,
       [task_id, deps.clock.now()],
     );
-    await recordChange(deps, tx, {
-      actor: agent_name ?? OPERATOR_ACTOR,
-      action: 'released',
-      entityType: 'task',
-      entityId: task_id,
-      projectId: before.project_id,
-      taskId: task_id,
-      oldValue: before,
-      newValue: rows[0],
-      event: taskEvent('released', task_id),
-    });
+    await recordChange(deps, tx, claimChange(agent_name ?? OPERATOR_ACTOR, 'released', before, rows[0]));
   });
   return { released: true };
 }

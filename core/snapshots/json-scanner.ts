@@ -1,4 +1,5 @@
 import { MalformedJsonError } from '../errors';
+import { BACKSLASH, CLOSE_ARRAY, CLOSE_OBJECT, COLON, COMMA, OPEN_ARRAY, OPEN_OBJECT, QUOTE } from '../json-bytes';
 import type { ByteSource } from './store';
 
 /**
@@ -11,14 +12,6 @@ import type { ByteSource } from './store';
  * UTF-8 sequence is below 0x80, so byte offsets are exact.
  */
 const WINDOW = 1 << 20;
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const OPEN_OBJECT = 0x7b;
-const CLOSE_OBJECT = 0x7d;
-const OPEN_ARRAY = 0x5b;
-const CLOSE_ARRAY = 0x5d;
-const COMMA = 0x2c;
-const COLON = 0x3a;
 
 const isWhitespace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 
