@@ -3,6 +3,7 @@ import { lstat, mkdir, open, readdir, rename, stat, unlink, type FileHandle } fr
 import path from 'node:path';
 import { SnapshotWriteFailedError, type SnapshotWriteFailure } from '../../core/errors';
 import type { ArtifactWriter, ByteSource, SnapshotStore, StoredArtifact } from '../../core/snapshots/store';
+import { SpooledBody } from './spooled-body';
 
 /**
  * Snapshot artifacts as files in SNAPSHOT_DIR, named `<snapshot id>.json` (spec 02: the registry is
@@ -10,7 +11,6 @@ import type { ArtifactWriter, ByteSource, SnapshotStore, StoredArtifact } from '
  * symbolic links are never followed. Work files start with a dot and are never listed.
  */
 const SNAPSHOT_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const FLUSH_BYTES = 1 << 20;
 const COPY_CHUNK = 1 << 20;
 
 export function isSnapshotId(id: string): boolean {
@@ -76,15 +76,16 @@ async function fsyncDirectory(dir: string): Promise<void> {
 }
 
 class FileArtifactWriter implements ArtifactWriter {
-  private pending: string[] = [];
-  private pendingBytes = 0;
+  private readonly body: SpooledBody;
   private committed = false;
 
   constructor(
     private readonly dir: string,
     private readonly id: string,
-    private body: FileHandle | undefined,
-  ) {}
+    body: FileHandle,
+  ) {
+    this.body = new SpooledBody(body);
+  }
 
   private get bodyPath() {
     return path.join(this.dir, `.${this.id}.body.tmp`);
@@ -96,18 +97,8 @@ class FileArtifactWriter implements ArtifactWriter {
     return path.join(this.dir, `${this.id}.json`);
   }
 
-  private async flush(): Promise<void> {
-    if (!this.pending.length || !this.body) return;
-    const chunk = this.pending.join('');
-    this.pending = [];
-    this.pendingBytes = 0;
-    await this.body.write(chunk);
-  }
-
   async write(text: string): Promise<void> {
-    this.pending.push(text);
-    this.pendingBytes += text.length;
-    if (this.pendingBytes >= FLUSH_BYTES) await writing(() => this.flush());
+    if (this.body.add(text)) await writing(() => this.body.flush());
   }
 
   commit(head: string, tail: string): Promise<{ sizeBytes: number }> {
@@ -115,9 +106,7 @@ class FileArtifactWriter implements ArtifactWriter {
   }
 
   private async commitFiles(head: string, tail: string): Promise<{ sizeBytes: number }> {
-    await this.flush();
-    await this.body!.close();
-    this.body = undefined;
+    await this.body.close();
     const source = await open(this.bodyPath, 'r');
     const target = await open(this.tempPath, 'wx');
     let size = 0;
@@ -144,8 +133,7 @@ class FileArtifactWriter implements ArtifactWriter {
   }
 
   async abort(): Promise<void> {
-    await this.body?.close().catch(() => undefined);
-    this.body = undefined;
+    await this.body.discard();
     await removeQuietly(this.bodyPath);
     await removeQuietly(this.tempPath);
     if (this.committed) await removeQuietly(this.finalPath);

@@ -6,6 +6,7 @@ import { Readable } from 'node:stream';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { ArtifactWriter, ByteSource, SnapshotStore, StoredArtifact } from '../../core/snapshots/store';
 import { isSnapshotId } from './file-store';
+import { SpooledBody } from './spooled-body';
 
 /**
  * Snapshot artifacts as objects `<prefix><snapshot id>.json` in an S3 bucket, so that every Lambda
@@ -26,7 +27,6 @@ export interface S3StoreOptions {
   downloadUrlSeconds?: number;
 }
 
-const FLUSH_BYTES = 1 << 20;
 
 // Loaded on first use, so that a deployment without SNAPSHOT_BUCKET never loads the SDK, and a Lambda
 // bundle (which leaves @aws-sdk/* to the runtime) starts without it.
@@ -50,39 +50,28 @@ function isNotFound(err: unknown): boolean {
 }
 
 class S3ArtifactWriter implements ArtifactWriter {
-  private pending: string[] = [];
-  private pendingBytes = 0;
+  private readonly body: SpooledBody;
   private uploaded = false;
 
   constructor(
     private readonly put: (body: Readable, length: number) => Promise<void>,
     private readonly remove: () => Promise<void>,
     private readonly spoolDir: string,
-    private body: FileHandle | undefined,
-  ) {}
+    body: FileHandle,
+  ) {
+    this.body = new SpooledBody(body);
+  }
 
   private get bodyPath() {
     return path.join(this.spoolDir, 'body');
   }
 
-  private async flush(): Promise<void> {
-    if (!this.pending.length || !this.body) return;
-    const chunk = this.pending.join('');
-    this.pending = [];
-    this.pendingBytes = 0;
-    await this.body.write(chunk);
-  }
-
   async write(text: string): Promise<void> {
-    this.pending.push(text);
-    this.pendingBytes += text.length;
-    if (this.pendingBytes >= FLUSH_BYTES) await this.flush();
+    if (this.body.add(text)) await this.body.flush();
   }
 
   async commit(head: string, tail: string): Promise<{ sizeBytes: number }> {
-    await this.flush();
-    await this.body!.close();
-    this.body = undefined;
+    await this.body.close();
     const headBytes = Buffer.from(head);
     const tailBytes = Buffer.from(tail);
     const bodyPath = this.bodyPath;
@@ -99,8 +88,7 @@ class S3ArtifactWriter implements ArtifactWriter {
   }
 
   async abort(): Promise<void> {
-    await this.body?.close().catch(() => undefined);
-    this.body = undefined;
+    await this.body.discard();
     await rm(this.spoolDir, { recursive: true, force: true });
     if (this.uploaded) await this.remove().catch(() => undefined);
   }
