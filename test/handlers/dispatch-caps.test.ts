@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/use-app';
-import { createRun, fakeRuntime, fakeTime, templateWithRoute, tick } from './workflow-support';
+import { createRun, emptyDispatchQueue, fakeRuntime, fakeTime, templateWithRoute, tick } from './workflow-support';
 
 /** Issue 15: concurrency caps per workflow type and per agent, held across concurrent ticks. */
 
@@ -9,9 +9,7 @@ let clock: ReturnType<typeof fakeTime>;
 beforeEach(async () => {
   clock = fakeTime(app);
   fakeRuntime(app);
-  await app.db.query('DELETE FROM workflow_runs');
-  await app.db.query('DELETE FROM workflow_agent_routing');
-  await app.db.query('DELETE FROM agent_dispatch_controls');
+  await emptyDispatchQueue(app);
 });
 
 const live = ['dispatched', 'claimed', 'running', 'waiting_for_approval'];

@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/use-app';
-import { createRun, fakeRuntime, fakeTime, runStatus, templateWithRoute, tick, uniqueName } from './workflow-support';
+import { createRun, emptyDispatchQueue, fakeRuntime, fakeTime, runStatus, templateWithRoute, tick, uniqueName } from './workflow-support';
 
 /** Issue 15: a provider quota or rate-limit failure pauses dispatch to the agent and requeues the run. */
 
@@ -9,9 +9,7 @@ let clock: ReturnType<typeof fakeTime>;
 beforeEach(async () => {
   clock = fakeTime(app);
   fakeRuntime(app);
-  await app.db.query('DELETE FROM workflow_runs');
-  await app.db.query('DELETE FROM workflow_agent_routing');
-  await app.db.query('DELETE FROM agent_dispatch_controls');
+  await emptyDispatchQueue(app);
 });
 
 const SEC = 1000;

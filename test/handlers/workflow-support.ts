@@ -72,6 +72,13 @@ export async function auditActions(app: TestApp, entityId: string) {
  * The workflow files' app: useTestApp, and before each test a clock standing still at
  * 2026-11-01T12:00Z and an in-process runtime that answers every call with ok.
  */
+/** No runs, routes or dispatch controls: a dispatch test starts from an empty queue. */
+export async function emptyDispatchQueue(app: TestApp): Promise<void> {
+  await app.db.query('DELETE FROM workflow_runs');
+  await app.db.query('DELETE FROM workflow_agent_routing');
+  await app.db.query('DELETE FROM agent_dispatch_controls');
+}
+
 export function useWorkflowApp(): TestApp {
   const app = useTestApp();
   beforeEach(() => {
