@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { applyRestore } from '../core/restore/apply';
 import { createSnapshot } from '../core/snapshots/create-snapshot';
+import type { Deps } from '../core/ports';
 import { memorySource } from '../core/snapshots/store';
 import { describeTable } from '../core/snapshots/live-table';
 import { snapshotTables } from '../core/snapshots/tables';
@@ -29,6 +30,17 @@ function peakRss() {
     peak = Math.max(peak, process.memoryUsage().rss);
     return `peak RSS +${((peak - start) / 1048576).toFixed(0)} MB`;
   };
+}
+
+/** The artifact's text, read through the store the snapshot was written to (wherever Deps put it). */
+async function readArtifact(deps: Deps, snapshotId: string): Promise<string> {
+  const source = await deps.snapshots.open(snapshotId);
+  if (!source) throw new Error(`snapshot ${snapshotId} has no artifact in the store`);
+  try {
+    return Buffer.from(await source.read(0, source.size)).toString('utf8');
+  } finally {
+    await source.close();
+  }
 }
 
 async function emptyTables(db: PgDb): Promise<void> {
@@ -78,7 +90,7 @@ export async function run(): Promise<void> {
 
     await emptyTables(db);
     started = Date.now();
-    const artifact = JSON.parse(await readFile(path.join(snapshotDir, `${created.snapshot_id}.json`), 'utf8')) as { tables: Record<string, unknown[]> };
+    const artifact = JSON.parse(await readArtifact(deps, created.snapshot_id)) as { tables: Record<string, unknown[]> };
     for (const t of snapshotTables) {
       const all = artifact.tables[t.name] ?? [];
       const live = await describeTable(db, t);
