@@ -112,8 +112,8 @@ export const doctorChecks: readonly DoctorCheck[] = [
     entityType: 'event_outbox',
     bulk: true,
     findSql: (lock) => `SELECT id::text AS id, jsonb_build_object('name', name, 'created_at', created_at) AS detail FROM event_outbox WHERE ${outboxStale} ORDER BY id${forUpdate(lock)}`,
-    repairSql: `WITH gone AS (DELETE FROM event_outbox WHERE id::text = ANY($2::text[]) AND ${outboxStale} RETURNING id),
-      mark AS (UPDATE event_outbox_watermark SET pruned_through = greatest(pruned_through, (SELECT max(id) FROM gone)) WHERE EXISTS (SELECT 1 FROM gone))
+    repairSql: `WITH gone AS (DELETE FROM event_outbox WHERE id::text = ANY($2::text[]) AND ${outboxStale} RETURNING id, position),
+      mark AS (UPDATE event_outbox_watermark SET pruned_through = greatest(pruned_through, (SELECT max(position) FROM gone)) WHERE EXISTS (SELECT 1 FROM gone WHERE position IS NOT NULL))
       SELECT id::text AS id, 'null'::jsonb AS after FROM gone`,
   },
   {

@@ -31,7 +31,7 @@ export async function readFleetGauges(deps: Pick<Deps, 'storage' | 'clock'>): Pr
       [now],
     ),
     db.query<BudgetRow>(`SELECT ${budgetColumns} FROM budgets WHERE active`),
-    db.query<{ id: string }>('SELECT coalesce(max(id), 0)::text AS id FROM event_outbox'),
+    db.query<{ id: string }>('SELECT last_position::text AS id FROM event_outbox_watermark'),
   ]);
   const budgetsByStatus: Record<string, number> = {};
   for (const evaluated of await evaluateBudgets(db, budgets.rows, now)) {

@@ -11,4 +11,10 @@ export interface QueryResult<Row> {
 export interface Db {
   query<Row = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<QueryResult<Row>>;
   transaction<T>(work: (tx: Db) => Promise<T>): Promise<T>;
+  /**
+   * Runs `callback` once the work done through this Db is committed: after the outermost COMMIT
+   * inside a transaction (never after a rollback), at once outside one. The callback gets the
+   * pool-level Db, for follow-up work that must not hold the transaction's connection.
+   */
+  afterCommit(callback: (db: Db) => void): void;
 }

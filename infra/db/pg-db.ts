@@ -48,8 +48,26 @@ export function translatePgError(err: unknown): unknown {
   return err;
 }
 
+/** An after-commit callback never fails the work that committed: it is follow-up, not part of it. */
+function runCallback(callback: (db: Db) => void, db: Db): void {
+  try {
+    callback(db);
+  } catch {
+    // the callback's own error handling decides; the commit stands
+  }
+}
+
 class ClientDb implements Db {
-  constructor(private readonly client: pg.PoolClient) {}
+  constructor(
+    private readonly client: pg.PoolClient,
+    private readonly pool: Db,
+    private readonly committed: Array<(db: Db) => void>,
+  ) {}
+
+  /** A savepoint that rolls back keeps its callbacks: they are wake-ups, harmless when nothing new committed. */
+  afterCommit(callback: (db: Db) => void): void {
+    this.committed.push(callback);
+  }
 
   async query<Row>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<Row>> {
     try {
@@ -126,10 +144,12 @@ export class PgDb implements Db {
       throw translatePgError(err);
     }
     let broken = false;
+    const committed: Array<(db: Db) => void> = [];
     try {
       await client.query('BEGIN');
-      const result = await work(new ClientDb(client));
+      const result = await work(new ClientDb(client, this, committed));
       await client.query('COMMIT');
+      for (const callback of committed) runCallback(callback, this);
       return result;
     } catch (err) {
       // a connection whose server stopped answering would hang the ROLLBACK too: discard it instead
@@ -146,6 +166,10 @@ export class PgDb implements Db {
     } finally {
       client.release(broken);
     }
+  }
+
+  afterCommit(callback: (db: Db) => void): void {
+    runCallback(callback, this);
   }
 
   async close(): Promise<void> {

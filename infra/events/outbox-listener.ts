@@ -1,6 +1,7 @@
 import pg from 'pg';
 import type { Db, QueryResult } from '../../core/ports';
 import { OUTBOX_NOTIFY_CHANNEL } from './outbox-event-bus';
+import { sequenceOutbox } from './outbox-sequencer';
 import { latestOutboxId, readOutboxAfter, type OutboxEvent } from './outbox-store';
 
 export interface OutboxListenerOptions {
@@ -12,6 +13,11 @@ export interface OutboxListenerOptions {
   reconnectMinMs?: number;
   reconnectMaxMs?: number;
   pageSize?: number;
+  /**
+   * How often the listener sequences and reads on its own, for rows whose writer never got to
+   * sequence them (a process that died right after its commit, a frozen Lambda).
+   */
+  sweepIntervalMs?: number;
 }
 
 /** A pg.Client seen through the Db port, so the outbox SQL has one home (outbox-store.ts). */
@@ -24,11 +30,15 @@ function clientDb(client: pg.Client): Db {
     transaction() {
       throw new Error('the outbox listener connection runs no transactions');
     },
+    afterCommit(callback) {
+      callback(this);
+    },
   };
 }
 
 /**
- * Follows the outbox from one dedicated connection: LISTEN wakes it, and it reads every row
+ * Follows the outbox from one dedicated connection: LISTEN wakes it (the sequencer NOTIFYs the
+ * last position it handed out), a sweep every second sequences and reads on its own, and it reads every row
  * after its cursor (so a burst of notifications costs one read, and notifications lost while
  * disconnected cost nothing: the first read after reconnecting catches up). It reconnects with
  * backoff forever, until stopped.
@@ -41,6 +51,7 @@ export class OutboxListener {
   private reading = false;
   private readAgain = false;
   private retryTimer: NodeJS.Timeout | undefined;
+  private sweepTimer: NodeJS.Timeout | undefined;
   private retryDelay: number;
   private connected: Promise<void> | undefined;
 
@@ -59,6 +70,8 @@ export class OutboxListener {
     this.stopped = true;
     if (this.retryTimer) clearTimeout(this.retryTimer);
     this.retryTimer = undefined;
+    if (this.sweepTimer) clearInterval(this.sweepTimer);
+    this.sweepTimer = undefined;
     const client = this.client;
     this.client = undefined;
     await client?.end().catch(() => undefined);
@@ -102,6 +115,16 @@ export class OutboxListener {
       this.read();
     });
     this.options.onLog?.('outbox listener connected', { cursor: this.cursor });
+    this.sweepTimer ??= setInterval(() => void this.sweep(), this.options.sweepIntervalMs ?? 1_000);
+    this.sweepTimer.unref();
+    void this.sweep();
+  }
+
+  /** Sequences what is waiting (a no-op read when nothing is), then reads after the cursor. */
+  private async sweep(): Promise<void> {
+    const client = this.client;
+    if (!client) return;
+    await sequenceOutbox(clientDb(client)).catch(() => null);
     this.read();
   }
 

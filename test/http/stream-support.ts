@@ -46,7 +46,7 @@ export interface WatchedStream {
   close(): void;
 }
 
-export function watch(url: string, names: string[], options: { headers?: Record<string, string>; lastEventId?: string } = {}): WatchedStream {
+export function watch(url: string, names: string[], options: { headers?: Record<string, string>; lastEventId?: string; onEvent?: (event: Received) => void } = {}): WatchedStream {
   const events: Received[] = [];
   const errors: WatchedStream['errors'] = [];
   const waiters = new Set<() => void>();
@@ -62,7 +62,9 @@ export function watch(url: string, names: string[], options: { headers?: Record<
   });
   for (const name of names) {
     source.addEventListener(name, (event) => {
-      events.push({ id: event.lastEventId, name, data: JSON.parse(event.data) });
+      const received = { id: event.lastEventId, name, data: JSON.parse(event.data) };
+      events.push(received);
+      options.onEvent?.(received);
       for (const w of waiters) w();
     });
   }

@@ -45,6 +45,7 @@ export function recordingDb(rows: Array<Record<string, unknown>> = []) {
       return { rows: rows as Row[], rowCount: rows.length };
     },
     transaction: (work) => work(db),
+    afterCommit: (callback) => callback(db),
   };
   return db;
 }
