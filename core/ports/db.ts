@@ -17,4 +17,10 @@ export interface Db {
    * pool-level Db, for follow-up work that must not hold the transaction's connection.
    */
   afterCommit(callback: (db: Db) => void): void;
+  /**
+   * A write that must commit with this transaction but that nothing in it reads back (an outbox
+   * row). Inside a transaction it travels in the same round trip as the COMMIT, and a savepoint
+   * that rolls back drops it; outside one it runs at once. Parameters are strings, numbers or null.
+   */
+  writeAtCommit(sql: string, params: ReadonlyArray<string | number | null>): Promise<void>;
 }

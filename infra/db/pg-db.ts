@@ -57,16 +57,39 @@ function runCallback(callback: (db: Db) => void, db: Db): void {
   }
 }
 
+/** What a transaction sends with its COMMIT, and what it runs after. */
+interface CommitWork {
+  writes: string[];
+  callbacks: Array<(db: Db) => void>;
+}
+
+/** `$n` placeholders replaced by literals: only for writeAtCommit's simple statements (no dollar quoting in them). */
+function inlineParams(sql: string, params: ReadonlyArray<string | number | null>): string {
+  return sql.replace(/\$(\d+)/g, (_m, n: string) => {
+    const value = params[Number(n) - 1];
+    if (value === undefined) throw new Error(`writeAtCommit: no parameter $${n}`);
+    if (value === null) return 'NULL';
+    if (typeof value === 'number') {
+      if (!Number.isFinite(value)) throw new Error('writeAtCommit: a number parameter must be finite');
+      return String(value);
+    }
+    return pg.escapeLiteral(value);
+  });
+}
+
 class ClientDb implements Db {
   constructor(
     private readonly client: pg.PoolClient,
-    private readonly pool: Db,
-    private readonly committed: Array<(db: Db) => void>,
+    private readonly commit: CommitWork,
   ) {}
+
+  async writeAtCommit(sql: string, params: ReadonlyArray<string | number | null>): Promise<void> {
+    this.commit.writes.push(inlineParams(sql, params));
+  }
 
   /** A savepoint that rolls back keeps its callbacks: they are wake-ups, harmless when nothing new committed. */
   afterCommit(callback: (db: Db) => void): void {
-    this.committed.push(callback);
+    this.commit.callbacks.push(callback);
   }
 
   async query<Row>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<Row>> {
@@ -82,12 +105,14 @@ class ClientDb implements Db {
   async transaction<T>(work: (tx: Db) => Promise<T>): Promise<T> {
     const name = `sp_${Math.random().toString(36).slice(2, 10)}`;
     await this.query(`SAVEPOINT ${name}`);
+    const writesBefore = this.commit.writes.length;
     try {
       const result = await work(this);
       await this.query(`RELEASE SAVEPOINT ${name}`);
       return result;
     } catch (err) {
       await this.query(`ROLLBACK TO SAVEPOINT ${name}`).catch(() => undefined);
+      this.commit.writes.length = writesBefore;
       throw err;
     }
   }
@@ -144,12 +169,13 @@ export class PgDb implements Db {
       throw translatePgError(err);
     }
     let broken = false;
-    const committed: Array<(db: Db) => void> = [];
+    const commit: CommitWork = { writes: [], callbacks: [] };
     try {
       await client.query('BEGIN');
-      const result = await work(new ClientDb(client, this, committed));
-      await client.query('COMMIT');
-      for (const callback of committed) runCallback(callback, this);
+      const result = await work(new ClientDb(client, commit));
+      // One round trip: the deferred writes and the COMMIT as one simple-protocol message; a failing write aborts the lot.
+      await client.query(commit.writes.length === 0 ? 'COMMIT' : `${commit.writes.join(';\n')};\nCOMMIT`);
+      for (const callback of commit.callbacks) runCallback(callback, this);
       return result;
     } catch (err) {
       // a connection whose server stopped answering would hang the ROLLBACK too: discard it instead
@@ -170,6 +196,10 @@ export class PgDb implements Db {
 
   afterCommit(callback: (db: Db) => void): void {
     runCallback(callback, this);
+  }
+
+  async writeAtCommit(sql: string, params: ReadonlyArray<string | number | null>): Promise<void> {
+    await this.query(sql, params);
   }
 
   async close(): Promise<void> {

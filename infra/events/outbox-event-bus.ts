@@ -7,14 +7,15 @@ export const OUTBOX_NOTIFY_CHANNEL = 'task_server_outbox';
 
 /**
  * Events go to the outbox table through the caller's transaction, so an event exists exactly
- * when its change committed, whichever process made it. The row gets its stream position after
+ * when its change committed, whichever process made it; the INSERT travels with the COMMIT
+ * (Db.writeAtCommit), so an event costs no round trip of its own. The row gets its stream position after
  * the commit (outbox-sequencer.ts, migration 0900), so writers never wait for each other. Every
  * payload is written redacted (spec 02 secrets policy): streams and the webhooks fed from them
  * are copies that leave the server.
  */
 export const outboxEventBus: EventBus = {
   async publish(db: Db, event: DomainEvent): Promise<void> {
-    await db.query('INSERT INTO event_outbox (channel, name, payload) VALUES ($1, $2, $3)', [
+    await db.writeAtCommit('INSERT INTO event_outbox (channel, name, payload) VALUES ($1, $2, $3)', [
       event.channel ?? 'stream',
       event.name,
       JSON.stringify(redactSecrets(event.payload ?? null)),

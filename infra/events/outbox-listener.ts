@@ -33,6 +33,9 @@ function clientDb(client: pg.Client): Db {
     afterCommit(callback) {
       callback(this);
     },
+    async writeAtCommit(sql, params) {
+      await this.query(sql, params);
+    },
   };
 }
 

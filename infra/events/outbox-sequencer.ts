@@ -13,6 +13,12 @@ export async function sequenceOutbox(db: Db, maxRows = SEQUENCE_BATCH): Promise<
   return rows[0]?.last ?? null;
 }
 
+/**
+ * How long a pass waits for more commits to join it: under load, passes of a few rows each would
+ * cost the database more than the writes they follow; this bounds the added stream latency.
+ */
+const SEQUENCE_WINDOW_MS = 2;
+
 interface PassState {
   running: boolean;
   again: boolean;
@@ -39,7 +45,9 @@ export function sequenceOutboxSoon(db: Db): void {
       do {
         state.again = false;
         // Until a pass finds nothing (that last check only reads): a backlog beyond one batch drains here.
-        while ((await sequenceOutbox(db).catch(() => null)) !== null);
+        do {
+          await new Promise((resolve) => setTimeout(resolve, SEQUENCE_WINDOW_MS));
+        } while ((await sequenceOutbox(db).catch(() => null)) !== null);
       } while (state.again);
     } finally {
       state.running = false;

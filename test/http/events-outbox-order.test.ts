@@ -204,4 +204,24 @@ describe('the outbox under concurrent writers and reconnecting readers', () => {
       onA.close();
     }
   });
+
+  it('an event published inside a savepoint that rolls back is never stored; the rest of its transaction is', async () => {
+    await writers.transaction(async (tx) => {
+      await app.ctx.deps.events.publish(tx, { name: 'savepoint-kept', payload: { n: 1 } });
+      await tx
+        .transaction(async (inner) => {
+          await app.ctx.deps.events.publish(inner, { name: 'savepoint-dropped', payload: { n: 2 } });
+          throw new Error('roll the savepoint back');
+        })
+        .catch(() => undefined);
+      await app.ctx.deps.events.publish(tx, { name: 'savepoint-kept', payload: { n: 3 } });
+    });
+    const { rows } = await writers.query<{ name: string; n: number }>(
+      `SELECT name, (payload->>'n')::int AS n FROM event_outbox WHERE name LIKE 'savepoint-%' ORDER BY id`,
+    );
+    expect(rows).toEqual([
+      { name: 'savepoint-kept', n: 1 },
+      { name: 'savepoint-kept', n: 3 },
+    ]);
+  });
 });

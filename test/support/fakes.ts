@@ -46,6 +46,7 @@ export function recordingDb(rows: Array<Record<string, unknown>> = []) {
     },
     transaction: (work) => work(db),
     afterCommit: (callback) => callback(db),
+    writeAtCommit: async (sql, params) => void (await db.query(sql, params)),
   };
   return db;
 }
