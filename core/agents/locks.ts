@@ -28,24 +28,36 @@ async function lockLiveTask(tx: Db, taskId: string): Promise<Task> {
   return task;
 }
 
+/** 409 when a live claim holds the task (a lapsed one does not: the claimer releases it first). */
+function assertUnclaimed(task: Pick<Task, 'id' | 'locked_by' | 'locked_at' | 'lease_expires_at'>, now: Date): void {
+  if (task.locked_by === null || leaseLapsed(task, now)) return;
+  throw new ConflictError(`task ${task.id} is already locked by ${task.locked_by}`, {
+    locked_by: task.locked_by,
+    locked_at: task.locked_at,
+    lease_expires_at: task.lease_expires_at,
+  });
+}
+
 /**
  * POST /api/agent/claim: lock an unlocked live task for an agent, with a lease and a fresh fencing
  * token. The task's row lock serializes concurrent claims, so exactly one wins; the others get 409.
  * A claim whose lease lapsed is released first (audited `lease_expired`), then claimed anew.
- * Unknown or soft-deleted task: 404. The claiming agent is the actor.
+ * Unknown or soft-deleted task: 404. The claiming agent is the actor. In a race most claimers
+ * lose: a plain read answers a task held under a live lease in one round trip, and only a task
+ * that looks free takes the transaction, which decides again under the lock.
  */
 export async function claimTask(deps: LockDeps, body: unknown, policy: LeasePolicy = defaultLeasePolicy): Promise<Task> {
   const { task_id, agent_name, lease_seconds } = parseInput(claimSchema, body ?? {}, 'claim');
   const db = requireDb(deps.storage);
+  // Only the columns the decision reads: the losers of a race pay for nothing else.
+  const { rows: seen } = await db.query<Pick<Task, 'id' | 'locked_by' | 'locked_at' | 'lease_expires_at'>>(
+    'SELECT id, locked_by, locked_at, lease_expires_at FROM tasks WHERE id = $1 AND deleted_at IS NULL',
+    [task_id],
+  );
+  if (seen[0]) assertUnclaimed(seen[0], deps.clock.now());
   return db.transaction(async (tx) => {
     const current = await expireLeaseIfLapsed(deps, tx, await lockLiveTask(tx, task_id));
-    if (current.locked_by !== null) {
-      throw new ConflictError(`task ${task_id} is already locked by ${current.locked_by}`, {
-        locked_by: current.locked_by,
-        locked_at: current.locked_at,
-        lease_expires_at: current.lease_expires_at,
-      });
-    }
+    assertUnclaimed(current, deps.clock.now());
     const now = deps.clock.now();
     const { rows } = await tx.query<Task>(
       `UPDATE tasks SET locked_at = $3, locked_by = $2, lease_expires_at = $3::timestamptz + make_interval(secs => $4),

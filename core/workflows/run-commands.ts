@@ -147,17 +147,39 @@ export interface ClaimResult {
 }
 
 /**
+ * A claim that the run's state already answers without a write: the same session's retry
+ * (answered with the run), or a run some other session holds (409). Undefined: the claim needs
+ * the locked path.
+ */
+function settledClaim(run: ClaimState, sessionId: string): 'retry' | undefined {
+  if (run.status === 'claimed' && run.claim_session_id === sessionId) return 'retry';
+  if (run.status !== 'dispatched' && run.claim_session_id) {
+    throw new ConflictError(`workflow run ${run.id} is already ${run.status} by session ${run.claim_session_id}`, { status: run.status, reason: 'already_claimed' });
+  }
+  return undefined;
+}
+
+type ClaimState = Pick<WorkflowRun, 'id' | 'status' | 'claim_session_id'>;
+
+/**
  * POST /api/workflow-runs/:id/claim. Atomic: the row lock serializes concurrent claimers, so
  * exactly one moves the run from dispatched to claimed; the others get 409. The claim ties the
  * run to the session key (claim_session_id, and gateway_session_id until a child registers).
+ * In a race most claimers lose: a plain read answers them (and a session's retry) in one round
+ * trip, and only a run that still looks claimable takes the transaction, which decides again
+ * under the lock.
  */
 export async function claimRun(deps: Deps, rawId: unknown, body: unknown): Promise<ClaimResult> {
   const input = parseInput(claimRunSchema, body ?? {}, 'claim');
+  const db = requireDb(deps.storage);
+  // Only the columns the decision reads: the losers of a race pay for nothing else.
+  const { rows } = await db.query<ClaimState>('SELECT id, status, claim_session_id FROM workflow_runs WHERE id = $1', [parseId(rawId)]);
+  if (rows[0] && settledClaim(rows[0], input.session_id) === 'retry') {
+    const run = await findRun(db, rows[0].id);
+    if (run && settledClaim(run, input.session_id) === 'retry') return { claimed: true, already: true, run };
+  }
   return withRun(deps, rawId, async (tx, run) => {
-    if (run.status === 'claimed' && run.claim_session_id === input.session_id) return { claimed: true, already: true, run };
-    if (run.status !== 'dispatched' && run.claim_session_id) {
-      throw new ConflictError(`workflow run ${run.id} is already ${run.status} by session ${run.claim_session_id}`, { status: run.status, reason: 'already_claimed' });
-    }
+    if (settledClaim(run, input.session_id) === 'retry') return { claimed: true, already: true, run };
     assertTransition(run, 'claim');
     const now = deps.clock.now();
     const after = await changeRun(deps, tx, run, {
