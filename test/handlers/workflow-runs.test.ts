@@ -77,6 +77,10 @@ describe('claim, start, heartbeat, complete (the agent side)', () => {
     expect(again.body).toMatchObject({ claimed: true, already: true });
     const other = await app.call('POST', `/api/workflow-runs/${run.id}/claim`, { body: { agent_id: 'other', session_id: 'agent:other:main:2' } });
     expect(other.status).toBe(409);
+    expect(other.body).toMatchObject({ code: 'conflict', reason: 'already_claimed', status: 'claimed' });
+    expect(other.body.error).toMatch(/by session agent:writer:main:1/);
+    // The retry and the refusal are answered from a read: neither leaves a second claim behind.
+    expect((await auditActions(app, run.id)).filter((a) => a.action === 'claimed')).toHaveLength(1);
   });
 
   it('refuses to claim a run that is not dispatched (queued or terminal) with 409', async () => {
