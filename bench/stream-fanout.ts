@@ -16,9 +16,8 @@ const rate = Number(process.env.BENCH_STREAM_RATE ?? 1000);
 /** Clients that parse every frame for latency; the rest read and discard (all 200 are served alike). */
 const sampled = Math.min(clients, Number(process.env.BENCH_STREAM_SAMPLED ?? 20));
 /**
- * Events per publishing transaction. Commits that carry events are serialized (that is what
- * keeps outbox ids in commit order, migration 0600), so one event per transaction tops out at
- * the disk's commit rate; see bench/README.md.
+ * Events per publishing transaction: 4, as when commits that carried events were serialized
+ * (before migration 0900), so that the figure stays comparable across commits; see bench/README.md.
  */
 const batch = Number(process.env.BENCH_STREAM_BATCH ?? 4);
 
