@@ -38,11 +38,14 @@ async function report() {
   return Object.fromEntries((res.body.findings as Array<{ kind: string; items: Array<{ id: string }> }>).map((f) => [f.kind, f.items.map((i) => i.id).sort()]));
 }
 
-/** Every table the doctor may touch, to prove a read or a dry run writes nothing. */
+/**
+ * Every table the doctor may touch, to prove a read or a dry run writes nothing. An outbox row's
+ * stream position is left out: the sequencer hands it out after commit, on its own schedule.
+ */
 async function stateDigest() {
   const { rows } = await app.db.query<{ d: string }>(
     `SELECT md5(string_agg(x, '|' ORDER BY x)) AS d FROM (
-       SELECT t::text AS x FROM tasks t UNION ALL SELECT r::text FROM workflow_runs r UNION ALL SELECT e::text FROM event_outbox e
+       SELECT t::text AS x FROM tasks t UNION ALL SELECT r::text FROM workflow_runs r UNION ALL SELECT (e.id, e.channel, e.name, e.payload, e.created_at)::text FROM event_outbox e
        UNION ALL SELECT b::text FROM budget_events b UNION ALL SELECT k::text FROM run_idempotency_keys k UNION ALL SELECT a::text FROM audit_log a) s`,
   );
   return rows[0]!.d;

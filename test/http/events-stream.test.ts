@@ -196,7 +196,7 @@ describe('GET /api/events and /api/events/stream', () => {
     }
 
     await publish('tick', { n: 'old' });
-    const { rows } = await app.db.query<{ id: number }>(`SELECT max(id)::bigint AS id FROM event_outbox`);
+    const { rows } = await app.db.query<{ id: number }>(`SELECT last_position AS id FROM event_outbox_watermark`);
     const oldId = rows[0]!.id;
     await publish('tick', { n: 'newer' });
     const realClock = app.ctx.deps.clock;
