@@ -29,9 +29,14 @@ export async function recordChange(
   change: Change,
 ): Promise<void> {
   const at = deps.clock.now();
+  const state = change.newValue ?? change.oldValue;
+  // One round trip for both rows: every mutation of the server passes here.
   await tx.query(
-    `INSERT INTO audit_log (timestamp, actor, action, entity_type, entity_id, project_id, task_id, old_value, new_value)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+    `WITH audit AS (
+       INSERT INTO audit_log (timestamp, actor, action, entity_type, entity_id, project_id, task_id, old_value, new_value)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9))
+     INSERT INTO entity_snapshots (id, entity_type, entity_id, state, reason, actor, created_at)
+     SELECT $10, $4, $5, $11::jsonb, $3, $2, $1 WHERE $11::jsonb IS NOT NULL`,
     [
       at,
       change.actor,
@@ -42,16 +47,10 @@ export async function recordChange(
       change.taskId ?? null,
       auditJson(change.oldValue),
       auditJson(change.newValue),
+      deps.ids.uuid(),
+      state === undefined || state === null ? null : JSON.stringify(state),
     ],
   );
-  const state = change.newValue ?? change.oldValue;
-  if (state !== undefined && state !== null) {
-    await tx.query(
-      `INSERT INTO entity_snapshots (id, entity_type, entity_id, state, reason, actor, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-      [deps.ids.uuid(), change.entityType, change.entityId, JSON.stringify(state), change.action, change.actor, at],
-    );
-  }
   if (change.event) await deps.events.publish(tx, change.event);
 }
 
