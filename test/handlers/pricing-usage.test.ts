@@ -1,21 +1,20 @@
 import { writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../support/test-app';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestApp } from '../support/use-app';
 import { createRun, fakeTime, runStatus, templateWithRoute } from './workflow-support';
 
-let app: TestApp;
+const pricesFile = path.join(os.tmpdir(), `prices-${process.pid}-${Date.now()}.json`);
+// Registered before the app's own hook, so the price file exists when the app reads it.
+beforeAll(() => writeFile(pricesFile, JSON.stringify({ 'model-a': { input_per_million: 3, output_per_million: 15, cached_input_per_million: 0.3 } })));
+const app = useTestApp({ env: { MODEL_PRICES_FILE: pricesFile } });
 let type: string;
 
 beforeAll(async () => {
-  const file = path.join(os.tmpdir(), `prices-${process.pid}-${Date.now()}.json`);
-  await writeFile(file, JSON.stringify({ 'model-a': { input_per_million: 3, output_per_million: 15, cached_input_per_million: 0.3 } }));
-  app = await startTestApp({ env: { MODEL_PRICES_FILE: file } });
   fakeTime(app, '2026-11-20T12:00:00.000Z');
   type = await templateWithRoute(app, { agent: 'writer' });
 });
-afterAll(async () => app?.close());
 
 describe('usage reported without a cost is priced from MODEL_PRICES_FILE', () => {
   it('prices tokens of a listed model through PATCH /api/workflow-runs/:id, cached input at its own rate, never twice', async () => {

@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppContext } from '../../infra/app-context';
 import { startFallbackContext } from '../support/fallback-context';
-import { startTestApp, type TestApp } from '../support/test-app';
+import { useTestApp } from '../support/use-app';
 
 /** Costs, budgets and actions while the configured database is unreachable (read-only fallback mode). */
-let app: TestApp;
+const app = useTestApp();
 let fallbackCtx: AppContext;
 let taskId: string;
 let budgetId: string;
@@ -18,7 +18,6 @@ async function writes(): Promise<number> {
 }
 
 beforeAll(async () => {
-  app = await startTestApp();
   const project = await app.call('POST', '/api/projects', { body: { name: 'p' } });
   const { rows } = await app.db.query<{ id: string }>(`INSERT INTO tasks (id, project_id, title) VALUES (gen_random_uuid(), $1, 't') RETURNING id`, [project.body.id]);
   taskId = rows[0]!.id;
@@ -28,7 +27,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await fallbackCtx?.close();
-  await app?.close();
 });
 
 describe('without a database', () => {

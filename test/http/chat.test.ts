@@ -1,17 +1,16 @@
 import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import fc from 'fast-check';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { movableClock } from '../support/fakes';
-import { clearFakeRuntimeEnv, fakeRuntimeEnv, setFakeMode } from '../fixtures/runtime/fake-runtime-env';
-import { startTestApp, type TestApp } from '../support/test-app';
+import { setFakeMode } from '../fixtures/runtime/fake-runtime-env';
+import { useFakeRuntimeApp } from '../support/use-app';
 
-let app: TestApp;
+const app = useFakeRuntimeApp();
 let callLog: string;
 const clock = movableClock('2026-11-01T12:00:00.000Z');
 
 beforeAll(async () => {
-  app = await startTestApp({ env: fakeRuntimeEnv() });
   callLog = path.join(app.dataDir, 'runtime-calls.log');
   process.env.FAKE_RUNTIME_CALL_LOG = callLog;
   app.ctx.deps.clock = clock;
@@ -21,12 +20,7 @@ beforeEach(async () => {
   await rm(callLog, { force: true });
 });
 afterEach(async () => {
-  setFakeMode('ok');
   await app.db.query(`DELETE FROM settings WHERE key IN ('CHAT_RATE_LIMIT', 'MAX_MESSAGE_LENGTH')`);
-});
-afterAll(async () => {
-  clearFakeRuntimeEnv();
-  await app?.close();
 });
 
 async function lastCall(): Promise<string[]> {

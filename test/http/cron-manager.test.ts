@@ -1,24 +1,20 @@
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CRON_ADMIN_JOBS_PATH, hostnameOf, startCronManager, type CronManager } from '../../infra/cron-manager/cron-manager-server';
-import { clearFakeRuntimeEnv, fakeRuntimeEnv } from '../fixtures/runtime/fake-runtime-env';
-import { startTestApp, type TestApp } from '../support/test-app';
+import { useFakeRuntimeApp } from '../support/use-app';
 
 const TOKEN = 'cron-manager-test-token';
-let app: TestApp;
+const app = useFakeRuntimeApp();
 let manager: CronManager;
 let open: CronManager;
 
 beforeAll(async () => {
-  app = await startTestApp({ env: fakeRuntimeEnv() });
   manager = await startCronManager({ ctx: app.ctx, port: 0, authToken: TOKEN });
   open = await startCronManager({ ctx: app.ctx, port: 0, authToken: undefined });
 });
 afterAll(async () => {
   await manager?.close();
   await open?.close();
-  clearFakeRuntimeEnv();
-  await app?.close();
 });
 
 /** node:http, because fetch will not let a test choose the Host header. */
