@@ -1,20 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { outboxEventBus } from '../../infra/events/outbox-event-bus';
 import { logger } from '../../infra/logger';
-import { startTestApp, type TestApp } from '../support/test-app';
+import { useTestApp } from '../support/use-app';
 import { openRaw, startStreamRunner, watch, type StreamRunner } from './stream-support';
 
 const TOKEN = 'stream-secret-4f1c9a';
-let app: TestApp;
+const app = useTestApp({ env: { DASHBOARD_AUTH_TOKEN: TOKEN } });
 let server: StreamRunner;
 
 beforeAll(async () => {
-  app = await startTestApp({ env: { DASHBOARD_AUTH_TOKEN: TOKEN } });
   server = await startStreamRunner(app);
 });
 afterAll(async () => {
   await server?.close();
-  await app?.close();
 });
 
 describe('stream authentication (spec 01 Authentication 6)', () => {

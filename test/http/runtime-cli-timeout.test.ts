@@ -1,15 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { clearFakeRuntimeEnv, fakeRuntimeEnv } from '../fixtures/runtime/fake-runtime-env';
-import { startTestApp, type TestApp } from '../support/test-app';
+import { useTestApp } from '../support/use-app';
 
-let app: TestApp;
-beforeAll(async () => {
-  app = await startTestApp({ env: fakeRuntimeEnv({ FAKE_RUNTIME_MODE: 'hang', RUNTIME_CLI_TIMEOUT_MS: '500' }) });
-});
-afterAll(async () => {
-  clearFakeRuntimeEnv();
-  await app?.close();
-});
+// useTestApp, not useFakeRuntimeApp: that one puts the fake back to answering after each test, and every test here needs it hung.
+const app = useTestApp({ env: fakeRuntimeEnv({ FAKE_RUNTIME_MODE: 'hang', RUNTIME_CLI_TIMEOUT_MS: '500' }) }, { afterClose: clearFakeRuntimeEnv });
 
 describe('a runtime that never answers (RUNTIME_CLI_TIMEOUT_MS)', () => {
   it('GET /api/runtime/health answers 502 timed_out once the timeout passes', async () => {

@@ -1,15 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { clearFakeRuntimeEnv, fixtureStateDir } from '../fixtures/runtime/fake-runtime-env';
-import { startTestApp, type TestApp } from '../support/test-app';
+import { useTestApp } from '../support/use-app';
 
-let app: TestApp;
-beforeAll(async () => {
-  app = await startTestApp({ env: { RUNTIME_CLI: '/nonexistent/bin/runtime', RUNTIME_STATE_DIR: fixtureStateDir } });
-});
-afterAll(async () => {
-  clearFakeRuntimeEnv();
-  await app?.close();
-});
+const app = useTestApp({ env: { RUNTIME_CLI: '/nonexistent/bin/runtime', RUNTIME_STATE_DIR: fixtureStateDir } }, { afterClose: clearFakeRuntimeEnv });
 
 describe('a missing runtime executable', () => {
   it('makes every proxy answer 502 with failure unavailable', async () => {

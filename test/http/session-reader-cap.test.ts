@@ -1,13 +1,14 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import { rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clearFakeRuntimeEnv, fakeRuntimeEnv } from '../fixtures/runtime/fake-runtime-env';
-import { startTestApp, type TestApp } from '../support/test-app';
+import { useTestApp } from '../support/use-app';
 
 const CAP = 8 * 1024;
-let app: TestApp;
-let stateDir: string;
+// The state directory is named now, since the app's environment is fixed when the file loads.
+const stateDir = mkdtempSync(path.join(os.tmpdir(), 'runtime-state-'));
 
 /** A transcript of `lines` user messages, each line about 100 bytes. */
 function transcript(lines: number): string {
@@ -16,21 +17,17 @@ function transcript(lines: number): string {
   return `${out.join('\n')}\n`;
 }
 
+// Registered before the app's own hook: the transcripts exist when it starts.
 beforeAll(async () => {
-  stateDir = await mkdtemp(path.join(os.tmpdir(), 'runtime-state-'));
   const sessions = path.join(stateDir, 'agents', 'main', 'sessions');
-  await mkdir(sessions, { recursive: true });
+  mkdirSync(sessions, { recursive: true });
   await writeFile(path.join(sessions, 'sessions.json'), JSON.stringify({ 'agent:main:main:big': { sessionId: 'big', updatedAt: 1 } }));
   await writeFile(path.join(sessions, 'big.jsonl'), transcript(1000));
   await writeFile(path.join(sessions, 'small.jsonl'), transcript(10));
   await writeFile(path.join(sessions, 'one-long-line.jsonl'), `${JSON.stringify({ type: 'session', pad: 'y'.repeat(CAP * 2) })}\n`);
-  app = await startTestApp({ env: fakeRuntimeEnv({ RUNTIME_STATE_DIR: stateDir, SESSION_REPLAY_MAX_BYTES: String(CAP) }) });
 });
-afterAll(async () => {
-  clearFakeRuntimeEnv();
-  await app?.close();
-  await rm(stateDir, { recursive: true, force: true });
-});
+afterAll(() => rm(stateDir, { recursive: true, force: true }));
+const app = useTestApp({ env: fakeRuntimeEnv({ RUNTIME_STATE_DIR: stateDir, SESSION_REPLAY_MAX_BYTES: String(CAP) }) }, { afterClose: clearFakeRuntimeEnv });
 
 describe('transcripts over SESSION_REPLAY_MAX_BYTES', () => {
   it('reads only the complete lines within the cap and sets truncated, without marking the cut line partial', async () => {
