@@ -169,6 +169,7 @@ describe('projects', () => {
 
 describe('default project', () => {
   it('is the oldest active project, with task counts that leave out soft-deleted tasks', async () => {
+    // An empty database of its own: "the oldest active project" must not see the file app's projects.
     const fresh = await startTestApp();
     try {
       expect((await fresh.call('GET', '/api/projects/default')).status).toBe(404);

@@ -36,6 +36,7 @@ afterAll(async () => {
 });
 
 describe('snapshots in an S3 bucket', () => {
+  // Two apps on two databases sharing one bucket, started inside the tests: useTestApp gives a file one app.
   let created: string[] = [];
   let instanceA: TestApp | undefined;
   let instanceB: TestApp | undefined;

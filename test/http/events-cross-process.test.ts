@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startChild, type Child } from '../support/child-process';
-import { startTestApp, type TestApp } from '../support/test-app';
+import { useTestApp } from '../support/use-app';
 import { startStreamRunner, watch, type StreamRunner } from './stream-support';
 
 /**
@@ -12,14 +12,13 @@ import { startStreamRunner, watch, type StreamRunner } from './stream-support';
  * connected to this process's runner. How fast it arrives is measured in bench/stream-fanout.ts
  * (delivery latency p50/p99), not asserted here: a shared test machine makes any time bound flaky.
  */
-let app: TestApp;
+const app = useTestApp();
 let server: StreamRunner;
 let other: Child;
 let otherUrl: string;
 let otherDataDir: string;
 
 beforeAll(async () => {
-  app = await startTestApp();
   server = await startStreamRunner(app);
   otherDataDir = await mkdtemp(path.join(os.tmpdir(), 'task-server-other-'));
   const env = { ...process.env };
@@ -44,7 +43,6 @@ afterAll(async () => {
     await other.exited;
   }
   await server?.close();
-  await app?.close();
   if (otherDataDir) await rm(otherDataDir, { recursive: true, force: true });
 });
 

@@ -1,15 +1,14 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { outboxEventBus } from '../../infra/events/outbox-event-bus';
 import { movableClock } from '../support/fakes';
-import { startTestApp, type TestApp } from '../support/test-app';
+import { useTestApp } from '../support/use-app';
 import { openRaw, startStreamRunner, watch, type StreamRunner, type WatchedStream } from './stream-support';
 
-let app: TestApp;
+const app = useTestApp();
 let server: StreamRunner;
 const opened: Array<{ close(): void }> = [];
 
 beforeAll(async () => {
-  app = await startTestApp();
   server = await startStreamRunner(app);
 });
 afterEach(() => {
@@ -17,7 +16,6 @@ afterEach(() => {
 });
 afterAll(async () => {
   await server?.close();
-  await app?.close();
 });
 
 function track<T extends { close(): void }>(stream: T): T {

@@ -4,7 +4,7 @@ import type { AppContext } from '../../infra/app-context';
 import { fallbackPath, FallbackWriter } from '../../infra/db/fallback-file';
 import { startFallbackContext } from '../support/fallback-context';
 import { freePort } from '../support/free-port';
-import { startTestApp, type TestApp } from '../support/test-app';
+import { useTestApp } from '../support/use-app';
 
 /** A TCP relay to the test database that can be switched on later: "the database comes back". */
 function relayTo(target: URL) {
@@ -30,13 +30,12 @@ function relayTo(target: URL) {
   };
 }
 
-let app: TestApp;
+const app = useTestApp();
 let fallbackCtx: AppContext;
 let relay: ReturnType<typeof relayTo>;
 let projectId: string;
 
 beforeAll(async () => {
-  app = await startTestApp();
   const created = await app.call('POST', '/api/projects', { body: { name: 'Kept safe' } });
   projectId = created.body.id;
   await app.db.query(`INSERT INTO tasks (id, project_id, title, status) VALUES (gen_random_uuid(), $1, 'done', 'completed')`, [projectId]);
@@ -52,7 +51,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await fallbackCtx?.close();
   await relay?.close();
-  await app?.close();
 });
 
 describe('fallback mode (DATABASE_URL set but unreachable at start)', () => {

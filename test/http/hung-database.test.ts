@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAppContext, setAppContext, type AppContext } from '../../infra/app-context';
 import { parseConfig } from '../../infra/config';
-import { startTestApp, type TestApp } from '../support/test-app';
+import { useTestApp } from '../support/use-app';
 
 /*
  * Issue 21 item 5: a database that stops answering (SIGSTOP: connections stay open, nothing
@@ -68,13 +68,12 @@ async function freezableProxy(target: string): Promise<FreezableProxy> {
   };
 }
 
-let app: TestApp;
+const app = useTestApp();
 let proxy: FreezableProxy;
 let hung: AppContext;
 let taskId: string;
 
 beforeAll(async () => {
-  app = await startTestApp();
   const project = await app.call('POST', '/api/projects', { body: { name: 'Hung' } });
   const task = await app.call('POST', '/api/tasks', { body: { project_id: project.body.id, title: 'reachable' } });
   taskId = task.body.id;
@@ -90,7 +89,6 @@ afterAll(async () => {
   setAppContext(app.ctx);
   await hung?.close();
   await proxy?.close();
-  await app?.close();
 });
 
 describe('a database that stops answering', () => {

@@ -5,14 +5,13 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRunner, type Runner } from '../../infra/http/runner';
 import { staticUi } from '../../infra/http/static-ui';
-import { startTestApp, type TestApp } from '../support/test-app';
+import { useTestApp } from '../support/use-app';
 
 /** DASHBOARD_UI_DIR: a small fixture front end served by the runner at `/`, the API untouched. */
-let app: TestApp;
+const app = useTestApp({ env: { DASHBOARD_AUTH_TOKEN: 'ui-test-token' } });
 let runner: Runner;
 let uiDir: string;
 beforeAll(async () => {
-  app = await startTestApp({ env: { DASHBOARD_AUTH_TOKEN: 'ui-test-token' } });
   uiDir = await mkdtemp(path.join(os.tmpdir(), 'ui-fixture-'));
   await cp(path.resolve('test/fixtures/ui'), uiDir, { recursive: true });
   // a link that points out of the directory must not be followed
@@ -22,7 +21,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await runner?.close();
   await rm(uiDir, { recursive: true, force: true });
-  await app?.close();
 });
 
 /** node:http, so that `..` and odd encodings reach the server as written. */

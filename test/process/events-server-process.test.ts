@@ -4,16 +4,15 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { watch } from '../http/stream-support';
 import { startChild, type Child } from '../support/child-process';
-import { startTestApp, type TestApp } from '../support/test-app';
+import { useTestApp } from '../support/use-app';
 
 /** The built server (node dist/server.js) streams changes made by this process on the same database. */
-let app: TestApp;
+const app = useTestApp();
 let server: Child;
 let url: string;
 let dataDir: string;
 
 beforeAll(async () => {
-  app = await startTestApp();
   dataDir = await mkdtemp(path.join(os.tmpdir(), 'task-server-streams-'));
   const env = { ...process.env };
   for (const key of ['DASHBOARD_AUTH_TOKEN', 'HOST', 'VITEST', 'NODE_ENV']) delete env[key];
@@ -28,7 +27,6 @@ afterAll(async () => {
     server.proc.kill('SIGKILL');
     await server.exited;
   }
-  await app?.close();
   await rm(dataDir, { recursive: true, force: true });
 });
 
