@@ -1,6 +1,11 @@
 import { readFileSync } from 'node:fs';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { routeKeyOf, routes } from '../../handlers/routes';
+import { toApiGatewayEvent } from '../../infra/http/api-gateway-event';
+import { RouteMatcher } from '../../infra/http/route-matcher';
+import { fixtureEvent } from '../support/api-gateway-fixture';
 import { handler as getHealth } from '../../handlers/health/get-health';
 import { handler as createProject } from '../../handlers/projects/create-project';
 import { handler as getProject } from '../../handlers/projects/get-project';
@@ -60,5 +65,51 @@ describe('handlers called with API Gateway v2 event fixtures', () => {
     expect(res.status).toBe(400);
     expect(res.body.code).toBe('validation_failed');
     expect(JSON.stringify(res.body)).toContain('status');
+  });
+});
+
+/** The fields a handler reads, from either builder. */
+function handlerView(e: APIGatewayProxyEventV2) {
+  return {
+    routeKey: e.routeKey,
+    rawPath: e.rawPath,
+    rawQueryString: e.rawQueryString,
+    queryStringParameters: e.queryStringParameters,
+    pathParameters: e.pathParameters,
+    body: e.body,
+    isBase64Encoded: e.isBase64Encoded,
+    method: e.requestContext.http.method,
+    path: e.requestContext.http.path,
+    contentType: e.headers['content-type'],
+    authorization: e.headers.authorization,
+    cookies: e.cookies,
+  };
+}
+
+describe('the runner\'s converter (infra/http/api-gateway-event.ts) against the recorded event shape', () => {
+  const matcher = new RouteMatcher(routes);
+  const word = fc.stringMatching(/^[a-z][a-z0-9_]{0,8}$/);
+  const value = fc.string({ maxLength: 12 });
+
+  it('builds what the fixture builder handler tests use builds, for any query (repeated keys too), path parameters, headers and body', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom('GET /api/tasks/all', 'GET /api/projects/3f1c2a9e-8d4b-4c6e-9a1f-2b7d5e0c8a41', 'POST /api/tasks', 'PATCH /api/tasks/3f1c2a9e-8d4b-4c6e-9a1f-2b7d5e0c8a41'),
+        fc.array(fc.tuple(word, value), { maxLength: 5 }),
+        fc.option(fc.json(), { nil: undefined }),
+        fc.option(fc.string({ minLength: 1, maxLength: 20 }), { nil: undefined }),
+        (request, pairs, body, token) => {
+          const [method, pathname] = request.split(' ') as [string, string];
+          const search = new URLSearchParams(pairs).toString();
+          const url = new URL(`${pathname}${search ? `?${search}` : ''}`, 'http://runner.test');
+          const match = matcher.match(method, url.pathname)!;
+          const headers: Record<string, string> = { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}), cookie: 'a=1; b=2' };
+          const converted = toApiGatewayEvent({ req: { method, headers, sourceIp: '127.0.0.1', httpVersion: '1.1' }, url, route: match.route, pathParameters: match.pathParameters, body, requestId: 'r' });
+          const recorded = fixtureEvent({ method, target: `${url.pathname}${url.search}`, routeKey: routeKeyOf(match.route), pathParameters: match.pathParameters, headers, body });
+          expect(handlerView(converted)).toEqual(handlerView(recorded));
+        },
+      ),
+      { numRuns: 200 },
+    );
   });
 });

@@ -5,14 +5,14 @@ import path from 'node:path';
 import type { Context } from 'aws-lambda';
 import pg from 'pg';
 import { inject } from 'vitest';
-import { routes } from '../../handlers/routes';
+import { routeKeyOf, routes } from '../../handlers/routes';
 import { createAppContext, setAppContext, type AppContext } from '../../infra/app-context';
 import { config, resetConfig } from '../../infra/config';
 import { PgDb } from '../../infra/db/pg-db';
-import { toApiGatewayEvent } from '../../infra/http/api-gateway-event';
 import { loadHandler } from '../../infra/http/load-handler';
 import { RouteMatcher } from '../../infra/http/route-matcher';
 import { startRunner, type Runner } from '../../infra/http/runner';
+import { fixtureEvent } from './api-gateway-fixture';
 import { withDatabase } from './template-database';
 
 export interface Reply {
@@ -36,7 +36,10 @@ export interface TestApp {
   db: PgDb;
   databaseUrl: string;
   dataDir: string;
-  /** Calls the handler module of the matching route with an API Gateway v2 event, as Lambda would. */
+  /**
+   * Calls the handler module of the matching route with an API Gateway v2 event, as Lambda would
+   * (built from a recorded event by test/support/api-gateway-fixture.ts, not by the runner).
+   */
   call(method: string, path: string, options?: RequestOptions): Promise<Reply>;
   /** Sends a real HTTP request to the local runner (started on first use). */
   http(method: string, path: string, options?: RequestOptions): Promise<Reply>;
@@ -112,11 +115,12 @@ export async function startTestApp(options: { env?: Record<string, string> } = {
       const match = matcher.match(method, url.pathname);
       if (!match) throw new Error(`no route for ${method} ${url.pathname}`);
       const headers: Record<string, string> = { 'content-type': 'application/json', ...lower(o.headers ?? {}) };
-      const event = toApiGatewayEvent({
-        req: { method, headers, sourceIp: '127.0.0.1', httpVersion: '1.1' },
-        url,
-        route: match.route,
+      const event = fixtureEvent({
+        method,
+        target: `${url.pathname}${url.search}`,
+        routeKey: routeKeyOf(match.route),
         pathParameters: match.pathParameters,
+        headers,
         body: body(o),
         requestId: randomBytes(8).toString('hex'),
       });
