@@ -101,7 +101,8 @@ function dispatchSafety(body: unknown): unknown {
   };
 }
 
-const taskFields = taskColumns.split(', ') as [string, ...string[]];
+/** The keys of a task row as the API answers it (`lock_generation AS lock_token` is answered as lock_token). */
+const taskFields = taskColumns.split(', ').map((column) => column.split(' AS ').at(-1)!) as [string, ...string[]];
 /** What an agent needs to pick work; full rows cost ~180 tokens each. */
 export const summaryTaskFields = ['id', 'project_id', 'title', 'status', 'priority', 'owner', 'due_date', 'labels', 'dependency_ids', 'updated_at'] as const;
 

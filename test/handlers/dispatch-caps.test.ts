@@ -1,16 +1,9 @@
-import { beforeEach, describe, expect, it } from 'vitest';
-import { useTestApp } from '../support/use-app';
-import { createRun, emptyDispatchQueue, fakeRuntime, fakeTime, templateWithRoute, tick } from './workflow-support';
+import { describe, expect, it } from 'vitest';
+import { createRun, templateWithRoute, tick, useWorkflowApp } from './workflow-support';
 
 /** Issue 15: concurrency caps per workflow type and per agent, held across concurrent ticks. */
 
-const app = useTestApp();
-let clock: ReturnType<typeof fakeTime>;
-beforeEach(async () => {
-  clock = fakeTime(app);
-  fakeRuntime(app);
-  await emptyDispatchQueue(app);
-});
+const app = useWorkflowApp({ emptyQueue: true });
 
 const live = ['dispatched', 'claimed', 'running', 'waiting_for_approval'];
 
@@ -23,7 +16,7 @@ async function queuedRuns(type: string, n: number) {
   const ids: string[] = [];
   for (let i = 0; i < n; i++) {
     ids.push((await createRun(app, type)).id);
-    clock.advance(1000);
+    app.clock().advance(1000);
   }
   return ids;
 }

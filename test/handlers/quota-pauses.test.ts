@@ -1,16 +1,9 @@
-import { beforeEach, describe, expect, it } from 'vitest';
-import { useTestApp } from '../support/use-app';
-import { createRun, emptyDispatchQueue, fakeRuntime, fakeTime, runStatus, templateWithRoute, tick, uniqueName } from './workflow-support';
+import { describe, expect, it } from 'vitest';
+import { createRun, runStatus, templateWithRoute, tick, uniqueName, useWorkflowApp } from './workflow-support';
 
 /** Issue 15: a provider quota or rate-limit failure pauses dispatch to the agent and requeues the run. */
 
-const app = useTestApp();
-let clock: ReturnType<typeof fakeTime>;
-beforeEach(async () => {
-  clock = fakeTime(app);
-  fakeRuntime(app);
-  await emptyDispatchQueue(app);
-});
+const app = useWorkflowApp({ emptyQueue: true });
 
 const SEC = 1000;
 
@@ -65,7 +58,7 @@ describe('provider quota pauses', () => {
     expect((await runStatus(app, other.id)).status).toBe('dispatched');
     const stats = await app.call('GET', '/api/workflow-runs/dispatcher/stats');
     expect(stats.body.paused_agents).toEqual([{ agent_id: writer, dispatch_paused_until: '2026-11-01T12:02:00.000Z', pause_reason: 'quota_exhausted: provider says no' }]);
-    clock.advance(120 * SEC);
+    app.clock().advance(120 * SEC);
     expect(await tick(app)).toMatchObject({ dispatched: 1, heldByPause: 0 });
     expect(await runStatus(app, id)).toMatchObject({ status: 'dispatched', dispatch_attempts: 1 });
     expect(await agentEntry(writer)).toBeUndefined();
@@ -78,7 +71,7 @@ describe('provider quota pauses', () => {
     for (let i = 0; i < 5; i++) claimed.push(await claimedBy(type, writer));
     await app.call('POST', '/api/agents/heartbeat', { body: { agent_name: writer } });
     for (const [i, { id, session }] of claimed.entries()) {
-      clock.advance(10 * SEC);
+      app.clock().advance(10 * SEC);
       const res = await fail(id, session, { error_class: 'rate_limited', ...(i > 0 ? { retry_after_seconds: 3600 } : {}) });
       expect(res.status).toBe(200);
       expect(res.body.status).toBe('queued');
@@ -88,7 +81,7 @@ describe('provider quota pauses', () => {
     expect(await pauseTraces(writer)).toEqual({ audit: [{ action: 'dispatch_paused', actor: 'system' }], events: ['dispatch_paused'] });
     expect(await tick(app)).toMatchObject({ dispatched: 0, heldByPause: 5 });
     // a failure after the window ends pauses again, once
-    clock.set('2026-11-01T12:15:10.000Z');
+    app.clock().set('2026-11-01T12:15:10.000Z');
     expect(await tick(app)).toMatchObject({ dispatched: 5 });
     const again = claimed[0]!;
     await app.call('POST', `/api/workflow-runs/${again.id}/claim`, { body: { agent_id: writer, session_id: again.session } });

@@ -79,11 +79,22 @@ export async function emptyDispatchQueue(app: TestApp): Promise<void> {
   await app.db.query('DELETE FROM agent_dispatch_controls');
 }
 
-export function useWorkflowApp(): TestApp {
+/**
+ * The file's app for workflow tests: every test starts on a fresh fixed clock and a recording
+ * runtime; with `emptyQueue`, also with no runs, routes or dispatch controls left by earlier tests.
+ * `clock()` is the current test's clock.
+ */
+export function useWorkflowApp(options: { emptyQueue?: boolean } = {}): TestApp & { clock(): ReturnType<typeof fakeTime> } {
   const app = useTestApp();
-  beforeEach(() => {
-    fakeTime(app);
+  let clock: ReturnType<typeof fakeTime> | undefined;
+  beforeEach(async () => {
+    clock = fakeTime(app);
     fakeRuntime(app);
+    if (options.emptyQueue) await emptyDispatchQueue(app);
   });
-  return app;
+  const current = () => {
+    if (!clock) throw new Error('the workflow clock is set in beforeEach: use it inside a test');
+    return clock;
+  };
+  return new Proxy(app, { get: (target, key) => (key === 'clock' ? current : Reflect.get(target, key)) }) as TestApp & { clock(): ReturnType<typeof fakeTime> };
 }

@@ -55,6 +55,9 @@ describe('MCP tool catalog as an agent reads it', () => {
     expect(byName.list_tasks!.status!.enum).toEqual([...taskStatuses]);
     expect(byName.create_task!.status!.enum).toEqual([...taskStatuses]);
     expect((byName.update_task!.patch!.propertyNames as { enum: string[] }).enum).toEqual(expect.arrayContaining(['title', 'status', 'priority', 'owner', 'labels', 'metadata']));
+    const fieldNames = ((byName.list_tasks!.fields!.anyOf as Array<{ items?: { enum: string[] } }>)[1]!.items!).enum;
+    expect(fieldNames).toContain('lock_token');
+    expect(fieldNames.filter((f) => / /.test(f))).toEqual([]);
     expect(Object.keys(byName.search_audit!)).toEqual(['q', 'actor', 'action', 'task_id', 'start_date', 'end_date', 'entity_type', 'governance_only', 'limit', 'offset']);
   });
 
