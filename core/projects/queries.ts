@@ -3,7 +3,7 @@ import { parseQuery, queryInt } from '../query-params';
 import { NotFoundError } from '../errors';
 import type { Db, Deps } from '../ports';
 import { parseId, uuidSchema } from '../validation';
-import { projectColumns, projectStatusSchema, type Project } from './project';
+import { projectColumns, projectSchema, projectStatusSchema, type Project } from './project';
 
 /** Query of GET /api/projects (spec: "not shown"; documented in docs/api-choices.md). */
 export const listProjectsQuerySchema = z.strictObject({
@@ -31,9 +31,9 @@ export async function listProjects(deps: Pick<Deps, 'storage'>, query: unknown):
   return rows;
 }
 
-export interface ProjectWithWorkflow extends Project {
-  default_workflow?: Record<string, unknown>;
-}
+/** A project as GET /api/projects/:id answers it: `default_workflow` when default_workflow_id resolves. */
+export const projectWithWorkflowSchema = projectSchema.extend({ default_workflow: z.record(z.string(), z.unknown()).optional() });
+export type ProjectWithWorkflow = z.infer<typeof projectWithWorkflowSchema>;
 
 /** One project; `default_workflow` is attached when default_workflow_id is set and resolves. */
 export async function getProject(deps: Pick<Deps, 'storage'>, rawId: unknown): Promise<ProjectWithWorkflow> {

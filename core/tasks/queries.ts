@@ -6,7 +6,7 @@ import type { Db, Deps } from '../ports';
 import { requireDb } from '../storage';
 import { parseId, uuidSchema } from '../validation';
 import { queryBoolean } from '../query-params';
-import { taskColumns, timestampSchema, type Task } from './task';
+import { taskColumns, taskSchema, timestampSchema, type Task } from './task';
 
 /**
  * Query of GET /api/tasks/all: `project_id` narrows to one project, `updated_since` to recent changes.
@@ -88,11 +88,15 @@ export async function findTask(db: Db, id: string, lock = false): Promise<Task |
   return rows[0];
 }
 
-export interface TaskLink {
-  id: string;
-  title: string;
-  status: string;
-}
+const taskLinkSchema = z.object({ id: z.string(), title: z.string(), status: z.string() });
+export type TaskLink = z.infer<typeof taskLinkSchema>;
+
+/** GET /api/tasks/:id: the task with its dependencies and subtasks resolved, and its history pointer. */
+export const taskDetailSchema = taskSchema.extend({
+  dependencies: z.array(taskLinkSchema),
+  subtasks: z.array(taskLinkSchema),
+  history: z.object({ url: z.string(), entries: z.number().int().nullable() }),
+});
 
 export type TaskDetail = (Task | FallbackTask) & {
   dependencies: TaskLink[];

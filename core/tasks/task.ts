@@ -28,38 +28,40 @@ export const closedTaskStatuses: ReadonlySet<string> = new Set(['completed', 'ar
 export const taskPriorities = ['low', 'medium', 'high', 'critical'] as const;
 export const taskPrioritySchema = z.enum(taskPriorities, { message: `must be one of ${taskPriorities.join(', ')}` });
 
-export interface Task {
-  id: string;
-  project_id: string;
-  title: string;
-  description: string;
-  status: TaskStatus;
-  priority: (typeof taskPriorities)[number];
-  owner: string | null;
-  due_date: Date | null;
-  start_date: Date | null;
-  estimated_effort: number | null;
-  actual_effort: number | null;
-  parent_task_id: string | null;
-  dependency_ids: string[];
-  labels: string[];
-  created_at: Date;
-  updated_at: Date;
-  completed_at: Date | null;
-  recurrence_rule: string | null;
-  metadata: Record<string, unknown>;
-  deleted_at: Date | null;
-  archived_at: Date | null;
-  locked_at: Date | null;
-  locked_by: string | null;
-  retry_count: number;
-  status_updated_at: Date | null;
-  active_workflow_run_id: string | null;
+/** A task as the API answers it (spec 01 Task); the OpenAPI document's task schema. */
+export const taskSchema = z.object({
+  id: z.string(),
+  project_id: z.string(),
+  title: z.string(),
+  description: z.string(),
+  status: taskStatusSchema,
+  priority: taskPrioritySchema,
+  owner: z.string().nullable(),
+  due_date: z.date().nullable(),
+  start_date: z.date().nullable(),
+  estimated_effort: z.number().nullable(),
+  actual_effort: z.number().nullable(),
+  parent_task_id: z.string().nullable(),
+  dependency_ids: z.array(z.string()),
+  labels: z.array(z.string()),
+  created_at: z.date(),
+  updated_at: z.date(),
+  completed_at: z.date().nullable(),
+  recurrence_rule: z.string().nullable(),
+  metadata: jsonObjectSchema,
+  deleted_at: z.date().nullable(),
+  archived_at: z.date().nullable(),
+  locked_at: z.date().nullable(),
+  locked_by: z.string().nullable(),
+  retry_count: z.number().int(),
+  status_updated_at: z.date().nullable(),
+  active_workflow_run_id: z.string().nullable(),
   /** When the claim in locked_by lapses (null: no claim, or a claim without a lease). */
-  lease_expires_at: Date | null;
+  lease_expires_at: z.date().nullable(),
   /** Fencing token: grows with every claim of the task, so a stale holder's renew or release is refused. */
-  lock_token: number;
-}
+  lock_token: z.number().int(),
+});
+export type Task = z.infer<typeof taskSchema>;
 
 /**
  * The columns a revert or an import writes back, as the table names them: every column but the

@@ -1,13 +1,13 @@
 import { OPERATOR_ACTOR } from '../actors';
 import { recordChange } from '../audit/record-change';
-import type * as z from 'zod';
+import * as z from 'zod';
 import { DEFAULT_QUOTA_PAUSE_SECONDS, pauseAgentDispatch } from '../agents/dispatch-controls';
 import { ActiveRunExistsError, ConflictError, IdempotencyConflictError, NotFoundError, ValidationError } from '../errors';
 import type { Db, Deps } from '../ports';
 import { requireDb } from '../storage';
 import { parseId, parseInput } from '../validation';
 import { requireGovernance } from './governance';
-import { getRunDetail, type RunDetail } from './run-queries';
+import { getRunDetail, runDetailSchema } from './run-queries';
 import { activeRunStatuses, resumeTarget, transitionOf } from './run-status';
 import { lookUpKey, rememberKey, requestHash } from './run-idempotency';
 import { dispatchRunNow } from './dispatcher';
@@ -32,6 +32,7 @@ import {
   startRunSchema,
   type CreateRunInput,
   type WorkflowRun,
+  workflowRunSchema,
 } from './run';
 import { findTemplate } from './templates';
 import { stepNameOf } from './template';
@@ -106,7 +107,9 @@ async function assertNoActiveRun(tx: Db, taskId: string): Promise<void> {
   if (rows[0]) throw new ActiveRunExistsError(taskId, rows[0].id, rows[0].status);
 }
 
-export type CreatedRun = RunDetail & { duplicate?: true };
+/** POST /api/workflow-runs: the run's detail; `duplicate: true` when an idempotency key answered an earlier run. */
+export const createdRunSchema = runDetailSchema.extend({ duplicate: z.literal(true).optional() });
+export type CreatedRun = z.infer<typeof createdRunSchema>;
 
 /**
  * POST /api/workflow-runs (governance: launch_workflow). With an idempotency key (the
@@ -139,12 +142,13 @@ async function withRun<T>(deps: Deps, rawId: unknown, work: (tx: Db, run: Workfl
   return requireDb(deps.storage).transaction(async (tx) => work(tx, await lockRun(tx, id)));
 }
 
-export interface ClaimResult {
-  claimed: true;
+export const claimResultSchema = z.object({
+  claimed: z.literal(true),
   /** True when the same session claimed this run before (a retried claim). */
-  already: boolean;
-  run: WorkflowRun;
-}
+  already: z.boolean(),
+  run: workflowRunSchema,
+});
+export type ClaimResult = z.infer<typeof claimResultSchema>;
 
 /**
  * A claim that the run's state already answers without a write: the same session's retry
@@ -245,7 +249,8 @@ export async function startRun(deps: Deps, rawId: unknown, body: unknown): Promi
 }
 
 /** The operator's start: the run as dispatched, and how waking its agent went. */
-export type OperatorStart = WorkflowRun & { wake: { woken: boolean; errors: string[] } };
+export const operatorStartSchema = workflowRunSchema.extend({ wake: z.object({ woken: z.boolean(), errors: z.array(z.string()) }) });
+export type OperatorStart = z.infer<typeof operatorStartSchema>;
 
 /**
  * POST /api/workflow-runs/:id/start without session_id (the original front end's Trigger is

@@ -1,3 +1,4 @@
+import * as z from 'zod';
 import { parseQuery } from '../query-params';
 import { NotFoundError } from '../errors';
 import type { Db, Deps } from '../ports';
@@ -6,29 +7,32 @@ import { pageAndTotal } from '../list-page';
 import { parseId } from '../validation';
 import { recoveryRules, type StuckReason } from './recovery-rules';
 import { activeRunStatuses } from './run-status';
-import { listRunsQuerySchema, pendingRunsQuerySchema, runColumns, type WorkflowRun } from './run';
-import type { TemplateStep } from './template';
+import { listRunsQuerySchema, pendingRunsQuerySchema, runColumns, workflowRunSchema, type WorkflowRun } from './run';
+import { templateStepSchema, type TemplateStep } from './template';
 
 /** Lists without a limit parameter (active, stuck) answer at most this many rows, with the full total. */
 const LIST_CAP = 500;
 
-export interface StepRow {
-  id: string;
-  step_name: string;
-  step_order: number;
-  status: string;
-  started_at: Date | null;
-  finished_at: Date | null;
-  error_message: string | null;
-  output: unknown;
-}
+const stepRowSchema = z.object({
+  id: z.string(),
+  step_name: z.string(),
+  step_order: z.number().int(),
+  status: z.string(),
+  started_at: z.date().nullable(),
+  finished_at: z.date().nullable(),
+  error_message: z.string().nullable(),
+  output: z.unknown(),
+});
+export type StepRow = z.infer<typeof stepRowSchema>;
 
-export interface RunDetail extends WorkflowRun {
-  template_steps: TemplateStep[];
-  steps: StepRow[];
-  artifacts: Record<string, unknown>[];
-  approvals: Record<string, unknown>[];
-}
+/** GET /api/workflow-runs/:id: the run with its template's steps, its step rows, artifacts and approvals. */
+export const runDetailSchema = workflowRunSchema.extend({
+  template_steps: z.array(templateStepSchema),
+  steps: z.array(stepRowSchema),
+  artifacts: z.array(z.record(z.string(), z.unknown())),
+  approvals: z.array(z.record(z.string(), z.unknown())),
+});
+export type RunDetail = z.infer<typeof runDetailSchema>;
 
 /** GET /api/workflow-runs: newest first, filtered by workflow_type, status (verbatim), task_id. */
 export async function listRuns(deps: Pick<Deps, 'storage'>, query: unknown): Promise<{ runs: WorkflowRun[]; total: number; truncated: boolean }> {

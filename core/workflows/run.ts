@@ -13,43 +13,51 @@ export const runColumns = [
   'last_error', 'created_by', 'metadata', 'created_at', 'updated_at', 'error_class',
 ].join(', ');
 
-export interface WorkflowRun {
-  id: string;
-  workflow_type: string;
+const nullableDate = z.date().nullable();
+const nullableCount = z.number().int().nullable();
+
+/** A workflow run as the API answers it (spec 03 workflow_runs); the OpenAPI document's run schema. */
+export const workflowRunSchema = z.object({
+  id: z.string(),
+  workflow_type: z.string(),
   /** Shown verbatim: values outside the known set are tolerated (spec 03). */
-  status: string;
-  task_id: string | null;
-  current_step: number;
-  owner_agent_id: string | null;
-  target_agent_id: string | null;
-  input_payload: Record<string, unknown>;
-  output_summary: Record<string, unknown> | null;
-  dispatch_attempts: number;
-  gateway_session_id: string | null;
-  gateway_session_active: boolean;
-  claim_session_id: string | null;
-  session_history: string[];
-  retry_count: number;
-  dispatched_at: Date | null;
-  claimed_at: Date | null;
-  heartbeat_at: Date | null;
-  started_at: Date | null;
-  finished_at: Date | null;
-  cost_estimate: number | null;
-  input_tokens: number | null;
-  output_tokens: number | null;
-  cached_tokens: number | null;
-  model_id: string | null;
-  currency: string | null;
-  reported_at: Date | null;
-  last_error: string | null;
-  created_by: string;
-  metadata: Record<string, unknown>;
-  created_at: Date;
-  updated_at: Date;
+  status: z.string(),
+  task_id: z.string().nullable(),
+  current_step: z.number().int(),
+  owner_agent_id: z.string().nullable(),
+  target_agent_id: z.string().nullable(),
+  input_payload: z.record(z.string(), z.unknown()),
+  output_summary: z.record(z.string(), z.unknown()).nullable(),
+  dispatch_attempts: z.number().int(),
+  gateway_session_id: z.string().nullable(),
+  gateway_session_active: z.boolean(),
+  claim_session_id: z.string().nullable(),
+  session_history: z.array(z.string()),
+  retry_count: z.number().int(),
+  dispatched_at: nullableDate,
+  claimed_at: nullableDate,
+  heartbeat_at: nullableDate,
+  started_at: nullableDate,
+  finished_at: nullableDate,
+  cost_estimate: z.number().nullable(),
+  input_tokens: nullableCount,
+  output_tokens: nullableCount,
+  cached_tokens: nullableCount,
+  model_id: z.string().nullable(),
+  currency: z.string().nullable(),
+  reported_at: nullableDate,
+  last_error: z.string().nullable(),
+  created_by: z.string(),
+  metadata: z.record(z.string(), z.unknown()),
+  created_at: z.date(),
+  updated_at: z.date(),
   /** What kind of failure ended (or requeued) the run last (issue 15); null before any. */
-  error_class: string | null;
-}
+  error_class: z.string().nullable(),
+});
+export type WorkflowRun = z.infer<typeof workflowRunSchema>;
+
+/** The run listings' envelope (GET /api/workflow-runs, /pending, /active). */
+export const runListSchema = z.object({ runs: z.array(workflowRunSchema), total: z.number().int(), truncated: z.boolean() });
 
 /** Who acts: the `actor` field of a run operation's body, default the single operator (spec 01). */
 const actorName = z.string().trim().min(1, 'must not be empty').max(200);

@@ -5,11 +5,23 @@ import { routeSchemas, type RouteSchemas } from './route-schemas';
 
 type JsonSchema = Record<string, unknown>;
 
-/** Every error answer of the server: `{error, code, ...detail}` (handlers/middleware/http-handler.ts). */
+/** An error answer: `{error, code, ...detail}` (core/errors.ts DomainError.body). */
 const errorBody: JsonSchema = {
   type: 'object',
   required: ['error'],
-  properties: { error: { type: 'string' }, code: { type: 'string' }, requestId: { type: 'string' } },
+  properties: {
+    error: { type: 'string' },
+    code: { type: 'string' },
+    requestId: { type: 'string' },
+    details: { type: 'array', items: { type: 'object', required: ['path', 'message'], properties: { path: { type: 'string' }, message: { type: 'string' } } } },
+  },
+};
+
+/** Spec 02's "the data is not there" answer: 200 from a degraded read, 404/503 from budgets and actions. */
+const unavailableBody: JsonSchema = {
+  type: 'object',
+  required: ['available', 'reason'],
+  properties: { available: { const: false }, reason: { type: 'string' } },
 };
 
 /**
@@ -27,8 +39,26 @@ function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
   return rest;
 }
 
-/** The route table does not say which 2xx a handler answers (200, 201, 202 or 204), so the document says 2XX. */
-const SUCCESS = '2XX';
+/** Error statuses any route may answer: request-level ones and every status of the domain error table. */
+const errorStatuses = [...new Set([400, 401, 404, 413, 500, 503, ...Object.values(statusByErrorCode)])].filter((s) => s >= 400).sort();
+
+function successResponse(status: number, schemas: RouteSchemas | undefined): JsonSchema {
+  if (status >= 300 && status < 400) return { description: 'redirect', headers: { location: { schema: { type: 'string' } } } };
+  if (schemas?.contentType) return { description: 'success', content: { [schemas.contentType]: { schema: { type: 'string' } } } };
+  return {
+    description: 'success',
+    content: { 'application/json': { schema: successSchema(status, schemas) } },
+  };
+}
+
+function successSchema(status: number, schemas: RouteSchemas | undefined): JsonSchema {
+  const response = schemas?.response instanceof z.ZodType ? schemas.response : schemas?.response?.[status];
+  const schema = response ? jsonSchemaOf(response, 'output') : {};
+  if (!schemas?.degrades || status !== 200) return schema;
+  const unavailable = { $ref: '#/components/schemas/Unavailable' };
+  // a route that answers 200 only when degraded (a create) documents just the degraded body there
+  return (schemas.success ?? [200]).includes(200) ? { anyOf: [schema, unavailable] } : unavailable;
+}
 
 function operation(route: Route, schemas: RouteSchemas | undefined): JsonSchema {
   const pathParams = [...route.path.matchAll(/:([A-Za-z][A-Za-z0-9_]*)/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
@@ -40,14 +70,10 @@ function operation(route: Route, schemas: RouteSchemas | undefined): JsonSchema 
     required: required.has(name),
     schema,
   }));
-  const errorStatuses = [...new Set(['400', '401', '404', '500', '503', ...Object.values(statusByErrorCode).map(String)])].sort();
-  const responses: Record<string, JsonSchema> = {
-    [SUCCESS]: {
-      description: 'success',
-      content: { 'application/json': { schema: schemas?.response ? jsonSchemaOf(schemas.response, 'output') : {} } },
-    },
-  };
-  for (const status of errorStatuses) responses[status] = { $ref: '#/components/responses/Error' };
+  const responses: Record<string, JsonSchema> = {};
+  const successes = new Set([...(schemas?.success ?? [200]), ...(schemas?.degrades ? [200] : [])]);
+  for (const status of [...successes].sort()) responses[String(status)] = successResponse(status, schemas);
+  for (const status of errorStatuses) responses[String(status)] ??= { $ref: '#/components/responses/Error' };
   const op: JsonSchema = {
     operationId: route.handler.replace(/[/-](\w)/g, (_m, c: string) => c.toUpperCase()),
     tags: [route.handler.split('/')[0]],
@@ -78,14 +104,21 @@ export function openApiDocument(routes: readonly Route[] = routeTable, version =
   }
   return {
     openapi: '3.1.0',
-    info: { title: 'Fleet task server', version, description: 'Generated from handlers/routes.ts and the zod schemas of core/. Unknown query keys are ignored and named in X-Ignored-Params.' },
+    info: { title: 'Fleet task server', version, description:
+        'Generated from handlers/routes.ts and the zod schemas of core/. Unknown query keys are ignored and named in X-Ignored-Params. ' +
+        'In read-only fallback mode (no database) task and project reads answer the fallback file\'s records as they are stored, which need not match the schemas here.' },
     servers: [{ url: 'http://127.0.0.1:3876' }],
     security: [{ bearer: [] }],
     paths,
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'DASHBOARD_AUTH_TOKEN, when the server has one' } },
-      schemas: { Error: errorBody },
-      responses: { Error: { description: 'error', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } } },
+      schemas: { Error: errorBody, Unavailable: unavailableBody },
+      responses: {
+        Error: {
+          description: 'error',
+          content: { 'application/json': { schema: { anyOf: [{ $ref: '#/components/schemas/Error' }, { $ref: '#/components/schemas/Unavailable' }] } } },
+        },
+      },
     },
   };
 }

@@ -1,13 +1,14 @@
-import type * as z from 'zod';
+import * as z from 'zod';
 import { auditQuerySchema } from '../../core/audit/list-audit';
 import { createBudgetSchema, updateBudgetSchema } from '../../core/budgets/budget';
 import { ledgerQuerySchema } from '../../core/budgets/queries';
 import { costRollupQuerySchema } from '../../core/costs/rollup';
 import { costSummaryQuerySchema } from '../../core/costs/summary';
 import { createProjectSchema, projectSchema, updateProjectSchema } from '../../core/projects/project';
-import { listProjectsQuerySchema } from '../../core/projects/queries';
+import { listProjectsQuerySchema, projectWithWorkflowSchema } from '../../core/projects/queries';
 import { listAllTasksQuerySchema } from '../../core/tasks/queries';
-import { createTaskSchema, updateTaskSchema } from '../../core/tasks/task';
+import { createTaskSchema, taskSchema, updateTaskSchema } from '../../core/tasks/task';
+import { taskDetailSchema } from '../../core/tasks/queries';
 import { agentQueueQuerySchema } from '../../core/views/agent-queue';
 import { projectQuerySchema } from '../../core/views/board';
 import { timelineQuerySchema } from '../../core/views/timeline';
@@ -15,14 +16,22 @@ import { heartbeatSchema, livenessQuerySchema } from '../../core/agents/liveness
 import { claimSchema, releaseSchema } from '../../core/agents/locks';
 import { decideApprovalSchema, escalateApprovalSchema, listApprovalsQuerySchema, pendingApprovalsQuerySchema, requestApprovalSchema } from '../../core/workflows/approvals';
 import { listArtifactsQuerySchema, registerArtifactSchema, updateArtifactSchema } from '../../core/workflows/artifacts';
-import { createRunSchema, startRunSchema } from '../../core/workflows/run';
+import { createRunSchema, runListSchema, startRunSchema, workflowRunSchema } from '../../core/workflows/run';
+import { runDetailSchema } from '../../core/workflows/run-queries';
+import { claimResultSchema, createdRunSchema, operatorStartSchema } from '../../core/workflows/run-commands';
 
 /** What the OpenAPI document knows of a route beyond its path: the zod schemas its use case parses with. */
 export interface RouteSchemas {
   query?: z.ZodType;
   body?: z.ZodType;
-  /** The success body, where core has a schema for it. */
-  response?: z.ZodType;
+  /** The success body, where core has a schema for it: one for every success status, or one per status. */
+  response?: z.ZodType | Readonly<Record<number, z.ZodType>>;
+  /** The 2xx statuses the handler answers; 200 when not given. */
+  success?: readonly number[];
+  /** The success body's media type when it is not JSON (metrics, event streams). */
+  contentType?: string;
+  /** Spec 02's degraded answer: 200 `{available: false, reason}` when the data is not there (core/costs/availability.ts). */
+  degrades?: boolean;
 }
 
 /**
@@ -30,29 +39,69 @@ export interface RouteSchemas {
  * parameters and a generic body, so a new route never needs an edit here to be listed.
  */
 export const routeSchemas: Readonly<Record<string, RouteSchemas>> = {
+  'GET /api/health': {},
+  'GET /api/metrics': { contentType: 'text/plain' },
+  'GET /api/events': { contentType: 'text/event-stream' },
+  'GET /api/events/stream': { contentType: 'text/event-stream' },
   'GET /api/projects': { query: listProjectsQuerySchema, response: projectSchema.array() },
-  'POST /api/projects': { body: createProjectSchema, response: projectSchema },
-  'PATCH /api/projects/{id}': { body: updateProjectSchema },
-  'GET /api/tasks/all': { query: listAllTasksQuerySchema },
-  'POST /api/tasks': { body: createTaskSchema },
-  'PATCH /api/tasks/{id}': { body: updateTaskSchema },
+  'POST /api/projects': { body: createProjectSchema, response: projectWithWorkflowSchema, success: [201] },
+  'POST /api/workflow-templates': { success: [201] },
+  'POST /api/views': { success: [201] },
+  'POST /api/system-scan/run': { success: [201] },
+  'POST /api/cron/jobs': { success: [201] },
+  'POST /api/cron/jobs/{id}/run': { success: [202] },
+  'POST /api/snapshots': { success: [201] },
+  'GET /api/snapshots/{id}/download': { success: [200, 302] },
+  'POST /api/budgets': { body: createBudgetSchema, success: [201], degrades: true },
+  'POST /api/spaces': { success: [201] },
+  'POST /api/spaces/{id}/duplicate': { success: [201] },
+  'POST /api/workflow-graph/events': { success: [201] },
+  'POST /api/mcp/telemetry': { success: [201] },
+  'GET /api/projects/{id}': { response: projectWithWorkflowSchema },
+  'PATCH /api/projects/{id}': { body: updateProjectSchema, response: projectWithWorkflowSchema },
+  'GET /api/tasks/all': { query: listAllTasksQuerySchema, response: taskSchema.array() },
+  'GET /api/tasks/{id}': { response: taskDetailSchema },
+  'POST /api/tasks/{id}/archive': { response: taskSchema },
+  'POST /api/tasks/{id}/restore': { response: taskSchema },
+  'POST /api/tasks/{id}/move': { response: taskSchema },
+  // {content} is the legacy markdown writer (200); anything else creates a task (201)
+  'POST /api/tasks': { body: createTaskSchema, success: [201, 200], response: { 201: taskSchema } },
+  'PATCH /api/tasks/{id}': { body: updateTaskSchema, response: taskSchema },
   'GET /api/views/agent': { query: agentQueueQuerySchema },
   'GET /api/views/board': { query: projectQuerySchema },
   'GET /api/views/timeline': { query: timelineQuerySchema },
-  'POST /api/agent/claim': { body: claimSchema },
+  'POST /api/agent/claim': { body: claimSchema, response: taskSchema },
+  'POST /api/agent/claim/renew': { response: taskSchema },
   'POST /api/agent/release': { body: releaseSchema },
   'POST /api/agents/heartbeat': { body: heartbeatSchema },
   'GET /api/agents/status': { query: livenessQuerySchema },
   'GET /api/audit': { query: auditQuerySchema },
-  'GET /api/costs/summary': { query: costSummaryQuerySchema },
-  'GET /api/costs/rollup': { query: costRollupQuerySchema },
-  'POST /api/budgets': { body: createBudgetSchema },
-  'PATCH /api/budgets/{id}': { body: updateBudgetSchema },
-  'GET /api/budgets/{id}/ledger': { query: ledgerQuerySchema },
-  'POST /api/workflow-runs': { body: createRunSchema },
-  'POST /api/workflow-runs/{id}/start': { body: startRunSchema },
-  'POST /api/workflow-runs/{id}/approvals': { body: requestApprovalSchema },
-  'POST /api/workflow-runs/{id}/artifacts': { body: registerArtifactSchema },
+  'GET /api/costs/summary': { query: costSummaryQuerySchema, degrades: true },
+  'GET /api/costs/rollup': { query: costRollupQuerySchema, degrades: true },
+  'GET /api/budgets': { degrades: true },
+  'GET /api/actions/recent': { degrades: true },
+  'PATCH /api/budgets/{id}': { body: updateBudgetSchema, degrades: true },
+  'GET /api/budgets/{id}/ledger': { query: ledgerQuerySchema, degrades: true },
+  // a repeated idempotency key answers the run it made (200)
+  'POST /api/workflow-runs': { body: createRunSchema, success: [201, 200], response: createdRunSchema },
+  'GET /api/workflow-runs': { response: runListSchema },
+  'GET /api/workflow-runs/pending': { response: runListSchema },
+  'GET /api/workflow-runs/active': { response: runListSchema },
+  'GET /api/workflow-runs/{id}': { response: runDetailSchema },
+  'PATCH /api/workflow-runs/{id}': { response: workflowRunSchema },
+  'POST /api/workflow-runs/{id}/claim': { response: claimResultSchema },
+  'POST /api/workflow-runs/{id}/complete': { response: workflowRunSchema },
+  'POST /api/workflow-runs/{id}/fail': { response: workflowRunSchema },
+  'POST /api/workflow-runs/{id}/cancel': { response: workflowRunSchema },
+  'POST /api/workflow-runs/{id}/override-failure': { response: workflowRunSchema },
+  'POST /api/workflow-runs/{id}/pause': { response: workflowRunSchema },
+  'POST /api/workflow-runs/{id}/resume': { response: workflowRunSchema },
+  'POST /api/workflow-runs/{id}/reassign': { response: workflowRunSchema },
+  'POST /api/workflow-runs/{id}/escalate': { response: workflowRunSchema },
+  // the agent's start answers the run; the operator's start of a queued run adds how the wake went
+  'POST /api/workflow-runs/{id}/start': { body: startRunSchema, response: z.union([operatorStartSchema, workflowRunSchema]) },
+  'POST /api/workflow-runs/{id}/approvals': { body: requestApprovalSchema, success: [201] },
+  'POST /api/workflow-runs/{id}/artifacts': { body: registerArtifactSchema, success: [201] },
   'GET /api/approvals': { query: listApprovalsQuerySchema },
   'GET /api/approvals/pending': { query: pendingApprovalsQuerySchema },
   'PATCH /api/approvals/{id}': { body: decideApprovalSchema },

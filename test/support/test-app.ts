@@ -13,6 +13,7 @@ import { loadHandler } from '../../infra/http/load-handler';
 import { RouteMatcher } from '../../infra/http/route-matcher';
 import { startRunner, type Runner } from '../../infra/http/runner';
 import { fixtureEvent } from './api-gateway-fixture';
+import { assertDocumentedResponse } from './openapi-responses';
 import { withDatabase } from './template-database';
 
 export interface Reply {
@@ -39,6 +40,7 @@ export interface TestApp {
   /**
    * Calls the handler module of the matching route with an API Gateway v2 event, as Lambda would
    * (built from a recorded event by test/support/api-gateway-fixture.ts, not by the runner).
+   * Every answer, here and from `http`, is held to the OpenAPI document (test/support/openapi-responses.ts).
    */
   call(method: string, path: string, options?: RequestOptions): Promise<Reply>;
   /** Sends a real HTTP request to the local runner (started on first use). */
@@ -127,7 +129,9 @@ export async function startTestApp(options: { env?: Record<string, string> } = {
       const handler = await loadHandler(match.route.handler);
       const result = await handler(event, { awsRequestId: 'test' } as Context);
       const outHeaders = Object.fromEntries(Object.entries(result.headers ?? {}).map(([k, v]) => [k.toLowerCase(), String(v)]));
-      return toReply(result.statusCode ?? 200, outHeaders, result.body ?? '');
+      const reply = toReply(result.statusCode ?? 200, outHeaders, result.body ?? '');
+      assertDocumentedResponse(match.route, reply.status, reply.headers['content-type'], reply.body, { fallbackMode: ctx.deps.storage.mode === 'fallback' });
+      return reply;
     },
     async baseUrl() {
       runner ??= await startRunner({ host: '127.0.0.1', port: 0, largeBodyLimit: config().restoreMaxBytes });
@@ -143,7 +147,11 @@ export async function startTestApp(options: { env?: Record<string, string> } = {
       });
       const headers: Record<string, string> = {};
       res.headers.forEach((v, k) => (headers[k] = v));
-      return toReply(res.status, headers, await res.text());
+      const reply = toReply(res.status, headers, await res.text());
+      // the runner's own answers (a preflight, an unknown path, the static UI) belong to no route
+      const match = method === 'OPTIONS' ? undefined : matcher.match(method, new URL(target, base).pathname);
+      if (match) assertDocumentedResponse(match.route, reply.status, reply.headers['content-type'], reply.body, { fallbackMode: ctx.deps.storage.mode === 'fallback' });
+      return reply;
     },
     async close() {
       await runner?.close();

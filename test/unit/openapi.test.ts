@@ -2,7 +2,8 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import { describe, expect, it } from 'vitest';
 import { openApiDocument } from '../../handlers/openapi/openapi-document';
 import { routeSchemas } from '../../handlers/openapi/route-schemas';
-import { routeKeyOf, routes } from '../../handlers/routes';
+import { routeKeyOf, routes, type Route } from '../../handlers/routes';
+import { assertDocumentedResponse } from '../support/openapi-responses';
 
 type Doc = { paths: Record<string, Record<string, { parameters: Array<{ name: string; in: string; required: boolean }>; requestBody?: unknown; responses: Record<string, unknown>; security?: unknown[] }>> };
 
@@ -40,5 +41,57 @@ describe('the OpenAPI document', () => {
     const createTask = doc.paths['/api/tasks']!.post!.requestBody as { content: { 'application/json': { schema: { properties: Record<string, unknown>; required: string[] } } } };
     expect(createTask.content['application/json'].schema.required).toEqual(expect.arrayContaining(['project_id', 'title']));
     expect(Object.keys(createTask.content['application/json'].schema.properties)).toEqual(expect.arrayContaining(['status', 'category']));
+  });
+
+  it('names each route\'s own success statuses and schemas, and the degraded 200 where spec 02 has one', () => {
+    const doc = openApiDocument() as unknown as Doc;
+    expect(Object.keys(doc.paths['/api/projects']!.post!.responses)).toContain('201');
+    expect(doc.paths['/api/projects']!.post!.responses['200']).toBeUndefined();
+    expect(Object.keys(doc.paths['/api/tasks']!.post!.responses)).toEqual(expect.arrayContaining(['200', '201']));
+    expect(Object.keys(doc.paths['/api/cron/jobs/{id}/run']!.post!.responses)).toContain('202');
+    // a create that answers 200 only when degraded
+    expect(JSON.stringify(doc.paths['/api/budgets']!.post!.responses['200'])).toContain('#/components/schemas/Unavailable');
+    const task = JSON.stringify(doc.paths['/api/tasks/{id}']!.get!.responses['200']);
+    expect(task).toContain('lock_token');
+    expect(task).toContain('date-time');
+  });
+});
+
+describe('holding answers to the document (the check startTestApp runs on every reply)', () => {
+  const route = (key: string): Route => routes.find((r) => routeKeyOf(r) === key)!;
+  const project = {
+    id: '0b8f6f9e-56d4-4c38-9c55-2a4f7f1ad2a1',
+    name: 'p',
+    description: '',
+    status: 'active',
+    tags: [],
+    default_workflow_id: null,
+    metadata: {},
+    qmd_project_namespace: null,
+    workspace_id: null,
+    created_at: '2026-11-26T10:00:00.000Z',
+    updated_at: '2026-11-26T10:00:00.000Z',
+  };
+  const json = 'application/json; charset=utf-8';
+
+  it('passes a documented status with a body of its schema, and an error body on an error status', () => {
+    expect(() => assertDocumentedResponse(route('POST /api/projects'), 201, json, project)).not.toThrow();
+    expect(() => assertDocumentedResponse(route('POST /api/projects'), 400, json, { error: 'bad', code: 'validation_failed' })).not.toThrow();
+    expect(() => assertDocumentedResponse(route('POST /api/budgets'), 200, json, { available: false, reason: 'no_database' })).not.toThrow();
+  });
+
+  it('refuses a status the operation does not list, a body that misses a field, a wrong type and an error without error', () => {
+    expect(() => assertDocumentedResponse(route('POST /api/projects'), 200, json, project)).toThrow(/answered 200, which its OpenAPI operation does not list/);
+    const { name: _name, ...nameless } = project;
+    expect(() => assertDocumentedResponse(route('POST /api/projects'), 201, json, nameless)).toThrow(/required property 'name'/);
+    expect(() => assertDocumentedResponse(route('POST /api/projects'), 201, json, { ...project, created_at: 'yesterday' })).toThrow(/date-time/);
+    expect(() => assertDocumentedResponse(route('POST /api/projects'), 404, json, { message: 'gone' })).toThrow(/refuses/);
+  });
+
+  it('leaves the success bodies of read-only fallback mode alone, but not their statuses', () => {
+    const listAll = route('GET /api/tasks/all');
+    expect(() => assertDocumentedResponse(listAll, 200, json, [{ id: 't1', title: 'from the file' }], { fallbackMode: true })).not.toThrow();
+    expect(() => assertDocumentedResponse(listAll, 200, json, [{ id: 't1', title: 'from the file' }])).toThrow(/refuses/);
+    expect(() => assertDocumentedResponse(listAll, 201, json, [], { fallbackMode: true })).toThrow(/does not list/);
   });
 });
