@@ -25,21 +25,27 @@ function jsonSchemaOf(schema: z.ZodType): { type: 'object'; [k: string]: unknown
     // `format` says it; zod's long regex copies of the UUID and date formats would double tools/list
     override: ({ jsonSchema }) => {
       if (jsonSchema.format) delete jsonSchema.pattern;
+      // the server checks lengths and names the limit in its refusal; saying it here costs tools/list bytes
+      delete jsonSchema.maxLength;
       if (jsonSchema.maximum === Number.MAX_SAFE_INTEGER) delete jsonSchema.maximum;
     },
   });
-  const { $schema: _draft, ...rest } = converted as { type: 'object'; [k: string]: unknown };
+  // unknown arguments are refused by the server with the legal names (tool-arguments.ts); not repeated in every schema
+  const { $schema: _draft, additionalProperties: _closed, ...rest } = converted as { type: 'object'; [k: string]: unknown };
   return rest as { type: 'object'; [k: string]: unknown };
 }
 
 /**
- * Every tool acts on the dashboard only, never the open world (MCP's default for that hint is true).
- * The destructive and idempotent hints mean something only for tools that write, so read tools omit them.
+ * The hints of MCP's annotations that say something here, each left out where it has MCP's default
+ * value, so that tools/list stays under 8 KB with the mutating tools listed (docs/mcp.md): the
+ * destructive and idempotent hints mean something only for tools that write; idempotentHint false is
+ * the default; openWorldHint is left at its default (true, the cautious reading) rather than spend
+ * 22 bytes a tool saying that every tool reaches only the dashboard.
  */
 const annotationsByEffect = {
-  read: { readOnlyHint: true, openWorldHint: false },
-  create: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-  overwrite: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  read: { readOnlyHint: true },
+  create: { readOnlyHint: false, destructiveHint: false },
+  overwrite: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
 } as const;
 
 /**

@@ -38,12 +38,27 @@ function defineTool<S extends z.ZodType>(tool: {
   return { ...tool, effect, mutating: effect !== 'read' } as Tool;
 }
 
-/** A result object whose listed keys have these JSON types; other keys may appear (bodies pass through). */
-function resultWith(keys: Record<string, 'object' | 'array' | 'number' | 'integer' | 'boolean' | 'string'>): Record<string, unknown> {
-  return { type: 'object', properties: Object.fromEntries(Object.entries(keys).map(([k, type]) => [k, { type }])) };
+/**
+ * A tool that answers a task-server body as it is says only that it is an object (its shape is the
+ * route's, in GET /api/openapi.json): naming its keys here would cost tools/list bytes for nothing.
+ */
+const passThroughOutput: Record<string, unknown> = { type: 'object' };
+
+type JsonType = 'object' | 'array' | 'number' | 'integer' | 'boolean' | 'string' | 'null';
+
+/** A result object whose listed keys have these JSON types; other keys may appear. */
+function resultWith(keys: Record<string, JsonType | JsonType[]>): Record<string, unknown> {
+  // a union is spelled anyOf: strict ajv (as MCP clients run it) refuses a list of types
+  const schemaOf = (type: JsonType | JsonType[]) => (Array.isArray(type) ? { anyOf: type.map((t) => ({ type: t })) } : { type });
+  return { type: 'object', properties: Object.fromEntries(Object.entries(keys).map(([k, type]) => [k, schemaOf(type)])) };
 }
 
-const receiptOutput = resultWith({ receipt: 'object', duplicate: 'boolean', error: 'string' });
+/** A composed result: one key per section, each the route's body or an {status: "unavailable"} marker. */
+function sectionsOutput(sections: readonly string[]): Record<string, unknown> {
+  return { type: 'object', properties: Object.fromEntries(sections.map((name) => [name, {}])) };
+}
+
+const receiptOutput = resultWith({ receipt: 'object', duplicate: 'boolean' });
 
 const ok = (payload: unknown): ToolResult => ({ payload, isError: false });
 const failed = (payload: unknown): ToolResult => ({ payload, isError: true });
@@ -102,7 +117,9 @@ function dispatchSafety(body: unknown): unknown {
 }
 
 /** The keys of a task row as the API answers it (`lock_generation AS lock_token` is answered as lock_token). */
-const taskFields = taskColumns.split(', ').map((column) => column.split(' AS ').at(-1)!) as [string, ...string[]];
+const taskFields = taskColumns.split(', ').map((column) => column.split(' AS ').at(-1)!);
+const taskFieldSet: ReadonlySet<string> = new Set(taskFields);
+const fieldsError = `fields must be "all" or a list drawn from ${taskFields.join(', ')}`;
 /** What an agent needs to pick work; full rows cost ~180 tokens each. */
 export const summaryTaskFields = ['id', 'project_id', 'title', 'status', 'priority', 'owner', 'due_date', 'labels', 'dependency_ids', 'updated_at'] as const;
 
@@ -111,6 +128,10 @@ const patchFields = [
   'title', 'description', 'status', 'priority', 'owner', 'due_date', 'start_date', 'estimated_effort', 'actual_effort',
   'parent_task_id', 'dependency_ids', 'labels', 'recurrence_rule', 'metadata', 'project_id',
 ] as const;
+
+const dueDateError = 'due_date must be an ISO date (YYYY-MM-DD or a full ISO timestamp)';
+const isoDate = z.iso.date();
+const isoTimestamp = z.iso.datetime({ offset: true });
 
 const missionSections = ['health', 'agents', 'queue', 'runs', 'blockers', 'cron', 'costs', 'budgets'] as const;
 type MissionSection = (typeof missionSections)[number];
@@ -129,18 +150,17 @@ export const tools: readonly Tool[] = [
   defineTool({
     name: 'list_tasks',
     title: 'List tasks',
-    description: `Tasks, optionally of one project and one status; archived ones only when asked. Rows carry ${summaryTaskFields.join(', ')} unless \`fields\` says otherwise.`,
+    description: 'Tasks of a project or status (archived only when asked), as summary rows unless `fields` says otherwise.',
     input: argumentsObject({
       status: oneOf('status', taskStatuses).optional().describe('only tasks with this status'),
       project_id: uuidArgument('project_id').optional().describe('only tasks of this project'),
       limit: integerFrom('limit', 1, 200).default(50).describe('most tasks returned'),
       include_archived: flag('include_archived').default(false).describe('also list archived tasks'),
+      // the names are checked here and listed in the error; an enum of all 28 would cost ~450 bytes of tools/list
       fields: z
-        .union([z.literal('all'), z.array(oneOf('each field', taskFields)).min(1)], {
-          error: `fields must be "all" or a list drawn from ${taskFields.join(', ')}`,
-        })
+        .union([z.literal('all'), z.array(z.string().refine((f) => taskFieldSet.has(f), { error: fieldsError })).min(1)], { error: fieldsError })
         .optional()
-        .describe('"all", or the fields wanted; default: a summary'),
+        .describe(`"all", or task field names; default ${summaryTaskFields.join(', ')}`),
     }),
     output: resultWith({ tasks: 'array', total: 'integer', truncated: 'boolean', include_archived: 'boolean' }),
     async run(args, client) {
@@ -160,9 +180,9 @@ export const tools: readonly Tool[] = [
   defineTool({
     name: 'get_task',
     title: 'Get a task',
-    description: 'One full task row with its dependencies; {error: "not_found"} for an unknown id.',
+    description: 'One task with its dependencies and subtasks; {error: "not_found"} for an unknown id.',
     input: argumentsObject({ task_id: uuidArgument('task_id').describe('the task id') }),
-    output: resultWith({ id: 'string', title: 'string', status: 'string', error: 'string' }),
+    output: passThroughOutput,
     async run(args, client) {
       return fromReply(await client.request('GET', `/api/tasks/${args.task_id}`));
     },
@@ -172,7 +192,7 @@ export const tools: readonly Tool[] = [
     title: 'Cost summary',
     description: 'Daily cost and token totals over the last `days` days.',
     input: argumentsObject({ days: integerFrom('days', 1, 90).default(7).describe('days back from today') }),
-    output: resultWith({ available: 'boolean' }),
+    output: passThroughOutput,
     async run(args, client) {
       return fromReply(await client.request('GET', `/api/costs/summary${query({ days: args.days })}`));
     },
@@ -185,7 +205,7 @@ export const tools: readonly Tool[] = [
       group_by: oneOf('group_by', ['agent', 'department', 'workflow_type']).default('agent').describe('grouping key'),
       days: integerFrom('days', 1, 90).default(7).describe('days back from today'),
     }),
-    output: resultWith({ available: 'boolean' }),
+    output: passThroughOutput,
     async run(args, client) {
       return fromReply(await client.request('GET', `/api/costs/rollup${query({ group_by: args.group_by, days: args.days })}`));
     },
@@ -195,7 +215,7 @@ export const tools: readonly Tool[] = [
     title: 'List budgets',
     description: 'Budgets with their derived spend, percentage of cap and status.',
     input: argumentsObject({}),
-    output: resultWith({ available: 'boolean', budgets: 'array' }),
+    output: passThroughOutput,
     async run(_args, client) {
       return fromReply(await client.request('GET', '/api/budgets'));
     },
@@ -204,7 +224,7 @@ export const tools: readonly Tool[] = [
     name: 'get_budget_ledger',
     title: 'Budget ledger',
     description: 'Spend and ledger events of one budget for a period.',
-    output: resultWith({ available: 'boolean', error: 'string' }),
+    output: passThroughOutput,
     input: argumentsObject({
       budget_id: uuidArgument('budget_id').describe('the budget id'),
       period: z
@@ -222,7 +242,7 @@ export const tools: readonly Tool[] = [
     title: 'List snapshots',
     description: 'Full-state snapshots on disk, newest first (works without the database).',
     input: argumentsObject({}),
-    output: resultWith({ available: 'boolean', count: 'integer', snapshots: 'array' }),
+    output: passThroughOutput,
     async run(_args, client) {
       return fromReply(await client.request('GET', '/api/snapshots'));
     },
@@ -231,12 +251,12 @@ export const tools: readonly Tool[] = [
     name: 'get_fleet_status',
     title: 'Fleet status',
     description:
-      'Health, agent liveness (with dispatch pauses), dispatch safety (agents paused by a provider quota, runs held back by concurrency caps), running and stuck runs; a failing section is marked unavailable.',
+      'Health, agent liveness, dispatch safety (quota pauses, runs held by caps), running and stuck runs; a failing section is marked unavailable.',
     input: argumentsObject({
       include_stuck: flag('include_stuck').default(true).describe('add the stuck runs section'),
       running_limit: integerFrom('running_limit', 1, 100).default(20).describe('most running runs listed'),
     }),
-    output: resultWith({ health: 'object', agents: 'object', dispatch_safety: 'object', running_runs: 'object', stuck_runs: 'object' }),
+    output: sectionsOutput(['health', 'agents', 'dispatch_safety', 'running_runs', 'stuck_runs']),
     async run(args, client) {
       const parts = await Promise.all([
         section('health', client, '/api/health-status'),
@@ -251,7 +271,7 @@ export const tools: readonly Tool[] = [
   defineTool({
     name: 'get_mission_control_summary',
     title: 'Mission control summary',
-    description: 'The operator overview, all sections or those named; a failing section is marked unavailable.',
+    description: 'The operator overview, all sections or those named; a failing one is marked unavailable.',
     input: argumentsObject({
       sections: z
         .array(oneOf('each section', missionSections), { error: `sections must be a list drawn from ${missionSections.join(', ')}` })
@@ -259,7 +279,7 @@ export const tools: readonly Tool[] = [
         .optional()
         .describe('sections wanted; default all'),
     }),
-    output: resultWith(Object.fromEntries(missionSections.map((name) => [name, 'object'] as const))),
+    output: sectionsOutput(missionSections),
     async run(args, client) {
       const wanted = new Set<MissionSection>(args.sections ?? missionSections);
       const jobs: Array<Promise<{ name: string; value: unknown; reachable: boolean }>> = [];
@@ -313,7 +333,7 @@ export const tools: readonly Tool[] = [
         .default(0)
         .describe('rows skipped'),
     }),
-    output: resultWith({ entries: 'array', count: 'integer', next_offset: 'integer' }),
+    output: resultWith({ entries: 'array', count: 'integer', next_offset: ['integer', 'null'] }),
     async run(args, client) {
       // /api/audit answers a bare array; an MCP result's structured content must be an object
       const result = fromReply(await client.request('GET', `/api/audit${query(args)}`));
@@ -333,8 +353,10 @@ export const tools: readonly Tool[] = [
       description: optionalText('description').optional().describe('longer text'),
       owner_agent: optionalText('owner_agent', 200).optional().describe('agent that owns the task'),
       status: oneOf('status', taskStatuses).optional().describe('default backlog'),
+      // one string checked against both forms: a union of two formats would cost tools/list ~80 bytes
       due_date: z
-        .union([z.iso.date(), z.iso.datetime({ offset: true })], { error: 'due_date must be an ISO date (YYYY-MM-DD or a full ISO timestamp)' })
+        .string({ error: dueDateError })
+        .refine((v) => isoDate.safeParse(v).success || isoTimestamp.safeParse(v).success, { error: dueDateError })
         .optional()
         .describe('YYYY-MM-DD or ISO timestamp'),
     }),

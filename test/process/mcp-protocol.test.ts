@@ -200,12 +200,18 @@ describe('MCP tool server protocol over raw stdio lines', () => {
 
   it('returns list_tasks rows with the summary fields by default, the named fields, or whole rows for "all"', async () => {
     const m = start();
-    const full = { ...Object.fromEntries(taskColumns.split(', ').map((c) => [c, `${c}-value`])), status: 'ready', archived_at: null, deleted_at: null };
+    // the keys the API answers (lock_generation AS lock_token is answered as lock_token)
+    const keys = taskColumns.split(', ').map((c) => c.split(' AS ').at(-1)!);
+    const full = { ...Object.fromEntries(keys.map((c) => [c, `${c}-value`])), status: 'ready', archived_at: null, deleted_at: null };
     upstreamTasks = [full];
     const summary = toolPayload(await m.request(1, 'tools/call', { name: 'list_tasks', arguments: {} })).payload as { tasks: Array<Record<string, unknown>> };
     expect(Object.keys(summary.tasks[0]!).sort()).toEqual([...summaryTaskFields].sort());
     const named = toolPayload(await m.request(2, 'tools/call', { name: 'list_tasks', arguments: { fields: ['title', 'metadata'] } })).payload as typeof summary;
     expect(named.tasks).toEqual([{ title: 'title-value', metadata: 'metadata-value' }]);
+    const token = toolPayload(await m.request(4, 'tools/call', { name: 'list_tasks', arguments: { fields: ['id', 'lock_token'] } })).payload as typeof summary;
+    expect(token.tasks).toEqual([{ id: 'id-value', lock_token: 'lock_token-value' }]);
+    const column = toolPayload(await m.request(5, 'tools/call', { name: 'list_tasks', arguments: { fields: ['lock_generation AS lock_token'] } }));
+    expect(column.payload).toMatchObject({ error: 'invalid_arguments', message: expect.stringContaining('lock_token') });
     const all = toolPayload(await m.request(3, 'tools/call', { name: 'list_tasks', arguments: { fields: 'all' } })).payload as typeof summary;
     expect(all.tasks).toEqual([full]);
     upstreamTasks = defaultTasks;
