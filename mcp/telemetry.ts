@@ -11,7 +11,7 @@ export class Telemetry {
 
   record(tool: string, outcome: 'ok' | 'error', durationMs: number): void {
     const post = this.client
-      .request('POST', '/api/mcp/telemetry', { tool, outcome, durationMs: Math.round(durationMs) })
+      .reply(this.client.api.POST('/api/mcp/telemetry', { body: { tool, outcome, durationMs: Math.round(durationMs) } }))
       .catch(() => undefined);
     this.pending.add(post);
     void post.finally(() => this.pending.delete(post));

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
+import type { ActionKind } from '../core/actions/catalog';
 import { taskColumns, taskStatuses } from '../core/tasks/task';
 import type { TaskServerClient, UpstreamReply } from './task-server-client';
 import { argumentsObject, flag, integerFrom, isoDay, oneOf, optionalText, requiredText, uuidArgument } from './tool-arguments';
@@ -85,21 +86,14 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
-function query(params: Record<string, string | number | boolean | undefined>): string {
-  const search = new URLSearchParams();
-  for (const [key, value] of Object.entries(params)) if (value !== undefined) search.set(key, String(value));
-  const text = search.toString();
-  return text ? `?${text}` : '';
-}
-
 /** One section of a composed tool: its data, or a marker saying it is unavailable and why. */
 async function section(
   name: string,
   client: TaskServerClient,
-  path: string,
+  call: Parameters<TaskServerClient['reply']>[0],
   shape: (body: unknown) => unknown = (body) => body,
 ): Promise<{ name: string; value: unknown; reachable: boolean }> {
-  const reply = await client.request('GET', path);
+  const reply = await client.reply(call);
   if (reply.reached && reply.status >= 200 && reply.status < 300) return { name, value: shape(reply.body), reachable: true };
   const reason = !reply.reached ? reply.reason : reply.status === 401 ? 'auth_failed' : `task server answered ${reply.status}`;
   return { name, value: { section: name, status: 'unavailable', reason }, reachable: reply.reached };
@@ -137,8 +131,8 @@ const missionSections = ['health', 'agents', 'queue', 'runs', 'blockers', 'cron'
 type MissionSection = (typeof missionSections)[number];
 
 /** Governed actions: every mutating tool goes through POST /api/actions/execute with a fresh actionId. */
-async function executeAction(client: TaskServerClient, kind: string, targetId: string, params: Record<string, unknown>): Promise<ToolResult> {
-  const reply = await client.request('POST', '/api/actions/execute', { actionId: randomUUID(), kind, targetId, params });
+async function executeAction(client: TaskServerClient, kind: ActionKind, targetId: string, params: Record<string, unknown>): Promise<ToolResult> {
+  const reply = await client.reply(client.api.POST('/api/actions/execute', { body: { actionId: randomUUID(), kind, targetId, params } }));
   return fromReply(reply, (body) => (isObject(body) && body.receipt ? { receipt: body.receipt } : {}));
 }
 
@@ -165,7 +159,7 @@ export const tools: readonly Tool[] = [
     output: resultWith({ tasks: 'array', total: 'integer', truncated: 'boolean', include_archived: 'boolean' }),
     async run(args, client) {
       // /api/tasks/all returns every task that is not soft-deleted, archived ones included; filtering is ours.
-      const reply = await client.request('GET', `/api/tasks/all${query({ project_id: args.project_id })}`);
+      const reply = await client.reply(client.api.GET('/api/tasks/all', { params: { query: { project_id: args.project_id } } }));
       if (!reply.reached || reply.status !== 200 || !Array.isArray(reply.body)) return fromReply(reply);
       const matching = (reply.body as Array<Record<string, unknown>>).filter(
         (t) =>
@@ -184,7 +178,7 @@ export const tools: readonly Tool[] = [
     input: argumentsObject({ task_id: uuidArgument('task_id').describe('the task id') }),
     output: passThroughOutput,
     async run(args, client) {
-      return fromReply(await client.request('GET', `/api/tasks/${args.task_id}`));
+      return fromReply(await client.reply(client.api.GET('/api/tasks/{id}', { params: { path: { id: args.task_id } } })));
     },
   }),
   defineTool({
@@ -194,7 +188,7 @@ export const tools: readonly Tool[] = [
     input: argumentsObject({ days: integerFrom('days', 1, 90).default(7).describe('days back from today') }),
     output: passThroughOutput,
     async run(args, client) {
-      return fromReply(await client.request('GET', `/api/costs/summary${query({ days: args.days })}`));
+      return fromReply(await client.reply(client.api.GET('/api/costs/summary', { params: { query: { days: args.days } } })));
     },
   }),
   defineTool({
@@ -207,7 +201,7 @@ export const tools: readonly Tool[] = [
     }),
     output: passThroughOutput,
     async run(args, client) {
-      return fromReply(await client.request('GET', `/api/costs/rollup${query({ group_by: args.group_by, days: args.days })}`));
+      return fromReply(await client.reply(client.api.GET('/api/costs/rollup', { params: { query: { group_by: args.group_by, days: args.days } } })));
     },
   }),
   defineTool({
@@ -217,7 +211,7 @@ export const tools: readonly Tool[] = [
     input: argumentsObject({}),
     output: passThroughOutput,
     async run(_args, client) {
-      return fromReply(await client.request('GET', '/api/budgets'));
+      return fromReply(await client.reply(client.api.GET('/api/budgets')));
     },
   }),
   defineTool({
@@ -234,7 +228,9 @@ export const tools: readonly Tool[] = [
         .describe('"current" or a month YYYY-MM'),
     }),
     async run(args, client) {
-      return fromReply(await client.request('GET', `/api/budgets/${args.budget_id}/ledger${query({ period: args.period })}`));
+      return fromReply(
+        await client.reply(client.api.GET('/api/budgets/{id}/ledger', { params: { path: { id: args.budget_id }, query: { period: args.period } } })),
+      );
     },
   }),
   defineTool({
@@ -244,7 +240,7 @@ export const tools: readonly Tool[] = [
     input: argumentsObject({}),
     output: passThroughOutput,
     async run(_args, client) {
-      return fromReply(await client.request('GET', '/api/snapshots'));
+      return fromReply(await client.reply(client.api.GET('/api/snapshots')));
     },
   }),
   defineTool({
@@ -259,11 +255,11 @@ export const tools: readonly Tool[] = [
     output: sectionsOutput(['health', 'agents', 'dispatch_safety', 'running_runs', 'stuck_runs']),
     async run(args, client) {
       const parts = await Promise.all([
-        section('health', client, '/api/health-status'),
-        section('agents', client, '/api/agents/status'),
-        section('dispatch_safety', client, '/api/workflow-runs/dispatcher/stats', dispatchSafety),
-        section('running_runs', client, `/api/workflow-runs${query({ status: 'running', limit: args.running_limit })}`),
-        ...(args.include_stuck ? [section('stuck_runs', client, '/api/workflow-runs/stuck')] : []),
+        section('health', client, client.api.GET('/api/health-status')),
+        section('agents', client, client.api.GET('/api/agents/status')),
+        section('dispatch_safety', client, client.api.GET('/api/workflow-runs/dispatcher/stats'), dispatchSafety),
+        section('running_runs', client, client.api.GET('/api/workflow-runs', { params: { query: { status: 'running', limit: args.running_limit } } })),
+        ...(args.include_stuck ? [section('stuck_runs', client, client.api.GET('/api/workflow-runs/stuck'))] : []),
       ]);
       return composed(parts);
     },
@@ -283,10 +279,10 @@ export const tools: readonly Tool[] = [
     async run(args, client) {
       const wanted = new Set<MissionSection>(args.sections ?? missionSections);
       const jobs: Array<Promise<{ name: string; value: unknown; reachable: boolean }>> = [];
-      if (wanted.has('health')) jobs.push(section('health', client, '/api/health-status'));
+      if (wanted.has('health')) jobs.push(section('health', client, client.api.GET('/api/health-status')));
       if (wanted.has('agents')) {
         jobs.push(
-          Promise.all([section('runtime', client, '/api/runtime/agents'), section('liveness', client, '/api/agents/status')]).then(
+          Promise.all([section('runtime', client, client.api.GET('/api/runtime/agents')), section('liveness', client, client.api.GET('/api/agents/status'))]).then(
             ([runtime, liveness]) => ({ name: 'agents', value: { runtime: runtime.value, liveness: liveness.value }, reachable: runtime.reachable || liveness.reachable }),
           ),
         );
@@ -295,9 +291,9 @@ export const tools: readonly Tool[] = [
       if (wanted.has('runs')) {
         jobs.push(
           Promise.all([
-            section('running', client, `/api/workflow-runs${query({ status: 'running' })}`),
-            section('stuck', client, '/api/workflow-runs/stuck'),
-            section('failed', client, `/api/workflow-runs${query({ status: 'failed' })}`),
+            section('running', client, client.api.GET('/api/workflow-runs', { params: { query: { status: 'running' } } })),
+            section('stuck', client, client.api.GET('/api/workflow-runs/stuck')),
+            section('failed', client, client.api.GET('/api/workflow-runs', { params: { query: { status: 'failed' } } })),
           ]).then(([running, stuck, failedRuns]) => ({
             name: 'runs',
             value: { running: running.value, stuck: stuck.value, failed: failedRuns.value },
@@ -305,10 +301,10 @@ export const tools: readonly Tool[] = [
           })),
         );
       }
-      if (wanted.has('blockers')) jobs.push(section('blockers', client, '/api/blockers/summary'));
-      if (wanted.has('cron')) jobs.push(section('cron', client, '/api/cron/jobs'));
-      if (wanted.has('costs')) jobs.push(section('costs', client, `/api/costs/summary${query({ days: 7 })}`));
-      if (wanted.has('budgets')) jobs.push(section('budgets', client, '/api/budgets'));
+      if (wanted.has('blockers')) jobs.push(section('blockers', client, client.api.GET('/api/blockers/summary')));
+      if (wanted.has('cron')) jobs.push(section('cron', client, client.api.GET('/api/cron/jobs')));
+      if (wanted.has('costs')) jobs.push(section('costs', client, client.api.GET('/api/costs/summary', { params: { query: { days: 7 } } })));
+      if (wanted.has('budgets')) jobs.push(section('budgets', client, client.api.GET('/api/budgets')));
       return composed(await Promise.all(jobs));
     },
   }),
@@ -336,7 +332,9 @@ export const tools: readonly Tool[] = [
     output: resultWith({ entries: 'array', count: 'integer', next_offset: ['integer', 'null'] }),
     async run(args, client) {
       // /api/audit answers a bare array; an MCP result's structured content must be an object
-      const result = fromReply(await client.request('GET', `/api/audit${query(args)}`));
+      // the audit route reads its query as strings
+      const filters = { ...args, governance_only: String(args.governance_only) as 'true' | 'false', limit: String(args.limit), offset: String(args.offset) };
+      const result = fromReply(await client.reply(client.api.GET('/api/audit', { params: { query: filters } })));
       if (result.isError || !Array.isArray(result.payload)) return result;
       const entries = result.payload;
       return ok({ entries, count: entries.length, next_offset: entries.length === args.limit ? args.offset + entries.length : null });
@@ -417,7 +415,7 @@ function receiptResult(result: ToolResult): ToolResult {
 }
 
 async function queueSection(client: TaskServerClient) {
-  const reply = await client.request('GET', '/api/tasks/all');
+  const reply = await client.reply(client.api.GET('/api/tasks/all'));
   if (!reply.reached || reply.status !== 200 || !Array.isArray(reply.body)) {
     const reason = !reply.reached ? reply.reason : `task server answered ${reply.status}`;
     return { name: 'queue', value: { section: 'queue', status: 'unavailable', reason }, reachable: reply.reached };

@@ -5,7 +5,8 @@ import { canonicalJson, sha256Hex } from '../snapshots/canonical-json';
 import { jsonObjectSchema, uuidSchema } from '../validation';
 import { actionKindNames, actionKinds, type ActionKind } from './catalog';
 
-const envelopeSchema = z.strictObject({
+/** POST /api/actions/execute: the envelope every governed action arrives in (spec 02). */
+export const envelopeSchema = z.strictObject({
   actionId: uuidSchema,
   kind: z.enum(actionKindNames, { message: `must be one of ${actionKindNames.join(', ')}` }),
   targetId: z.string().min(1, 'must not be empty').max(200, 'at most 200 characters'),

@@ -23,7 +23,7 @@ const graphEventSchema = z
   })
   .refine((e) => e.kind === 'feedback' || e.verdict === undefined, { message: 'a verdict belongs to feedback, not open', path: ['verdict'] });
 
-const telemetrySchema = z.strictObject({
+export const telemetrySchema = z.strictObject({
   tool: z.string().trim().min(1).max(100),
   outcome: z.enum(['ok', 'error'], { message: 'must be ok or error' }),
   durationMs: z.number().finite().min(0, 'must not be negative').max(86_400_000),

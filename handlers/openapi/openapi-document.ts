@@ -42,6 +42,13 @@ function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
 /** Error statuses any route may answer: request-level ones and every status of the domain error table. */
 const errorStatuses = [...new Set([400, 401, 404, 413, 500, 503, ...Object.values(statusByErrorCode)])].filter((s) => s >= 400).sort();
 
+/**
+ * Every route may answer any error of the one error table (a database that went away is a 503
+ * anywhere), so the document says 4XX and 5XX once per operation and lists the statuses in the
+ * shared response's description, rather than twelve identical entries per operation.
+ */
+const errorRanges = ['4XX', '5XX'] as const;
+
 function successResponse(status: number, schemas: RouteSchemas | undefined): JsonSchema {
   if (status >= 300 && status < 400) return { description: 'redirect', headers: { location: { schema: { type: 'string' } } } };
   if (schemas?.contentType) return { description: 'success', content: { [schemas.contentType]: { schema: { type: 'string' } } } };
@@ -60,6 +67,19 @@ function successSchema(status: number, schemas: RouteSchemas | undefined): JsonS
   return (schemas.success ?? [200]).includes(200) ? { anyOf: [schema, unavailable] } : unavailable;
 }
 
+const camel = (text: string) => text.replace(/[/-](\w)/g, (_m, c: string) => c.toUpperCase());
+
+/**
+ * The handler's name in camel case (`tasksGetTask`). Two routes served by one handler (the two event
+ * streams) would share it, which OpenAPI forbids: the route's path tells them apart.
+ */
+function operationIdOf(route: Route): string {
+  const shared = routeTable.filter((r) => r.handler === route.handler).length > 1;
+  if (!shared) return camel(route.handler);
+  const pathPart = route.path.replace(/^\/api\//, '').replace(/:(\w+)/g, 'by-$1').replace(/_(\w)/g, '-$1');
+  return camel(`${route.handler}/${pathPart}`);
+}
+
 function operation(route: Route, schemas: RouteSchemas | undefined): JsonSchema {
   const pathParams = [...route.path.matchAll(/:([A-Za-z][A-Za-z0-9_]*)/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
   const query = schemas?.query ? jsonSchemaOf(schemas.query, 'input') : undefined;
@@ -73,9 +93,9 @@ function operation(route: Route, schemas: RouteSchemas | undefined): JsonSchema 
   const responses: Record<string, JsonSchema> = {};
   const successes = new Set([...(schemas?.success ?? [200]), ...(schemas?.degrades ? [200] : [])]);
   for (const status of [...successes].sort()) responses[String(status)] = successResponse(status, schemas);
-  for (const status of errorStatuses) responses[String(status)] ??= { $ref: '#/components/responses/Error' };
+  for (const range of errorRanges) responses[range] = { $ref: '#/components/responses/Error' };
   const op: JsonSchema = {
-    operationId: route.handler.replace(/[/-](\w)/g, (_m, c: string) => c.toUpperCase()),
+    operationId: operationIdOf(route),
     tags: [route.handler.split('/')[0]],
     parameters: [...pathParams, ...queryParams],
     responses,
@@ -115,7 +135,7 @@ export function openApiDocument(routes: readonly Route[] = routeTable, version =
       schemas: { Error: errorBody, Unavailable: unavailableBody },
       responses: {
         Error: {
-          description: 'error',
+          description: `an error: one of ${errorStatuses.join(', ')} (handlers/middleware/error-status.ts)`,
           content: { 'application/json': { schema: { anyOf: [{ $ref: '#/components/schemas/Error' }, { $ref: '#/components/schemas/Unavailable' }] } } },
         },
       },

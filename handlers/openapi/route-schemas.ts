@@ -1,5 +1,7 @@
 import * as z from 'zod';
+import { envelopeSchema } from '../../core/actions/envelope';
 import { auditQuerySchema } from '../../core/audit/list-audit';
+import { telemetrySchema } from '../../core/workflows/instrumentation';
 import { createBudgetSchema, updateBudgetSchema } from '../../core/budgets/budget';
 import { ledgerQuerySchema } from '../../core/budgets/queries';
 import { costRollupQuerySchema } from '../../core/costs/rollup';
@@ -16,7 +18,7 @@ import { heartbeatSchema, livenessQuerySchema } from '../../core/agents/liveness
 import { claimSchema, releaseSchema } from '../../core/agents/locks';
 import { decideApprovalSchema, escalateApprovalSchema, listApprovalsQuerySchema, pendingApprovalsQuerySchema, requestApprovalSchema } from '../../core/workflows/approvals';
 import { listArtifactsQuerySchema, registerArtifactSchema, updateArtifactSchema } from '../../core/workflows/artifacts';
-import { createRunSchema, runListSchema, startRunSchema, workflowRunSchema } from '../../core/workflows/run';
+import { createRunSchema, listRunsQuerySchema, pendingRunsQuerySchema, runListSchema, startRunSchema, workflowRunSchema } from '../../core/workflows/run';
 import { runDetailSchema } from '../../core/workflows/run-queries';
 import { claimResultSchema, createdRunSchema, operatorStartSchema } from '../../core/workflows/run-commands';
 
@@ -56,7 +58,8 @@ export const routeSchemas: Readonly<Record<string, RouteSchemas>> = {
   'POST /api/spaces': { success: [201] },
   'POST /api/spaces/{id}/duplicate': { success: [201] },
   'POST /api/workflow-graph/events': { success: [201] },
-  'POST /api/mcp/telemetry': { success: [201] },
+  'POST /api/mcp/telemetry': { body: telemetrySchema, success: [201] },
+  'POST /api/actions/execute': { body: envelopeSchema },
   'GET /api/projects/{id}': { response: projectWithWorkflowSchema },
   'PATCH /api/projects/{id}': { body: updateProjectSchema, response: projectWithWorkflowSchema },
   'GET /api/tasks/all': { query: listAllTasksQuerySchema, response: taskSchema.array() },
@@ -84,8 +87,8 @@ export const routeSchemas: Readonly<Record<string, RouteSchemas>> = {
   'GET /api/budgets/{id}/ledger': { query: ledgerQuerySchema, degrades: true },
   // a repeated idempotency key answers the run it made (200)
   'POST /api/workflow-runs': { body: createRunSchema, success: [201, 200], response: createdRunSchema },
-  'GET /api/workflow-runs': { response: runListSchema },
-  'GET /api/workflow-runs/pending': { response: runListSchema },
+  'GET /api/workflow-runs': { query: listRunsQuerySchema, response: runListSchema },
+  'GET /api/workflow-runs/pending': { query: pendingRunsQuerySchema, response: runListSchema },
   'GET /api/workflow-runs/active': { response: runListSchema },
   'GET /api/workflow-runs/{id}': { response: runDetailSchema },
   'PATCH /api/workflow-runs/{id}': { response: workflowRunSchema },

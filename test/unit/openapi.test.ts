@@ -4,6 +4,7 @@ import { openApiDocument } from '../../handlers/openapi/openapi-document';
 import { routeSchemas } from '../../handlers/openapi/route-schemas';
 import { routeKeyOf, routes, type Route } from '../../handlers/routes';
 import { assertDocumentedResponse } from '../support/openapi-responses';
+import { apiTypesSource } from '../../scripts/api-types';
 
 type Doc = { paths: Record<string, Record<string, { parameters: Array<{ name: string; in: string; required: boolean }>; requestBody?: unknown; responses: Record<string, unknown>; security?: unknown[] }>> };
 
@@ -22,7 +23,8 @@ describe('the OpenAPI document', () => {
       expect(op, routeKeyOf(route)).toBeDefined();
       const names = [...apiPath.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
       expect(op!.parameters.filter((p) => p.in === 'path').map((p) => p.name)).toEqual(names);
-      expect(op!.responses['401']).toBeDefined();
+      expect(op!.responses['4XX']).toBeDefined();
+      expect(op!.responses['5XX']).toBeDefined();
       if (route.public) expect(op!.security).toEqual([]);
     }
     // a route added to the table appears without an edit anywhere else
@@ -41,6 +43,16 @@ describe('the OpenAPI document', () => {
     const createTask = doc.paths['/api/tasks']!.post!.requestBody as { content: { 'application/json': { schema: { properties: Record<string, unknown>; required: string[] } } } };
     expect(createTask.content['application/json'].schema.required).toEqual(expect.arrayContaining(['project_id', 'title']));
     expect(Object.keys(createTask.content['application/json'].schema.properties)).toEqual(expect.arrayContaining(['status', 'category']));
+  });
+
+  it('gives every operation an id of its own, and openapi-typescript turns it into the MCP client\'s types', async () => {
+    const doc = openApiDocument() as unknown as { paths: Record<string, Record<string, { operationId: string }>> };
+    const ids = Object.values(doc.paths).flatMap((ops) => Object.values(ops).map((op) => op.operationId));
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids).toEqual(expect.arrayContaining(['eventsStreamEventsEvents', 'eventsStreamEventsEventsStream']));
+    const source = await apiTypesSource();
+    expect(source).toContain('"/api/tasks/{id}": {');
+    expect(source).toContain('"/api/actions/execute": {');
   });
 
   it('names each route\'s own success statuses and schemas, and the degraded 200 where spec 02 has one', () => {
