@@ -14,16 +14,18 @@ export const viewFiltersSchema = z.strictObject({
   sort: sortSchema.optional(),
 });
 
-export interface SavedView {
-  id: string;
-  project_id: string;
-  name: string;
-  filters: z.infer<typeof viewFiltersSchema>;
-  sort: string | null;
-  created_by: string;
-  created_at: Date;
-  updated_at: Date;
-}
+/** A saved view as the API answers it. */
+export const savedViewSchema = z.object({
+  id: z.string(),
+  project_id: z.string(),
+  name: z.string(),
+  filters: viewFiltersSchema,
+  sort: z.string().nullable(),
+  created_by: z.string(),
+  created_at: z.date(),
+  updated_at: z.date(),
+});
+export type SavedView = z.infer<typeof savedViewSchema>;
 
 export const savedViewColumns = 'id, project_id, name, filters, sort, created_by, created_at, updated_at';
 

@@ -12,24 +12,26 @@ import { actorSchema, agentActorSchema, agentIdSchema, sessionKeySchema, type Wo
 import { transitionFor, transitionOf } from './run-status';
 import { assertSession, assertTransition, changeRun, lockRun } from './run-store';
 
-export interface Approval {
-  id: string;
-  workflow_run_id: string;
-  step_name: string;
-  status: 'pending' | 'approved' | 'rejected';
-  approver_id: string | null;
-  approval_type: string;
-  requested_by: string | null;
-  decided_by: string | null;
-  decided_at: Date | null;
-  note: string | null;
-  escalated_to: string | null;
-  escalation_reason: string | null;
-  escalated_at: Date | null;
-  metadata: Record<string, unknown>;
-  created_at: Date;
-  updated_at: Date;
-}
+/** An approval as the API answers it (spec 03 approvals). */
+export const approvalSchema = z.object({
+  id: z.string(),
+  workflow_run_id: z.string(),
+  step_name: z.string(),
+  status: z.enum(['pending', 'approved', 'rejected']),
+  approver_id: z.string().nullable(),
+  approval_type: z.string(),
+  requested_by: z.string().nullable(),
+  decided_by: z.string().nullable(),
+  decided_at: z.date().nullable(),
+  note: z.string().nullable(),
+  escalated_to: z.string().nullable(),
+  escalation_reason: z.string().nullable(),
+  escalated_at: z.date().nullable(),
+  metadata: z.record(z.string(), z.unknown()),
+  created_at: z.date(),
+  updated_at: z.date(),
+});
+export type Approval = z.infer<typeof approvalSchema>;
 
 const approvalColumns =
   'id, workflow_run_id, step_name, status, approver_id, approval_type, requested_by, decided_by, decided_at, note, escalated_to, escalation_reason, escalated_at, metadata, created_at, updated_at';

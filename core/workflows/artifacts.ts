@@ -13,18 +13,20 @@ import { assertSession, lockRun } from './run-store';
 
 export const artifactTypes = ['url', 'file', 'text'] as const;
 
-export interface Artifact {
-  id: string;
-  workflow_run_id: string;
-  artifact_type: (typeof artifactTypes)[number];
-  title: string | null;
-  uri: string | null;
-  content: string | null;
-  status: string;
-  metadata: Record<string, unknown>;
-  created_at: Date;
-  updated_at: Date;
-}
+/** An artifact as the API answers it (spec 03 artifacts). */
+export const artifactSchema = z.object({
+  id: z.string(),
+  workflow_run_id: z.string(),
+  artifact_type: z.enum(artifactTypes),
+  title: z.string().nullable(),
+  uri: z.string().nullable(),
+  content: z.string().nullable(),
+  status: z.string(),
+  metadata: z.record(z.string(), z.unknown()),
+  created_at: z.date(),
+  updated_at: z.date(),
+});
+export type Artifact = z.infer<typeof artifactSchema>;
 const artifactColumns = 'id, workflow_run_id, artifact_type, title, uri, content, status, metadata, created_at, updated_at';
 
 const title = z.string().trim().min(1).max(500);

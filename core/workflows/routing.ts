@@ -8,18 +8,20 @@ import { parseInput } from '../validation';
 import { actorSchema, agentIdSchema } from './run';
 import { templateNameSchema } from './template';
 
-export interface Route {
-  workflow_type: string;
-  agent_id: string;
-  priority: number;
-  timeout_minutes: number;
+/** A routing entry as the API answers it (spec 03 workflow_routing). */
+export const routeSchema = z.object({
+  workflow_type: z.string(),
+  agent_id: z.string(),
+  priority: z.number().int(),
+  timeout_minutes: z.number().int(),
   /** Issue 15: live runs of this workflow type at once (null: no cap). */
-  max_concurrent: number | null;
+  max_concurrent: z.number().int().nullable(),
   /** Issue 15: refuse a second live run for one task. */
-  exclusive_per_task: boolean;
-  created_at: Date;
-  updated_at: Date;
-}
+  exclusive_per_task: z.boolean(),
+  created_at: z.date(),
+  updated_at: z.date(),
+});
+export type Route = z.infer<typeof routeSchema>;
 const routeColumns = 'workflow_type, agent_id, priority, timeout_minutes, max_concurrent, exclusive_per_task, created_at, updated_at';
 
 const putRouteSchema = z.strictObject({

@@ -64,18 +64,20 @@ export const listTemplatesQuerySchema = z.strictObject({
   ui_category: z.string().min(1).max(200).optional(),
 });
 
-export interface WorkflowTemplate {
-  name: string;
-  display_name: string;
-  description: string;
-  steps: TemplateStep[];
-  department_id: string | null;
-  ui_category: string | null;
-  is_active: boolean;
-  created_at: Date;
-  updated_at: Date;
+/** A workflow template as the API answers it (spec 03 workflow_templates). */
+export const workflowTemplateSchema = z.object({
+  name: z.string(),
+  display_name: z.string(),
+  description: z.string(),
+  steps: z.array(templateStepSchema),
+  department_id: z.string().nullable(),
+  ui_category: z.string().nullable(),
+  is_active: z.boolean(),
+  created_at: z.date(),
+  updated_at: z.date(),
   /** Issue 15: at most one live run per task for this workflow (a routing entry can ask the same). */
-  exclusive_per_task: boolean;
-}
+  exclusive_per_task: z.boolean(),
+});
+export type WorkflowTemplate = z.infer<typeof workflowTemplateSchema>;
 
 export const templateColumns = 'name, display_name, description, steps, department_id, ui_category, is_active, created_at, updated_at, exclusive_per_task';

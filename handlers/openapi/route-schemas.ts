@@ -1,4 +1,10 @@
 import * as z from 'zod';
+import { auditRecordSchema } from '../../core/audit/audit-record';
+import { savedViewSchema } from '../../core/views/saved-view';
+import { approvalSchema } from '../../core/workflows/approvals';
+import { artifactSchema } from '../../core/workflows/artifacts';
+import { routeSchema } from '../../core/workflows/routing';
+import { workflowTemplateSchema } from '../../core/workflows/template';
 import { envelopeSchema } from '../../core/actions/envelope';
 import { auditQuerySchema } from '../../core/audit/list-audit';
 import { telemetrySchema } from '../../core/workflows/instrumentation';
@@ -36,6 +42,10 @@ export interface RouteSchemas {
   degrades?: boolean;
 }
 
+const deleted = (key: string) => z.object({ deleted: z.literal(true), [key]: z.string() });
+const listOf = <T extends z.ZodType>(key: string, item: T) => z.object({ [key]: z.array(item), total: z.number().int(), truncated: z.boolean() });
+const approvalAndRun = z.object({ approval: approvalSchema, run: workflowRunSchema });
+
 /**
  * Schemas by route key. A route without an entry still appears in the document, with its path
  * parameters and a generic body, so a new route never needs an edit here to be listed.
@@ -47,8 +57,21 @@ export const routeSchemas: Readonly<Record<string, RouteSchemas>> = {
   'GET /api/events/stream': { contentType: 'text/event-stream' },
   'GET /api/projects': { query: listProjectsQuerySchema, response: projectSchema.array() },
   'POST /api/projects': { body: createProjectSchema, response: projectWithWorkflowSchema, success: [201] },
-  'POST /api/workflow-templates': { success: [201] },
-  'POST /api/views': { success: [201] },
+  'GET /api/workflow-templates': { response: z.object({ templates: z.array(workflowTemplateSchema) }) },
+  'POST /api/workflow-templates': { success: [201], response: workflowTemplateSchema },
+  'GET /api/workflow-templates/{name}': { response: workflowTemplateSchema },
+  'PATCH /api/workflow-templates/{name}': { response: workflowTemplateSchema },
+  'GET /api/workflow-routing': { response: z.object({ routes: z.array(routeSchema) }) },
+  'GET /api/workflow-routing/{workflowType}': { response: routeSchema },
+  'PUT /api/workflow-routing/{workflowType}': { response: routeSchema },
+  'DELETE /api/workflow-routing/{workflowType}': { response: deleted('workflow_type') },
+  'GET /api/views': { response: z.array(savedViewSchema) },
+  'POST /api/views': { success: [201], response: savedViewSchema },
+  'GET /api/views/{id}': { response: savedViewSchema },
+  'PATCH /api/views/{id}': { response: savedViewSchema },
+  'DELETE /api/views/{id}': { response: deleted('id') },
+  'DELETE /api/tasks/{id}': { response: deleted('id') },
+  'GET /api/tasks/{id}/history': { response: z.object({ task_id: z.string(), history: z.array(auditRecordSchema) }) },
   'POST /api/system-scan/run': { success: [201] },
   'POST /api/cron/jobs': { success: [201] },
   'POST /api/cron/jobs/{id}/run': { success: [202] },
@@ -78,7 +101,7 @@ export const routeSchemas: Readonly<Record<string, RouteSchemas>> = {
   'POST /api/agent/release': { body: releaseSchema },
   'POST /api/agents/heartbeat': { body: heartbeatSchema },
   'GET /api/agents/status': { query: livenessQuerySchema },
-  'GET /api/audit': { query: auditQuerySchema },
+  'GET /api/audit': { query: auditQuerySchema, response: z.array(auditRecordSchema) },
   'GET /api/costs/summary': { query: costSummaryQuerySchema, degrades: true },
   'GET /api/costs/rollup': { query: costRollupQuerySchema, degrades: true },
   'GET /api/budgets': { degrades: true },
@@ -103,12 +126,13 @@ export const routeSchemas: Readonly<Record<string, RouteSchemas>> = {
   'POST /api/workflow-runs/{id}/escalate': { response: workflowRunSchema },
   // the agent's start answers the run; the operator's start of a queued run adds how the wake went
   'POST /api/workflow-runs/{id}/start': { body: startRunSchema, response: z.union([operatorStartSchema, workflowRunSchema]) },
-  'POST /api/workflow-runs/{id}/approvals': { body: requestApprovalSchema, success: [201] },
-  'POST /api/workflow-runs/{id}/artifacts': { body: registerArtifactSchema, success: [201] },
-  'GET /api/approvals': { query: listApprovalsQuerySchema },
-  'GET /api/approvals/pending': { query: pendingApprovalsQuerySchema },
-  'PATCH /api/approvals/{id}': { body: decideApprovalSchema },
-  'POST /api/approvals/{id}/escalate': { body: escalateApprovalSchema },
-  'GET /api/artifacts': { query: listArtifactsQuerySchema },
-  'PATCH /api/artifacts/{id}': { body: updateArtifactSchema },
+  'POST /api/workflow-runs/{id}/approvals': { body: requestApprovalSchema, success: [201], response: approvalAndRun },
+  'POST /api/workflow-runs/{id}/artifacts': { body: registerArtifactSchema, success: [201], response: artifactSchema },
+  'GET /api/approvals': { query: listApprovalsQuerySchema, response: listOf('approvals', approvalSchema) },
+  'GET /api/approvals/pending': { query: pendingApprovalsQuerySchema, response: z.object({ approvals: z.array(approvalSchema) }) },
+  'PATCH /api/approvals/{id}': { body: decideApprovalSchema, response: approvalAndRun },
+  'POST /api/approvals/{id}/escalate': { body: escalateApprovalSchema, response: z.object({ approval: approvalSchema }) },
+  'GET /api/artifacts': { query: listArtifactsQuerySchema, response: listOf('artifacts', artifactSchema) },
+  'PATCH /api/artifacts/{id}': { body: updateArtifactSchema, response: artifactSchema },
+  'DELETE /api/artifacts/{id}': { response: deleted('id') },
 };
