@@ -1,3 +1,4 @@
+import * as z from 'zod';
 import { recordChange } from '../audit/record-change';
 import { probeHeadroom, type BudgetBlock } from '../budgets/headroom';
 import { scopeChainOfDispatch, scopeChainOfRun, type ScopeChain } from '../budgets/scope-chain';
@@ -16,7 +17,7 @@ import { evaluateGovernanceAction, governancePolicy, resolveGovernanceActor, typ
 import { dispatchClassKinds, governanceActionOf, rollbackHintFor } from './catalog';
 import { checkEnvelope, type ActionEnvelope } from './envelope';
 import { backingOperations, type Performed } from './perform';
-import { actionUpdate, findReceipt, insertReceipt, settleReceipt, type Receipt } from './receipts';
+import { actionUpdate, findReceipt, insertReceipt, receiptSchema, settleReceipt, type Receipt } from './receipts';
 
 /** 503 before any execution: without durable receipts nothing executes. */
 function refused(err: unknown): ActionsUnavailableError {
@@ -25,7 +26,9 @@ function refused(err: unknown): ActionsUnavailableError {
   return new ActionsUnavailableError((err as { code?: string })?.code === '42P01' ? 'receipts_unavailable' : 'query_failed');
 }
 
-export type ActionAnswer = { receipt: Receipt; duplicate?: true };
+/** POST /api/actions/execute: the receipt; `duplicate: true` when the action id was executed before. */
+export const actionAnswerSchema = z.object({ receipt: receiptSchema, duplicate: z.literal(true).optional() });
+export type ActionAnswer = z.infer<typeof actionAnswerSchema>;
 
 /** The replay rows of the receipt lifecycle: same intent is a duplicate that runs nothing; anything else is stale. */
 function replay(existing: Receipt, e: ActionEnvelope): ActionAnswer {

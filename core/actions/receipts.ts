@@ -1,19 +1,22 @@
+import * as z from 'zod';
 import type { Db, Deps } from '../ports';
 import { redactSecrets } from '../secrets/redact';
 
-export type ReceiptOutcome = 'executed' | 'rejected_governance' | 'failed';
+export const receiptOutcomes = ['executed', 'rejected_governance', 'failed'] as const;
+export type ReceiptOutcome = (typeof receiptOutcomes)[number];
 
-export interface Receipt {
-  action_id: string;
-  kind: string;
-  target_id: string;
-  params_hash: string;
-  actor: string;
-  outcome: ReceiptOutcome | null;
-  rollback_hint: string | null;
-  detail: Record<string, unknown>;
-  created_at: Date;
-}
+export const receiptSchema = z.object({
+  action_id: z.string(),
+  kind: z.string(),
+  target_id: z.string(),
+  params_hash: z.string(),
+  actor: z.string(),
+  outcome: z.enum(receiptOutcomes).nullable(),
+  rollback_hint: z.string().nullable(),
+  detail: z.record(z.string(), z.unknown()),
+  created_at: z.date(),
+});
+export type Receipt = z.infer<typeof receiptSchema>;
 
 export const receiptColumns = 'action_id, kind, target_id, params_hash, actor, outcome, rollback_hint, detail, created_at';
 

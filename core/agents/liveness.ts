@@ -22,18 +22,19 @@ export const livenessQuerySchema = z.strictObject({
   offline_after_seconds: queryInt(1, 7 * 24 * 3600).default(DEFAULT_OFFLINE_AFTER_SECONDS),
 });
 
-export interface LivenessEntry {
-  agent_name: string;
+export const livenessEntrySchema = z.object({
+  agent_name: z.string(),
   /** Null only for an agent listed because its dispatch is paused before it ever sent a heartbeat. */
-  last_seen_at: Date | null;
-  status: AgentStatus;
+  last_seen_at: z.date().nullable(),
+  status: z.enum(agentStatuses),
   /** What the agent itself said last; `status` differs when silence made it offline. */
-  reported_status: AgentStatus | null;
-  metadata: Record<string, unknown>;
+  reported_status: z.enum(agentStatuses).nullable(),
+  metadata: z.record(z.string(), z.unknown()),
   /** Issue 15: dispatch to the agent is paused until then (provider quota or rate limit); null when not paused. */
-  dispatch_paused_until: Date | null;
-  pause_reason: string | null;
-}
+  dispatch_paused_until: z.date().nullable(),
+  pause_reason: z.string().nullable(),
+});
+export type LivenessEntry = z.infer<typeof livenessEntrySchema>;
 
 /** Liveness as data: silence beyond the threshold is offline whatever was reported; otherwise the report stands. */
 export function livenessOf(reported: AgentStatus, lastSeenAt: Date, now: Date, offlineAfterSeconds: number): AgentStatus {

@@ -10,19 +10,20 @@ export type BudgetAction = (typeof budgetActions)[number];
 const oneOf = <T extends readonly [string, ...string[]]>(values: T) => z.enum(values, { message: `must be one of ${values.join(', ')}` });
 
 /** A stored budget row (spend and status are derived, never stored). */
-export interface BudgetRow {
-  id: string;
-  name: string;
-  scope: BudgetScope;
-  scope_id: string | null;
-  period: BudgetPeriod;
-  cap_usd: number | null;
-  cap_tokens: number | null;
-  action_on_exceed: BudgetAction;
-  active: boolean;
-  created_at: Date;
-  updated_at: Date;
-}
+export const budgetRowSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  scope: z.enum(budgetScopes),
+  scope_id: z.string().nullable(),
+  period: z.enum(budgetPeriods),
+  cap_usd: z.number().nullable(),
+  cap_tokens: z.number().nullable(),
+  action_on_exceed: z.enum(budgetActions),
+  active: z.boolean(),
+  created_at: z.date(),
+  updated_at: z.date(),
+});
+export type BudgetRow = z.infer<typeof budgetRowSchema>;
 
 export const budgetColumns = 'id, name, scope, scope_id, period, cap_usd, cap_tokens, action_on_exceed, active, created_at, updated_at';
 

@@ -1,3 +1,4 @@
+import * as z from 'zod';
 import { OPERATOR_ACTOR } from '../actors';
 import { recordChange } from '../audit/record-change';
 import { answeringValidation, degradable } from '../costs/availability';
@@ -6,15 +7,12 @@ import { patchRow } from '../patch-row';
 import type { Db, Deps } from '../ports';
 import { parseInput, uuidSchema } from '../validation';
 import { budgetColumns, createBudgetSchema, updateBudgetSchema, type BudgetRow, type CreateBudgetInput, type UpdateBudgetInput } from './budget';
-import { evaluateBudgets, viewOf } from './evaluation';
+import { budgetViewSchema, evaluateBudgets, viewOf } from './evaluation';
 import { findBudget } from './queries';
 
 /** A budget as POST and PATCH /api/budgets answer it. */
-export interface BudgetAnswer {
-  available: true;
-  budget: ReturnType<typeof viewOf>;
-  timestamp: string;
-}
+export const budgetAnswerSchema = z.object({ available: z.literal(true), budget: budgetViewSchema, timestamp: z.string() });
+export type BudgetAnswer = z.infer<typeof budgetAnswerSchema>;
 
 function budgetEvent(action: string, budgetId: string) {
   return { name: 'budget:changed', payload: { action, budgetId }, channel: 'events' as const };

@@ -1,16 +1,18 @@
+import * as z from 'zod';
 import type { Db } from '../ports';
-import type { BudgetRow } from './budget';
+import { budgetRowSchema, type BudgetRow } from './budget';
 import { periodWindow, type PeriodWindow } from './periods';
 import { deriveSpend } from './spend';
-import { evaluate, overCapEvent, type BudgetStatus, type Evaluation, type Spend } from './status';
+import { budgetStatuses, evaluate, overCapEvent, spendSchema, type Evaluation, type Spend } from './status';
 
 /** A budget as the API shows it: the row plus its derived period, spend, percentage and status. */
-export interface BudgetView extends BudgetRow {
-  period_key: string;
-  current_spend: Spend;
-  pct_of_cap: number;
-  status: BudgetStatus;
-}
+export const budgetViewSchema = budgetRowSchema.extend({
+  period_key: z.string(),
+  current_spend: spendSchema,
+  pct_of_cap: z.number(),
+  status: z.enum(budgetStatuses),
+});
+export type BudgetView = z.infer<typeof budgetViewSchema>;
 
 export interface EvaluatedBudget {
   budget: BudgetRow;

@@ -1,14 +1,13 @@
+import * as z from 'zod';
 import { roundUsd } from '../costs/usage';
 import type { BudgetAction, BudgetRow } from './budget';
 
-export type BudgetStatus = 'under' | 'warned' | 'breached';
+export const budgetStatuses = ['under', 'warned', 'breached'] as const;
+export type BudgetStatus = (typeof budgetStatuses)[number];
 export type LedgerEventKind = 'warned' | 'paused' | 'hard_stopped' | 'recovered';
 
-export interface Spend {
-  usd: number;
-  tokens: number;
-  runs: number;
-}
+export const spendSchema = z.object({ usd: z.number(), tokens: z.number(), runs: z.number().int() });
+export type Spend = z.infer<typeof spendSchema>;
 
 /** Spec 02 "Budget status": what a budget at or over its cap is, by its action (the boundary is inclusive). */
 export const overCapStatus: Record<BudgetAction, BudgetStatus> = {

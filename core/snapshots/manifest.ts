@@ -18,14 +18,15 @@ export const manifestSchema = z.object({
 export type Manifest = z.infer<typeof manifestSchema>;
 
 /** Snapshot listing entry (spec 02). */
-export interface SnapshotListEntry {
-  snapshot_id: string;
-  name: string;
-  created_at: string;
-  total_rows: number;
-  size_bytes: number;
-  generator: string;
-}
+export const snapshotListEntrySchema = z.object({
+  snapshot_id: z.string(),
+  name: z.string(),
+  created_at: z.string(),
+  total_rows: z.number().int(),
+  size_bytes: z.number().int(),
+  generator: z.string(),
+});
+export type SnapshotListEntry = z.infer<typeof snapshotListEntrySchema>;
 
 export function totalRows(manifest: Pick<Manifest, 'counts'>): number {
   return Object.values(manifest.counts).reduce((sum, n) => sum + n, 0);

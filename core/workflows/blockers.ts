@@ -1,3 +1,4 @@
+import * as z from 'zod';
 import type { Deps } from '../ports';
 import { requireDb } from '../storage';
 import { stuckConditionSql } from './run-queries';
@@ -6,15 +7,16 @@ import { stuckConditionSql } from './run-queries';
  * Blockers are derived at read time, never stored (spec 01 "Blocker"): blocked tasks, and runs that
  * cannot move on their own. The classification below is data: one row per source condition.
  */
-export interface Blocker {
-  id: string;
-  sourceType: 'task' | 'workflow_run';
-  sourceId: string;
-  blockerType: string;
-  description: string;
-  severity: 'low' | 'medium' | 'high';
-  createdAt: Date;
-}
+export const blockerSchema = z.object({
+  id: z.string(),
+  sourceType: z.enum(['task', 'workflow_run']),
+  sourceId: z.string(),
+  blockerType: z.string(),
+  description: z.string(),
+  severity: z.enum(['low', 'medium', 'high']),
+  createdAt: z.date(),
+});
+export type Blocker = z.infer<typeof blockerSchema>;
 
 const severityRank = { low: 0, medium: 1, high: 2 } as const;
 const MAX_BLOCKERS = 500;

@@ -9,18 +9,19 @@ import { agentActorSchema, runColumns, sessionKeySchema, type WorkflowRun } from
 import { heldRunStatuses } from './run-status';
 import { changeRun } from './run-store';
 
-export interface ActiveSession {
-  session_key: string;
+export const activeSessionSchema = z.object({
+  session_key: z.string(),
   /** Parsed from agent:<agentId>:<kind>:<id>; null when the key has another form. */
-  agent_id: string | null;
-  run_id: string;
-  workflow_type: string;
-  run_status: string;
-  claim_session_id: string | null;
-  task_id: string | null;
-  heartbeat_at: Date | null;
-  claimed_at: Date | null;
-}
+  agent_id: z.string().nullable(),
+  run_id: z.string(),
+  workflow_type: z.string(),
+  run_status: z.string(),
+  claim_session_id: z.string().nullable(),
+  task_id: z.string().nullable(),
+  heartbeat_at: z.date().nullable(),
+  claimed_at: z.date().nullable(),
+});
+export type ActiveSession = z.infer<typeof activeSessionSchema>;
 
 export function agentIdOfSessionKey(key: string): string | null {
   return parseSessionKey(key)?.agentId ?? null;

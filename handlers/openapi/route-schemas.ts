@@ -6,9 +6,16 @@ import { artifactSchema } from '../../core/workflows/artifacts';
 import { routeSchema } from '../../core/workflows/routing';
 import { workflowTemplateSchema } from '../../core/workflows/template';
 import { envelopeSchema } from '../../core/actions/envelope';
+import { actionAnswerSchema } from '../../core/actions/execute';
+import { livenessEntrySchema } from '../../core/agents/liveness';
+import { snapshotListEntrySchema } from '../../core/snapshots/manifest';
+import { blockerSchema } from '../../core/workflows/blockers';
+import { activeSessionSchema } from '../../core/workflows/sessions';
 import { auditQuerySchema } from '../../core/audit/list-audit';
 import { telemetrySchema } from '../../core/workflows/instrumentation';
 import { createBudgetSchema, updateBudgetSchema } from '../../core/budgets/budget';
+import { budgetAnswerSchema } from '../../core/budgets/commands';
+import { budgetViewSchema } from '../../core/budgets/evaluation';
 import { ledgerQuerySchema } from '../../core/budgets/queries';
 import { costRollupQuerySchema } from '../../core/costs/rollup';
 import { costSummaryQuerySchema } from '../../core/costs/summary';
@@ -76,13 +83,14 @@ export const routeSchemas: Readonly<Record<string, RouteSchemas>> = {
   'POST /api/cron/jobs': { success: [201] },
   'POST /api/cron/jobs/{id}/run': { success: [202] },
   'POST /api/snapshots': { success: [201] },
+  'GET /api/snapshots': { response: z.object({ available: z.literal(true), count: z.number().int(), snapshots: z.array(snapshotListEntrySchema) }) },
   'GET /api/snapshots/{id}/download': { success: [200, 302] },
-  'POST /api/budgets': { body: createBudgetSchema, success: [201], degrades: true },
+  'POST /api/budgets': { body: createBudgetSchema, success: [201], degrades: true, response: budgetAnswerSchema },
   'POST /api/spaces': { success: [201] },
   'POST /api/spaces/{id}/duplicate': { success: [201] },
   'POST /api/workflow-graph/events': { success: [201] },
   'POST /api/mcp/telemetry': { body: telemetrySchema, success: [201] },
-  'POST /api/actions/execute': { body: envelopeSchema },
+  'POST /api/actions/execute': { body: envelopeSchema, response: actionAnswerSchema },
   'GET /api/projects/{id}': { response: projectWithWorkflowSchema },
   'PATCH /api/projects/{id}': { body: updateProjectSchema, response: projectWithWorkflowSchema },
   'GET /api/tasks/all': { query: listAllTasksQuerySchema, response: taskSchema.array() },
@@ -100,13 +108,15 @@ export const routeSchemas: Readonly<Record<string, RouteSchemas>> = {
   'POST /api/agent/claim/renew': { response: taskSchema },
   'POST /api/agent/release': { body: releaseSchema },
   'POST /api/agents/heartbeat': { body: heartbeatSchema },
-  'GET /api/agents/status': { query: livenessQuerySchema },
+  'GET /api/agents/status': { query: livenessQuerySchema, response: z.object({ agents: z.array(livenessEntrySchema) }) },
+  'GET /api/blockers': { response: z.object({ blockers: z.array(blockerSchema) }) },
+  'GET /api/sessions/active': { response: listOf('sessions', activeSessionSchema) },
   'GET /api/audit': { query: auditQuerySchema, response: z.array(auditRecordSchema) },
   'GET /api/costs/summary': { query: costSummaryQuerySchema, degrades: true },
   'GET /api/costs/rollup': { query: costRollupQuerySchema, degrades: true },
-  'GET /api/budgets': { degrades: true },
+  'GET /api/budgets': { degrades: true, response: z.object({ available: z.literal(true), budgets: z.array(budgetViewSchema), timestamp: z.string() }) },
   'GET /api/actions/recent': { degrades: true },
-  'PATCH /api/budgets/{id}': { body: updateBudgetSchema, degrades: true },
+  'PATCH /api/budgets/{id}': { body: updateBudgetSchema, degrades: true, response: budgetAnswerSchema },
   'GET /api/budgets/{id}/ledger': { query: ledgerQuerySchema, degrades: true },
   // a repeated idempotency key answers the run it made (200)
   'POST /api/workflow-runs': { body: createRunSchema, success: [201, 200], response: createdRunSchema },
