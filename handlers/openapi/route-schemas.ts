@@ -6,6 +6,23 @@ import { artifactSchema } from '../../core/workflows/artifacts';
 import { routeSchema } from '../../core/workflows/routing';
 import { workflowTemplateSchema } from '../../core/workflows/template';
 import { envelopeSchema } from '../../core/actions/envelope';
+import {
+  agentLimitsSchema,
+  agentQueueSchema,
+  authSelfSchema,
+  boardSchema,
+  defaultProjectSchema,
+  dependenciesSchema,
+  healthSchema,
+  healthStatusSchema,
+  legacyTasksSchema,
+  openApiSchema,
+  retriedTaskSchema,
+  routeListSchema,
+  statsSchema,
+  taskOptionsSchema,
+  timelineSchema,
+} from './report-schemas';
 import { actionAnswerSchema } from '../../core/actions/execute';
 import { livenessEntrySchema } from '../../core/agents/liveness';
 import { snapshotListEntrySchema } from '../../core/snapshots/manifest';
@@ -58,7 +75,12 @@ const approvalAndRun = z.object({ approval: approvalSchema, run: workflowRunSche
  * parameters and a generic body, so a new route never needs an edit here to be listed.
  */
 export const routeSchemas: Readonly<Record<string, RouteSchemas>> = {
-  'GET /api/health': {},
+  'GET /api/health': { response: healthSchema },
+  'GET /api/auth/self': { response: authSelfSchema },
+  'GET /api/stats': { response: statsSchema },
+  'GET /api/health-status': { response: healthStatusSchema },
+  'GET /api/routes': { response: routeListSchema },
+  'GET /api/openapi.json': { response: openApiSchema },
   'GET /api/metrics': { contentType: 'text/plain' },
   'GET /api/events': { contentType: 'text/event-stream' },
   'GET /api/events/stream': { contentType: 'text/event-stream' },
@@ -92,6 +114,16 @@ export const routeSchemas: Readonly<Record<string, RouteSchemas>> = {
   'POST /api/mcp/telemetry': { body: telemetrySchema, success: [201] },
   'POST /api/actions/execute': { body: envelopeSchema, response: actionAnswerSchema },
   'GET /api/projects/{id}': { response: projectWithWorkflowSchema },
+  'GET /api/projects/default': { response: defaultProjectSchema },
+  'DELETE /api/projects/{id}': { response: deleted('id') },
+  'GET /api/tasks': { response: legacyTasksSchema },
+  'POST /api/tasks/{id}/dependencies': { response: dependenciesSchema },
+  'POST /api/tasks/{id}/subtasks': { response: taskDetailSchema },
+  'POST /api/tasks/{id}/retry': { response: retriedTaskSchema },
+  'GET /api/task-options': { response: taskOptionsSchema },
+  'GET /api/agents/{agent}/limits': { response: agentLimitsSchema },
+  'PUT /api/agents/{agent}/limits': { response: agentLimitsSchema },
+  'POST /api/agents/{agent}/resume-dispatch': { response: agentLimitsSchema.extend({ resumed: z.boolean() }) },
   'PATCH /api/projects/{id}': { body: updateProjectSchema, response: projectWithWorkflowSchema },
   'GET /api/tasks/all': { query: listAllTasksQuerySchema, response: taskSchema.array() },
   'GET /api/tasks/{id}': { response: taskDetailSchema },
@@ -101,13 +133,13 @@ export const routeSchemas: Readonly<Record<string, RouteSchemas>> = {
   // {content} is the legacy markdown writer (200); anything else creates a task (201)
   'POST /api/tasks': { body: createTaskSchema, success: [201, 200], response: { 201: taskSchema } },
   'PATCH /api/tasks/{id}': { body: updateTaskSchema, response: taskSchema },
-  'GET /api/views/agent': { query: agentQueueQuerySchema },
-  'GET /api/views/board': { query: projectQuerySchema },
-  'GET /api/views/timeline': { query: timelineQuerySchema },
+  'GET /api/views/agent': { query: agentQueueQuerySchema, response: agentQueueSchema },
+  'GET /api/views/board': { query: projectQuerySchema, response: boardSchema },
+  'GET /api/views/timeline': { query: timelineQuerySchema, response: timelineSchema },
   'POST /api/agent/claim': { body: claimSchema, response: taskSchema },
   'POST /api/agent/claim/renew': { response: taskSchema },
-  'POST /api/agent/release': { body: releaseSchema },
-  'POST /api/agents/heartbeat': { body: heartbeatSchema },
+  'POST /api/agent/release': { body: releaseSchema, response: z.object({ released: z.literal(true) }) },
+  'POST /api/agents/heartbeat': { body: heartbeatSchema, response: z.object({ ok: z.literal(true) }) },
   'GET /api/agents/status': { query: livenessQuerySchema, response: z.object({ agents: z.array(livenessEntrySchema) }) },
   'GET /api/blockers': { response: z.object({ blockers: z.array(blockerSchema) }) },
   'GET /api/sessions/active': { response: listOf('sessions', activeSessionSchema) },

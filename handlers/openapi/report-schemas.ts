@@ -1,0 +1,108 @@
+import * as z from 'zod';
+
+/**
+ * Success bodies of the routes that answer a report rather than an entity (health, stats, views,
+ * summaries, runtime proxies): the keys each one promises, with their types. The entity schemas
+ * live in core beside their types; these live here because core builds these answers inline.
+ * Objects are loose where a body carries more than it promises (a runtime's own fields, a
+ * report's optional detail); a key listed here is one the server always sends.
+ */
+
+const counts = z.record(z.string(), z.number());
+const anyObject = z.record(z.string(), z.unknown());
+
+export const healthSchema = z.object({
+  status: z.enum(['ok', 'degraded']),
+  timestamp: z.string(),
+  task_storage: z.enum(['database', 'fallback-file']),
+  storage_type: z.literal('postgresql'),
+  storage_mode: z.string(),
+  storage_label: z.string(),
+  storage_note: z.string().nullish(),
+  db_latency_ms: z.number(),
+  uptime: z.number().int(),
+  port: z.number().int(),
+});
+
+export const authSelfSchema = z.looseObject({
+  authenticated: z.boolean(),
+  mode: z.literal('token'),
+  actor: z.string(),
+  role: z.string(),
+  user: z.object({ name: z.string(), role: z.string() }),
+  tokenRequired: z.boolean(),
+  supportedSchemes: z.array(z.string()),
+  publicRoutes: z.array(z.string()),
+  capabilities: z.record(z.string(), z.boolean()),
+});
+
+export const statsSchema = z.object({ projects: z.number().int(), tasks: z.number().int(), completed: z.number().int() });
+
+const gatewaySchema = z.looseObject({ status: z.string(), healthy: z.boolean(), agent_count: z.number().int(), reason: z.string().optional() });
+export const healthStatusSchema = z.object({
+  status: z.enum(['healthy', 'degraded', 'unhealthy']),
+  database: z.object({ status: z.string(), healthy: z.boolean(), mode: z.string() }),
+  gateway: gatewaySchema,
+  task_server: z.object({ healthy: z.boolean(), status: z.string() }),
+  checks: z.looseObject({ database: anyObject, gateway_sync: anyObject, task_server: anyObject }),
+});
+
+export const routeListSchema = z.object({
+  routes: z.array(z.object({ method: z.string(), path: z.string() })),
+  total: z.number().int(),
+});
+
+export const openApiSchema = z.looseObject({ openapi: z.string(), info: anyObject, paths: anyObject });
+
+export { anyObject, counts };
+
+/* Projects, tasks and views. Imported entity schemas keep these in step with core. */
+import { projectWithWorkflowSchema } from '../../core/projects/queries';
+import { taskSchema } from '../../core/tasks/task';
+
+export const defaultProjectSchema = projectWithWorkflowSchema.extend({
+  task_counts: z.object({ total: z.number().int(), open: z.number().int(), completed: z.number().int(), by_status: counts }),
+});
+
+export const legacyTasksSchema = z.object({ content: z.string(), path: z.string(), format: z.literal('markdown') });
+export const legacyTasksWrittenSchema = anyObject;
+
+export const retriedTaskSchema = z.object({ retried: z.literal(true), retry_count: z.number().int(), task: taskSchema });
+export const dependenciesSchema = z.object({ dependencies: z.array(z.string()) });
+
+export const taskOptionsSchema = z.object({
+  defaults: z.object({ agent: z.string().nullable(), model: z.string().nullable() }),
+  agents: z.array(z.object({ id: z.string(), name: z.string(), model: z.string().nullable(), sources: z.array(z.enum(['profile', 'runtime'])) })),
+  models: z.array(z.string()),
+});
+
+export const boardSchema = z.object({
+  project: projectWithWorkflowSchema.omit({ default_workflow: true }),
+  workflow: z.object({ id: z.string().nullable(), name: z.string(), states: z.array(z.unknown()) }),
+  columns: z.record(z.string(), z.array(taskSchema)),
+});
+
+const timelineDependencySchema = z.object({ id: z.string(), title: z.string(), start_date: z.date().nullable(), due_date: z.date().nullable() });
+// subtasks nest entries of the same shape; the document types one level (a recursive schema would
+// need a component of its own, which the per-route schemas here do not make)
+const timelineEntrySchema = z.object({
+  task: taskSchema,
+  subtasks: z.array(z.looseObject({ task: taskSchema, dependencies: z.array(timelineDependencySchema) })).optional(),
+  dependencies: z.array(timelineDependencySchema),
+});
+export const timelineSchema = z.object({
+  project: projectWithWorkflowSchema.omit({ default_workflow: true }),
+  tasks: z.array(timelineEntrySchema),
+  range: z.looseObject({}),
+});
+
+export const paginationSchema = z.object({ page: z.number().int(), limit: z.number().int(), total: z.number().int(), pages: z.number().int() });
+export const agentQueueSchema = z.object({ agent: z.string(), tasks: z.array(taskSchema), pagination: paginationSchema });
+
+export const agentLimitsSchema = z.object({
+  agent_id: z.string(),
+  max_concurrent_runs: z.number().int().nullable(),
+  dispatch_paused_until: z.date().nullable(),
+  pause_reason: z.string().nullable(),
+  live_runs: z.number().int(),
+});
