@@ -10,22 +10,24 @@ import { doctorChecks, doctorKinds, type DoctorCheck } from './checks';
 /** Rows listed per kind; `count` is always the full number. */
 const SHOWN_PER_KIND = 100;
 
-export interface DoctorFinding {
-  kind: string;
-  description: string;
-  suggested_repair: string;
-  count: number;
-  truncated: boolean;
-  items: Array<{ id: string; detail: unknown }>;
-}
+export const doctorFindingSchema = z.object({
+  kind: z.string(),
+  description: z.string(),
+  suggested_repair: z.string(),
+  count: z.number().int(),
+  truncated: z.boolean(),
+  items: z.array(z.object({ id: z.string(), detail: z.unknown() })),
+});
+export type DoctorFinding = z.infer<typeof doctorFindingSchema>;
 
-export interface DoctorReport {
-  checked_at: Date;
+export const doctorReportSchema = z.object({
+  checked_at: z.date(),
   /** Findings over every kind. */
-  total: number;
+  total: z.number().int(),
   /** Every kind the doctor checks, found or not, in a fixed order. */
-  findings: DoctorFinding[];
-}
+  findings: z.array(doctorFindingSchema),
+});
+export type DoctorReport = z.infer<typeof doctorReportSchema>;
 
 /** The leading `values` a statement names ($1..$n): PostgreSQL refuses parameters a statement does not use. */
 function boundTo(sql: string, values: readonly unknown[]): unknown[] {
@@ -66,11 +68,12 @@ const repairSchema = z.strictObject({
   dry_run: z.boolean({ message: 'must be true or false' }).default(false),
 });
 
-export interface DoctorRepair {
-  dry_run: boolean;
-  repaired: Array<{ kind: string; count: number; ids: string[] }>;
-  total: number;
-}
+export const doctorRepairSchema = z.object({
+  dry_run: z.boolean(),
+  repaired: z.array(z.object({ kind: z.string(), count: z.number().int(), ids: z.array(z.string()) })),
+  total: z.number().int(),
+});
+export type DoctorRepair = z.infer<typeof doctorRepairSchema>;
 
 /**
  * POST /api/doctor/repair {kinds?, dry_run?}: repairs each kind in its own transaction (a kind

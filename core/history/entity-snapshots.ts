@@ -6,15 +6,17 @@ import { taskStoredColumns } from '../tasks/task';
 import { savedViewColumns } from '../views/saved-view';
 
 /** A per-entity state snapshot row (written by recordChange), as listings return it. */
-export interface EntitySnapshot {
-  id: string;
-  entity_type: string;
-  entity_id: string;
-  reason: string;
-  actor: string;
-  created_at: Date;
-  state: Record<string, unknown>;
-}
+/** A per-entity state snapshot as the API answers it (state with secret-keyed values redacted). */
+export const entitySnapshotSchema = z.object({
+  id: z.string(),
+  entity_type: z.string(),
+  entity_id: z.string(),
+  reason: z.string(),
+  actor: z.string(),
+  created_at: z.date(),
+  state: z.record(z.string(), z.unknown()),
+});
+export type EntitySnapshot = z.infer<typeof entitySnapshotSchema>;
 
 export const snapshotColumns = 'id, entity_type, entity_id, reason, actor, created_at, state';
 

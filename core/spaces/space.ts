@@ -1,19 +1,21 @@
 import * as z from 'zod';
 import { jsonObjectSchema, uuidSchema } from '../validation';
 
-export interface Workspace {
-  id: string;
-  name: string;
-  slug: string;
-  icon: string | null;
-  color: string | null;
-  description: string;
-  settings: Record<string, unknown>;
-  sort_order: number;
-  is_default: boolean;
-  created_at: Date;
-  updated_at: Date;
-}
+/** A workspace (space) as the API answers it. */
+export const workspaceSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  slug: z.string(),
+  icon: z.string().nullable(),
+  color: z.string().nullable(),
+  description: z.string(),
+  settings: z.record(z.string(), z.unknown()),
+  sort_order: z.number().int(),
+  is_default: z.boolean(),
+  created_at: z.date(),
+  updated_at: z.date(),
+});
+export type Workspace = z.infer<typeof workspaceSchema>;
 
 export const workspaceColumns = 'id, name, slug, icon, color, description, settings, sort_order, is_default, created_at, updated_at';
 

@@ -106,3 +106,77 @@ export const agentLimitsSchema = z.object({
   pause_reason: z.string().nullable(),
   live_runs: z.number().int(),
 });
+
+/* History, state snapshots, spaces, legacy export/import and the org summary. */
+import { auditRecordSchema } from '../../core/audit/audit-record';
+import { entitySnapshotSchema } from '../../core/history/entity-snapshots';
+import { projectSchema } from '../../core/projects/project';
+
+export const historySchema = z.object({ entries: z.array(auditRecordSchema), total: z.number().int() });
+export const taskHistorySchema = historySchema.extend({ taskId: z.string() });
+export const taskSnapshotAtSchema = z.object({
+  snapshot: anyObject,
+  exact: z.boolean(),
+  at: z.date(),
+  snapshot_id: z.string(),
+  taken_at: z.date(),
+  reason: z.string(),
+});
+export const taskDiffSchema = z.object({
+  taskId: z.string(),
+  changes: z.array(z.object({ field: z.string(), from: z.unknown(), to: z.unknown() })),
+  from: z.date(),
+  to: z.date(),
+});
+export const stateSnapshotListSchema = z.object({ snapshots: z.array(entitySnapshotSchema), total: z.number().int() });
+export const revertPreviewSchema = z.object({
+  snapshot: z.looseObject({ id: z.string(), entity_type: z.string(), entity_id: z.string(), revertable: z.boolean() }),
+  currentState: anyObject.nullable(),
+  snapshotState: anyObject,
+});
+export const revertedSchema = z.object({ reverted: z.literal(true), entityType: z.string(), entityId: z.string(), snapshotId: z.string() });
+
+const byStatusTotals = z.object({ total: z.number().int(), by_status: counts });
+export const spaceStatsSchema = z.looseObject({
+  workspace_id: z.string(),
+  projects: byStatusTotals,
+  tasks: byStatusTotals.extend({ open: z.number().int(), completed: z.number().int() }),
+});
+export const spaceProjectsSchema = z.object({ projects: z.array(projectSchema) });
+export const assignedProjectsSchema = z.object({
+  workspace_id: z.string(),
+  project_ids: z.array(z.string()),
+  assigned: z.array(z.string()),
+  unassigned: z.array(z.string()),
+});
+
+export const legacyExportSchema = z.object({
+  version: z.number().int(),
+  exportedAt: z.date(),
+  projects: z.array(anyObject),
+  tasks: z.array(anyObject),
+  workflows: z.array(anyObject),
+  auditLog: z.array(anyObject),
+  settings: anyObject,
+});
+export const importPreviewSchema = z.object({
+  version: z.unknown(),
+  projects: z.number().int(),
+  tasks: z.number().int(),
+  workflows: z.number().int(),
+  auditLog: z.number().int(),
+  hasSettings: z.boolean(),
+  projectNames: z.array(z.string()),
+});
+export const importResultSchema = z.object({
+  imported: counts,
+  mode: z.string(),
+  secretsDropped: z.array(z.string()).optional(),
+  warnings: z.array(z.string()).optional(),
+});
+
+export const orgSummarySchema = z.object({
+  departments: z.array(anyObject),
+  totals: z.object({ departments: z.number().int(), agents: z.number().int(), open_tasks: z.number().int(), active_runs: z.number().int() }),
+  generated_at: z.date(),
+});
