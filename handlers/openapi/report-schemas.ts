@@ -180,3 +180,66 @@ export const orgSummarySchema = z.object({
   totals: z.object({ departments: z.number().int(), agents: z.number().int(), open_tasks: z.number().int(), active_runs: z.number().int() }),
   generated_at: z.date(),
 });
+
+/* Workflow runs beyond the entity: stuck runs, the dispatcher, heartbeats, steps, sessions, scans, instrumentation. */
+import { workflowRunSchema } from '../../core/workflows/run';
+
+export const stuckRunsSchema = z.object({
+  runs: z.array(workflowRunSchema.extend({ stuck_reason: z.string() })),
+  total: z.number().int(),
+  truncated: z.boolean(),
+});
+
+/** The tick's summary: its counts by phase; budgetEnforcement and capped carry one count per rule. */
+export const tickSummarySchema = z.looseObject({
+  source: z.string(),
+  startedAt: z.string(),
+  finishedAt: z.string(),
+  durationMs: z.number(),
+  recovered: z.object({ redispatched: z.number().int(), failed: z.number().int(), released: z.number().int(), timedOut: z.number().int() }),
+  dispatched: z.number().int(),
+  unrouted: z.number().int(),
+  woken: z.number().int(),
+  wakeFailed: z.number().int(),
+  wakeErrors: z.array(z.string()),
+  budgetEnforcement: counts,
+  leasesExpired: z.number().int(),
+  capped: counts,
+  heldByPause: z.number().int(),
+});
+
+export const dispatcherStatsSchema = z.object({
+  queue: counts,
+  failure_rate: z.object({ window_hours: z.number(), finished: z.number().int(), failed: z.number().int(), rate: z.number().nullable() }),
+  route_count: z.number().int(),
+  last_tick: z.object({ started_at: z.date(), finished_at: z.date(), source: z.string(), duration_ms: z.number() }).nullable(),
+  last_tick_summary: tickSummarySchema.nullable(),
+  ticks_last_hour: z.number().int(),
+  capped: counts,
+  paused_agents: z.array(z.object({ agent_id: z.string(), dispatch_paused_until: z.date(), pause_reason: z.string().nullable() })),
+});
+
+export const runHeartbeatSchema = z.object({ ok: z.literal(true), run_id: z.string(), status: z.string(), heartbeat_at: z.date() });
+export const reportedStepSchema = z.object({ step: anyObject, run: workflowRunSchema });
+export const blockerSummarySchema = z.object({
+  total: z.number().int(),
+  byType: z.array(z.object({ blockerType: z.string(), count: z.number().int(), severity: z.enum(['low', 'medium', 'high']) })),
+});
+export const sessionHeartbeatSchema = z.object({ session_id: z.string(), active: z.literal(true), heartbeat_at: z.date(), run_ids: z.array(z.string()) });
+export const systemScanSchema = z.object({ workflowRunId: z.string(), status: z.string(), message: z.string() });
+export const scanFollowUpSchema = z.object({ run_id: z.string(), session_key: z.string(), delivered: z.literal(true), reply: z.string().nullable() });
+export const recordedSchema = z.object({ recorded: z.literal(true), action: z.string(), audit_id: z.number().int() });
+export const usageDecisionSchema = z.looseObject({
+  window: z.object({ start: z.date(), end: z.date(), days: z.number().int() }),
+  rule: z.unknown(),
+});
+export const agentBridgeSchema = z.object({
+  state: z.enum(['workflow_ready', 'working', 'idle']),
+  agent: z.string(),
+  ready_count: z.number().int(),
+  active_count: z.number().int(),
+  pending_workflow_runs: z.array(
+    z.object({ id: z.string(), workflow_type: z.string(), target_agent_id: z.string(), input_payload: anyObject, dispatch_attempts: z.number().int() }),
+  ),
+  workflow_run_count: z.number().int(),
+});
