@@ -243,3 +243,91 @@ export const agentBridgeSchema = z.object({
   ),
   workflow_run_count: z.number().int(),
 });
+
+/* Costs, the budget ledger, receipts, the action catalog, full-state snapshots, restore and settings. */
+import { budgetRowSchema } from '../../core/budgets/budget';
+import { spendSchema } from '../../core/budgets/status';
+import { receiptSchema } from '../../core/actions/receipts';
+
+export const costSummarySchema = z.looseObject({
+  available: z.literal(true),
+  window_days: z.number().int(),
+  currency: z.literal('USD'),
+  today: z.object({ cost: z.number(), tokens: z.unknown(), runs: z.number().int() }),
+  days: z.array(z.looseObject({ date: z.string(), cost: z.number(), runs: z.number().int() })),
+  avg_daily_7d: z.number(),
+  total_window: z.number(),
+  top_run: anyObject.nullable(),
+  timestamp: z.string(),
+});
+
+export const costRollupSchema = z.looseObject({
+  available: z.literal(true),
+  group_by: z.string(),
+  window_days: z.number().int(),
+  currency: z.literal('USD'),
+  group_count: z.number().int(),
+  groups: z.array(anyObject),
+  total_window: z.number(),
+  timestamp: z.string(),
+});
+
+export const budgetLedgerSchema = z.object({
+  available: z.literal(true),
+  budget: budgetRowSchema.omit({ created_at: true, updated_at: true }),
+  period_key: z.string(),
+  window_start: z.string(),
+  window_end: z.string(),
+  spend: spendSchema,
+  pct_of_cap: z.number(),
+  status: z.string(),
+  events: z.array(anyObject),
+  timestamp: z.string(),
+});
+
+export const recentReceiptsSchema = z.object({ available: z.literal(true), receipts: z.array(receiptSchema), timestamp: z.string() });
+
+export const actionCatalogSchema = z.object({
+  hold_confirm_min_ms: z.number().int(),
+  kinds: z.array(
+    z.object({
+      kind: z.string(),
+      target: z.unknown(),
+      params_schema: anyObject,
+      severity: z.string(),
+      confirm: z.looseObject({ mode: z.string() }),
+      rollback_hint_template: z.string().nullable(),
+      governance_action: z.union([z.string(), anyObject]),
+      dispatch_class: z.boolean(),
+    }),
+  ),
+});
+
+export const createdSnapshotSchema = z.object({ snapshot_id: z.string(), manifest: anyObject });
+
+export const restorePreviewSchema = z.object({
+  schema_compat: z.literal('ok'),
+  warnings: z.array(z.string()),
+  warning_details: z.array(anyObject),
+  tables: z.unknown(),
+  totals: counts,
+  settings: z.object({ keys: z.array(z.string()), dropped: z.boolean() }),
+  snapshot_id: z.string(),
+  created_at: z.string(),
+  timestamp: z.string(),
+});
+
+export const restoreAppliedSchema = z.object({
+  restoreId: z.string(),
+  duplicate: z.boolean(),
+  resumed: z.boolean(),
+  warnings: z.array(z.string()),
+  summary: anyObject,
+});
+
+export const settingsSchema = z.object({
+  settings: anyObject,
+  environment: z.record(z.string(), z.object({ type: z.string(), set: z.boolean() })),
+  schema: z.array(z.object({ key: z.string(), source: z.string(), type: z.string(), description: z.string() })),
+  timestamp: z.string(),
+});
