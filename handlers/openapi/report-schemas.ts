@@ -331,3 +331,115 @@ export const settingsSchema = z.object({
   schema: z.array(z.object({ key: z.string(), source: z.string(), type: z.string(), description: z.string() })),
   timestamp: z.string(),
 });
+
+/*
+ * The agent runtime behind the server: proxies answer the runtime's records as it gives them
+ * (arrays of objects), under keys of our own; transcripts are read by the session reader.
+ */
+const records = z.array(z.unknown());
+const source = z.string();
+
+export const runtimeHealthSchema = z.object({
+  source,
+  ok: z.boolean(),
+  channels: anyObject,
+  agents: records,
+  heartbeatSeconds: z.number().nullable(),
+  defaultAgentId: z.string().nullable(),
+});
+export const runtimeTasksSchema = z.object({ source, count: z.number().int(), tasks: records });
+export const runtimeTaskAuditSchema = z.object({ source, stale: records, broken: records });
+export const runtimeAgentsSchema = z.object({ source, agents: z.array(z.looseObject({ id: z.string() })) });
+export const memoryIndexedSchema = z.object({ source, success: z.literal(true), agentId: z.string(), result: z.unknown() });
+export const memoryCandidatesSchema = z.object({ source, agentId: z.string(), candidates: records });
+export const memoryPromotedSchema = z.object({ source, success: z.literal(true), agentId: z.string(), promoted: records });
+
+export const scheduledJobsSchema = z.object({
+  // a legacy definition file's job carries its own fields beside these
+  jobs: z.array(
+    z.looseObject({
+      id: z.string(),
+      name: z.string(),
+      description: z.string(),
+      schedule: z.string(),
+      enabled: z.boolean(),
+      status: z.enum(['success', 'failed', 'unknown']),
+      lastRun: z.string().nullable(),
+      nextRun: z.string().nullable(),
+      agentId: z.string().nullable(),
+      model: z.string().nullable(),
+      legacy: z.boolean(),
+      _raw: z.unknown(),
+    }),
+  ),
+  runtime: z.looseObject({ ok: z.boolean() }),
+  unreadableLegacyFiles: z.array(z.unknown()).optional(),
+});
+export const jobRunsSchema = z.object({ jobId: z.string(), runs: z.array(anyObject) });
+export const jobStartedSchema = z.object({ success: z.literal(true), message: z.string(), data: z.unknown() });
+export const jobToggledSchema = z.object({ success: z.literal(true), data: z.unknown() });
+export const jobWrittenSchema = z.object({ success: z.literal(true), id: z.string() });
+
+export const runtimeSessionAgentsSchema = z.object({
+  agents: z.array(z.object({ agentId: z.string(), sessions: z.number().int(), error: z.string().optional() })),
+});
+export const runtimeSessionsSchema = z.object({ agentId: z.string().optional(), sessions: z.array(anyObject), total: z.number().int() });
+export const sessionDetailSchema = z.looseObject({
+  sessionId: z.string(),
+  agentId: z.string(),
+  messages: z.array(anyObject),
+  totalLines: z.number().int(),
+  hasOlder: z.boolean(),
+  oldestLine: z.number().int().nullable(),
+  partial: z.boolean(),
+  truncated: z.boolean(),
+  transcriptAvailable: z.boolean(),
+});
+export const sessionMessagesSchema = z.object({
+  sessionId: z.string(),
+  messages: z.array(anyObject),
+  nextCursor: z.number().int().nullable(),
+  hasMore: z.boolean(),
+});
+export const sessionEventsSchema = z.object({
+  sessionId: z.string(),
+  agentId: z.string(),
+  events: z.array(anyObject),
+  nextAfterLine: z.number().int(),
+  hasMore: z.boolean(),
+  totalLines: z.number().int(),
+  partial: z.boolean(),
+  truncated: z.boolean(),
+});
+export const sessionEventDetailSchema = z.object({
+  sessionId: z.string(),
+  agentId: z.string(),
+  line: z.number().int(),
+  found: z.literal(true),
+  event: z.unknown(),
+  extraEvents: z.array(z.unknown()),
+  source: z.unknown(),
+  totalLines: z.number().int(),
+  truncated: z.boolean(),
+});
+export const taskSessionsSchema = z.object({ taskId: z.string(), sessions: z.array(z.looseObject({ runId: z.string(), sessionKey: z.string().nullable() })) });
+
+export const chatReplySchema = z.object({
+  success: z.literal(true),
+  sessionKey: z.string(),
+  messageId: z.string(),
+  replyId: z.string(),
+  reply: z.string(),
+  timestamp: z.string(),
+});
+export const chatHistorySchema = z.object({
+  sessionKey: z.string(),
+  history: z.array(z.object({ role: z.string(), content: z.string(), status: z.string(), timestamp: z.string() })),
+});
+export const citationQueueSchema = z.object({
+  success: z.boolean(),
+  pending: z.number().int(),
+  total: z.number().int(),
+  timestamp: z.string(),
+  error: z.string().optional(),
+});

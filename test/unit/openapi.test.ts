@@ -55,6 +55,11 @@ describe('the OpenAPI document', () => {
     expect(source).toContain('"/api/actions/execute": {');
   });
 
+  it('types the success body of every route: a new route needs its schema in handlers/openapi/route-schemas.ts', () => {
+    const untyped = routes.map(routeKeyOf).filter((key) => !routeSchemas[key]?.response && !routeSchemas[key]?.contentType);
+    expect(untyped).toEqual([]);
+  });
+
   it('names each route\'s own success statuses and schemas, and the degraded 200 where spec 02 has one', () => {
     const doc = openApiDocument() as unknown as Doc;
     expect(Object.keys(doc.paths['/api/projects']!.post!.responses)).toContain('201');
