@@ -124,22 +124,24 @@ export async function getTask(deps: Pick<Deps, 'storage'>, rawId: unknown): Prom
       history: { ...history, entries: null },
     };
   }
-  const db = deps.storage.db;
-  const task = await findTask(db, id);
-  if (!task) throw new NotFoundError(`task ${id} not found`);
-  const [dependencies, subtasks, entries] = await Promise.all([
-    db.query<TaskLink>(
-      `SELECT id, title, status FROM tasks WHERE id = ANY($1::uuid[]) AND deleted_at IS NULL ORDER BY array_position($1::uuid[], id)`,
-      [task.dependency_ids],
-    ),
-    db.query<TaskLink>(
-      'SELECT id, title, status FROM tasks WHERE parent_task_id = $1 AND deleted_at IS NULL ORDER BY created_at, id',
-      [id],
-    ),
-    db.query<{ n: number }>('SELECT count(*)::int AS n FROM audit_log WHERE task_id = $1', [id]),
-  ]);
-  return { ...task, dependencies: dependencies.rows, subtasks: subtasks.rows, history: { ...history, entries: entries.rows[0]?.n ?? 0 } };
+  const { rows } = await deps.storage.db.query<Task & { dependencies: TaskLink[]; subtasks: TaskLink[]; history_entries: number }>(taskDetailSql, [id]);
+  const row = rows[0];
+  if (!row) throw new NotFoundError(`task ${id} not found`);
+  const { dependencies, subtasks, history_entries, ...task } = row;
+  return { ...task, dependencies, subtasks, history: { ...history, entries: history_entries } };
 }
+
+/**
+ * The task, its live dependencies (in dependency_ids order) and subtasks as {id, title, status},
+ * and its audit row count, in one statement: one round trip per GET /api/tasks/:id (issue 14).
+ */
+const taskDetailSql = `SELECT ${taskColumns},
+  COALESCE((SELECT json_agg(json_build_object('id', d.id, 'title', d.title, 'status', d.status) ORDER BY array_position(t.dependency_ids, d.id))
+              FROM tasks d WHERE d.id = ANY(t.dependency_ids) AND d.deleted_at IS NULL), '[]') AS dependencies,
+  COALESCE((SELECT json_agg(json_build_object('id', s.id, 'title', s.title, 'status', s.status) ORDER BY s.created_at, s.id)
+              FROM tasks s WHERE s.parent_task_id = t.id AND s.deleted_at IS NULL), '[]') AS subtasks,
+  (SELECT count(*)::int FROM audit_log a WHERE a.task_id = t.id) AS history_entries
+  FROM tasks t WHERE t.id = $1`;
 
 /** GET /api/tasks/:id/history: every audit record of the task, newest first. */
 export async function getTaskHistory(deps: Pick<Deps, 'storage'>, rawId: unknown): Promise<{ task_id: string; history: AuditRecord[] }> {
