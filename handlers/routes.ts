@@ -25,8 +25,16 @@ export const routes: readonly Route[] = [
 ];
 
 /** `GET /api/projects/{id}`: the API Gateway route key of a route. */
+const routeKeys = new WeakMap<object, string>();
+
+/** `GET /api/tasks/{id}`: API Gateway's route key. Remembered per route object: the runner asks on every request. */
 export function routeKeyOf(route: Pick<Route, 'method' | 'path'>): string {
-  return `${route.method} ${route.path.replace(/:([A-Za-z][A-Za-z0-9_]*)/g, '{$1}')}`;
+  let key = routeKeys.get(route);
+  if (key === undefined) {
+    key = `${route.method} ${route.path.replace(/:([A-Za-z][A-Za-z0-9_]*)/g, '{$1}')}`;
+    routeKeys.set(route, key);
+  }
+  return key;
 }
 
 const byRouteKey = new Map(routes.map((r) => [routeKeyOf(r), r]));

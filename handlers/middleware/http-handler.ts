@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { LogLevelThreshold } from '@aws-lambda-powertools/logger';
 import middy from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
@@ -76,7 +77,8 @@ const envelope = (): middy.MiddlewareObj<APIGatewayProxyEventV2, HttpResult> => 
     response.headers = { ...response.headers, ...CORS_HEADERS, 'x-request-id': requestId, ...ignoredParamsHeader(request.event) };
     const durationMs = Date.now() - (started.get(request) ?? Date.now());
     const method = request.event.requestContext?.http?.method;
-    logger().info('request', { requestId, method, path: request.event.rawPath, status: response.statusCode, durationMs });
+    // the logger reads the environment on every call, even for a line its level drops
+    if (logger().level <= LogLevelThreshold.INFO) logger().info('request', { requestId, method, path: request.event.rawPath, status: response.statusCode, durationMs });
     observations.request(request.event.routeKey, method ?? 'GET', response.statusCode, durationMs / 1000);
   };
   return {
