@@ -58,6 +58,45 @@ describe('node dist/dispatcher.js --once', () => {
   });
 });
 
+describe('two dispatcher processes ticking the same database at once', () => {
+  it('dispatch each queued run once and recover each stale run once, with one audit row per run and action', async () => {
+    const type = 'race-flow';
+    await queuedRun(type, 'race-agent');
+    await client.query(`INSERT INTO workflow_runs (id, workflow_type) SELECT gen_random_uuid(), $1 FROM generate_series(1, 599)`, [type]);
+    // unclaimed for an hour after one dispatch: each is dispatched again by the recovery rule
+    const { rows: stale } = await client.query<{ id: string }>(
+      `INSERT INTO workflow_runs (id, workflow_type, status, target_agent_id, dispatched_at, dispatch_attempts)
+       SELECT gen_random_uuid(), $1, 'dispatched', 'race-agent', now() - interval '1 hour', 1 FROM generate_series(1, 200) RETURNING id`,
+      [type],
+    );
+    const ticks = await Promise.all(
+      [1, 2].map(() => run(process.execPath, ['dist/dispatcher.js', '--once'], { env: env(), timeout: 120_000 }).then(({ stdout }) => JSON.parse(stdout.trim()))),
+    );
+    expect(ticks.reduce((n, t) => n + t.dispatched, 0)).toBe(600);
+    expect(ticks.reduce((n, t) => n + t.recovered.redispatched, 0)).toBe(200);
+
+    const { rows: runs } = await client.query<{ status: string; dispatch_attempts: number; n: number }>(
+      `SELECT status, dispatch_attempts, count(*)::int AS n FROM workflow_runs WHERE workflow_type = $1 GROUP BY 1, 2 ORDER BY 2`,
+      [type],
+    );
+    expect(runs).toEqual([
+      { status: 'dispatched', dispatch_attempts: 1, n: 600 },
+      { status: 'dispatched', dispatch_attempts: 2, n: 200 },
+    ]);
+    const { rows: audits } = await client.query<{ action: string; runs: number; rows: number }>(
+      `SELECT a.action, count(DISTINCT a.entity_id)::int AS runs, count(*)::int AS rows
+         FROM audit_log a JOIN workflow_runs r ON r.id::text = a.entity_id
+        WHERE a.entity_type = 'workflow_run' AND r.workflow_type = $1 GROUP BY a.action ORDER BY a.action`,
+      [type],
+    );
+    expect(audits).toEqual([
+      { action: 'dispatched', runs: 600, rows: 600 },
+      { action: 'redispatched', runs: 200, rows: 200 },
+    ]);
+    expect(stale).toHaveLength(200);
+  });
+});
+
 describe('the runner timer and the bridge CLI', () => {
   it('dispatches on its own every DISPATCHER_INTERVAL_MS, the bridge CLI reports workflow_ready, and SIGTERM exits 0', async () => {
     const id = await queuedRun('timer-flow', 'timer-agent');
