@@ -1,6 +1,7 @@
 import type { Db } from '../ports';
 import { enforcementFor, evaluateActiveBudgets } from './enforcement';
-import type { ScopeChain } from './scope-chain';
+import type { EvaluatedBudget } from './evaluation';
+import { scopeChainOfRun, type ScopeChain } from './scope-chain';
 
 export interface BudgetBlock {
   action: 'pause_new_runs' | 'hard_stop';
@@ -16,15 +17,29 @@ export async function probeHeadroom(db: Db, chain: ScopeChain, now: Date): Promi
   const evaluated = await evaluateActiveBudgets(db, now, chain);
   const verdict = enforcementFor(evaluated, chain);
   if (verdict.enforcement !== 'stop' && verdict.enforcement !== 'hold') return undefined;
-  return {
-    action: verdict.enforcement === 'stop' ? 'hard_stop' : 'pause_new_runs',
-    budgets: verdict.budgets.map(({ budget, window, evaluation }) => ({
-      name: budget.name,
-      scope: budget.scope,
-      period_key: window.key,
-      [evaluation.unit === 'usd' ? 'spend_usd' : 'spend_tokens']: evaluation.spent,
-      [evaluation.unit === 'usd' ? 'cap_usd' : 'cap_tokens']: evaluation.cap,
-      pct_of_cap: evaluation.pct_of_cap,
-    })),
-  };
+  return { action: verdict.enforcement === 'stop' ? 'hard_stop' : 'pause_new_runs', budgets: blockingBudgets(verdict.budgets) };
+}
+
+/** The budgets that block or stop, as refusals name them: spend and cap in the budget's own unit. */
+export function blockingBudgets(budgets: readonly EvaluatedBudget[]): Array<Record<string, unknown>> {
+  return budgets.map(({ budget, window, evaluation }) => ({
+    name: budget.name,
+    scope: budget.scope,
+    period_key: window.key,
+    [evaluation.unit === 'usd' ? 'spend_usd' : 'spend_tokens']: evaluation.spent,
+    [evaluation.unit === 'usd' ? 'cap_usd' : 'cap_tokens']: evaluation.cap,
+    pct_of_cap: evaluation.pct_of_cap,
+  }));
+}
+
+/**
+ * A live run's budget check after it reported usage (issue 16): the hard_stop budgets of its chain
+ * at or over their cap, or undefined when none is (pause_new_runs and warn never stop a live run).
+ * Due ledger events (hard_stopped once per period) are appended as by every evaluation.
+ */
+export async function hardStopOfRun(db: Db, runId: string, now: Date): Promise<BudgetBlock | undefined> {
+  const chain = await scopeChainOfRun(db, runId);
+  if (!chain) return undefined;
+  const verdict = enforcementFor(await evaluateActiveBudgets(db, now, chain), chain);
+  return verdict.enforcement === 'stop' ? { action: 'hard_stop', budgets: blockingBudgets(verdict.budgets) } : undefined;
 }

@@ -374,8 +374,11 @@ function stripCandidate(c: Candidate): WorkflowRun {
   return run as WorkflowRun;
 }
 
-/** Budget hard stop: the runs are cancelled with the budget's reason. */
-async function budgetCancel(
+/** How a run cancelled by a budget's hard stop says so in last_error; its heartbeats and completes answer `stop` after it. */
+export const BUDGET_STOP_ERROR = 'cancelled by budget hard stop: ';
+
+/** Budget hard stop: the runs are cancelled with the budget's reason (the tick's, and a live run's heartbeat). */
+export async function budgetCancel(
   deps: Deps,
   tx: Db,
   stops: Array<[string, string]>,
@@ -386,7 +389,7 @@ async function budgetCancel(
   if (stops.length === 0) return 0;
   const { rows: after } = await tx.query<WorkflowRun>(
     `UPDATE workflow_runs r SET status = '${transitionOf('budget_stop').to}', finished_at = $1, gateway_session_active = false,
-            last_error = 'cancelled by budget hard stop: ' || x.reason, updated_at = $1
+            last_error = '${BUDGET_STOP_ERROR}' || x.reason, updated_at = $1
        FROM unnest($2::uuid[], $3::text[]) AS x(id, reason)
       WHERE r.id = x.id RETURNING ${qualified('r')}`,
     [at, stops.map((s) => s[0]), stops.map((s) => s[1])],

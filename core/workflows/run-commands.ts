@@ -6,11 +6,12 @@ import { ActiveRunExistsError, ConflictError, IdempotencyConflictError, NotFound
 import type { Db, Deps } from '../ports';
 import { requireDb } from '../storage';
 import { parseId, parseInput } from '../validation';
+import { hardStopOfRun } from '../budgets/headroom';
 import { requireGovernance } from './governance';
 import { getRunDetail, runDetailSchema } from './run-queries';
-import { activeRunStatuses, resumeTarget, transitionOf } from './run-status';
+import { activeRunStatuses, resumeTarget, runTransitions, transitionOf } from './run-status';
 import { lookUpKey, rememberKey, requestHash } from './run-idempotency';
-import { dispatchRunNow } from './dispatcher';
+import { BUDGET_STOP_ERROR, budgetCancel, dispatchRunNow } from './dispatcher';
 import { assertSession, assertTransition, changeRun, findRun, lockRun, runEvent, syncTaskPointer } from './run-store';
 import {
   cancelRunSchema,
@@ -36,7 +37,7 @@ import {
 } from './run';
 import { findTemplate } from './templates';
 import { stepNameOf } from './template';
-import { cachedWithinStoredInput, usageColumns } from './usage-report';
+import { cachedWithinStoredInput, usageColumns, type UsageReport } from './usage-report';
 import { finishedStepStatuses } from './run-status';
 
 /*
@@ -203,25 +204,85 @@ export async function claimRun(deps: Deps, rawId: unknown, body: unknown): Promi
   });
 }
 
-/** POST /api/workflow-runs/:id/heartbeat: from the holding session; keeps the claim alive. */
+/** What a heartbeat or complete of a run that a budget's hard stop cancelled answers (issue 16). */
+export const budgetStopSchema = z.object({
+  stop: z.literal(true),
+  reason: z.literal('budget_hard_stop'),
+  budgets: z.array(z.record(z.string(), z.unknown())),
+  run_id: z.string(),
+  status: z.string(),
+});
+export type BudgetStop = z.infer<typeof budgetStopSchema>;
+
+const heldStatuses = ['claimed', 'running', 'waiting_for_approval', 'paused'];
+
+function stoppedByBudget(run: WorkflowRun): boolean {
+  return run.status === transitionOf('budget_stop').to && (run.last_error?.startsWith(BUDGET_STOP_ERROR) ?? false);
+}
+
+async function budgetStop(tx: Db, run: WorkflowRun, now: Date, budgets?: Array<Record<string, unknown>>): Promise<BudgetStop> {
+  return { stop: true, reason: 'budget_hard_stop', budgets: budgets ?? (await hardStopOfRun(tx, run.id, now))?.budgets ?? [], run_id: run.id, status: run.status };
+}
+
+/**
+ * The usage of a heartbeat that is ahead of what the run holds: each counter and the cost only
+ * grow (a late heartbeat with lower values changes nothing); the model is kept from the first
+ * report that names one. Undefined when nothing moves forward.
+ */
+function usageAhead(run: WorkflowRun, report: UsageReport): UsageReport | undefined {
+  const ahead: UsageReport = {};
+  for (const field of ['input_tokens', 'output_tokens', 'cached_tokens', 'cost_estimate'] as const) {
+    const value = report[field];
+    if (value !== undefined && (run[field] === null || value > run[field]!)) ahead[field] = value;
+  }
+  if (Object.keys(ahead).length === 0) return undefined;
+  if (report.model_id !== undefined && run.model_id === null) ahead.model_id = report.model_id;
+  return ahead;
+}
+
+/**
+ * POST /api/workflow-runs/:id/heartbeat: from the holding session; keeps the claim alive. With
+ * usage (issue 16) the run's spend moves at once, and a hard_stop budget of its chain at or over
+ * its cap cancels the run in the same transaction: the answer is then {stop: true, reason, budgets},
+ * as it is for every later heartbeat or complete of the run.
+ */
 export async function heartbeatRun(deps: Deps, rawId: unknown, body: unknown) {
-  const input = parseInput(heartbeatRunSchema, body ?? {}, 'heartbeat');
+  const { session_id, actor, ...report } = parseInput(heartbeatRunSchema, body ?? {}, 'heartbeat');
   return withRun(deps, rawId, async (tx, run) => {
-    assertSession(run, input.session_id);
-    if (!['claimed', 'running', 'waiting_for_approval', 'paused'].includes(run.status)) {
+    assertSession(run, session_id);
+    const now = deps.clock.now();
+    const usage = usageAhead(run, report);
+    if (usage && !cachedWithinStoredInput(run, usage)) throw new ValidationError('cached_tokens must not exceed input_tokens', [{ path: 'cached_tokens', message: 'exceeds input_tokens' }]);
+    if (stoppedByBudget(run)) {
+      // the spend it reports after the stop is still spend
+      const after = usage ? await changeRun(deps, tx, run, { actor: actor ?? session_id, action: 'usage_reported', set: { ...usageColumns(deps, run, usage) } }) : run;
+      return budgetStop(tx, after, now);
+    }
+    if (!heldStatuses.includes(run.status)) {
       throw new ConflictError(`workflow run ${run.id} is ${run.status}: heartbeats are for claimed or running runs`, { status: run.status });
     }
-    const now = deps.clock.now();
-    await tx.query('UPDATE workflow_runs SET heartbeat_at = $2, gateway_session_active = true, updated_at = $2 WHERE id = $1', [run.id, now]);
-    await recordChange(deps, tx, {
-      actor: input.actor ?? input.session_id,
+    if (!usage) {
+      await tx.query('UPDATE workflow_runs SET heartbeat_at = $2, gateway_session_active = true, updated_at = $2 WHERE id = $1', [run.id, now]);
+      await recordChange(deps, tx, {
+        actor: actor ?? session_id,
+        action: 'heartbeat',
+        entityType: 'workflow_run',
+        entityId: run.id,
+        taskId: run.task_id,
+        newValue: { session_id, heartbeat_at: now },
+      });
+      return { ok: true, run_id: run.id, status: run.status, heartbeat_at: now };
+    }
+    const after = await changeRun(deps, tx, run, {
+      actor: actor ?? session_id,
       action: 'heartbeat',
-      entityType: 'workflow_run',
-      entityId: run.id,
-      taskId: run.task_id,
-      newValue: { session_id: input.session_id, heartbeat_at: now },
+      set: { heartbeat_at: now, gateway_session_active: true, ...usageColumns(deps, run, usage) },
     });
-    return { ok: true, run_id: run.id, status: run.status, heartbeat_at: now };
+    const block = runTransitions.some((t) => t.trigger === 'budget_stop' && t.from.includes(after.status)) ? await hardStopOfRun(tx, run.id, now) : undefined;
+    if (!block) return { ok: true, run_id: run.id, status: after.status, heartbeat_at: now };
+    const names = block.budgets.map((b) => String(b.name)).join(', ');
+    await budgetCancel(deps, tx, [[run.id, `${names} (reported by the run's heartbeat)`]], now, actor ?? session_id, new Map([[run.id, after]]));
+    return budgetStop(tx, { ...after, status: transitionOf('budget_stop').to }, now, block.budgets);
   });
 }
 
@@ -285,10 +346,16 @@ async function startQueuedRun(deps: Deps, rawId: unknown, actor: string): Promis
 }
 
 /** POST /api/workflow-runs/:id/complete: running or claimed to completed, output_summary and usage stored. */
-export async function completeRun(deps: Deps, rawId: unknown, body: unknown): Promise<WorkflowRun> {
+export async function completeRun(deps: Deps, rawId: unknown, body: unknown): Promise<WorkflowRun | BudgetStop> {
   const input = parseInput(completeRunSchema, body ?? {}, 'complete');
   return withRun(deps, rawId, async (tx, run) => {
     assertSession(run, input.session_id);
+    if (stoppedByBudget(run)) {
+      // the run stays cancelled; the usage its last report carries is still spend
+      const usage = usageAhead(run, input);
+      const after = usage ? await changeRun(deps, tx, run, { actor: input.actor ?? input.session_id, action: 'usage_reported', set: { ...usageColumns(deps, run, usage) } }) : run;
+      return budgetStop(tx, after, deps.clock.now());
+    }
     assertTransition(run, 'complete');
     if (!cachedWithinStoredInput(run, input)) throw new ValidationError('cached_tokens must not exceed input_tokens', [{ path: 'cached_tokens', message: 'exceeds input_tokens' }]);
     const now = deps.clock.now();

@@ -115,7 +115,21 @@ export const createRunSchema = withAliases(
 export type CreateRunInput = z.infer<typeof createRunSchema>;
 
 export const claimRunSchema = z.strictObject({ agent_id: agentIdSchema, session_id: sessionKeySchema, actor: agentActorSchema });
-export const heartbeatRunSchema = z.strictObject({ session_id: sessionKeySchema, actor: agentActorSchema });
+/**
+ * A heartbeat may carry the run's cumulative usage so far (issue 16): the counters, the cost and
+ * the model. Cumulative: a value below what the run holds (a late heartbeat) changes nothing.
+ */
+export const heartbeatRunSchema = z
+  .strictObject({
+    session_id: sessionKeySchema,
+    actor: agentActorSchema,
+    input_tokens: usageReportShape.input_tokens,
+    output_tokens: usageReportShape.output_tokens,
+    cached_tokens: usageReportShape.cached_tokens,
+    cost_estimate: usageReportShape.cost_estimate,
+    model_id: usageReportShape.model_id,
+  })
+  .refine(cachedWithinInput, cachedIssue);
 /** Without session_id, the operator's start of a queued run (dispatch it now); with it, the agent's start. */
 export const startRunSchema = z.strictObject({ session_id: sessionKeySchema.optional(), actor: agentActorSchema });
 export const completeRunSchema = z

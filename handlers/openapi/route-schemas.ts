@@ -110,7 +110,7 @@ import { decideApprovalSchema, escalateApprovalSchema, listApprovalsQuerySchema,
 import { listArtifactsQuerySchema, registerArtifactSchema, updateArtifactSchema } from '../../core/workflows/artifacts';
 import { createRunSchema, listRunsQuerySchema, pendingRunsQuerySchema, runListSchema, startRunSchema, workflowRunSchema } from '../../core/workflows/run';
 import { runDetailSchema } from '../../core/workflows/run-queries';
-import { claimResultSchema, createdRunSchema, operatorStartSchema } from '../../core/workflows/run-commands';
+import { budgetStopSchema, claimResultSchema, createdRunSchema, operatorStartSchema } from '../../core/workflows/run-commands';
 
 /** What the OpenAPI document knows of a route beyond its path: the zod schemas its use case parses with. */
 export interface RouteSchemas {
@@ -270,7 +270,8 @@ export const routeSchemas: Readonly<Record<string, RouteSchemas>> = {
   'GET /api/workflow-runs/stuck': { response: stuckRunsSchema },
   'GET /api/workflow-runs/dispatcher/stats': { response: dispatcherStatsSchema },
   'POST /api/workflow-runs/dispatcher/tick': { response: tickSummarySchema },
-  'POST /api/workflow-runs/{id}/heartbeat': { response: runHeartbeatSchema },
+  // a run a budget's hard stop cancelled answers {stop: true, ...} to its heartbeats and completes (issue 16)
+  'POST /api/workflow-runs/{id}/heartbeat': { response: z.union([runHeartbeatSchema, budgetStopSchema]) },
   'PATCH /api/workflow-runs/{id}/steps/{stepOrder}': { response: reportedStepSchema },
   'GET /api/blockers/summary': { response: blockerSummarySchema },
   'POST /api/sessions/{id}/heartbeat': { response: sessionHeartbeatSchema },
@@ -278,7 +279,7 @@ export const routeSchemas: Readonly<Record<string, RouteSchemas>> = {
   'GET /api/workflow-runs/{id}': { response: runDetailSchema },
   'PATCH /api/workflow-runs/{id}': { response: workflowRunSchema },
   'POST /api/workflow-runs/{id}/claim': { response: claimResultSchema },
-  'POST /api/workflow-runs/{id}/complete': { response: workflowRunSchema },
+  'POST /api/workflow-runs/{id}/complete': { response: z.union([workflowRunSchema, budgetStopSchema]) },
   'POST /api/workflow-runs/{id}/fail': { response: workflowRunSchema },
   'POST /api/workflow-runs/{id}/cancel': { response: workflowRunSchema },
   'POST /api/workflow-runs/{id}/override-failure': { response: workflowRunSchema },

@@ -1,0 +1,113 @@
+import fc from 'fast-check';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { auditActions, claimedRun, runStatus, templateWithRoute, useWorkflowApp } from './workflow-support';
+
+/** Issue 16: usage while a run is alive, and the hard stop it can trip. */
+const app = useWorkflowApp({ emptyQueue: true });
+
+beforeEach(async () => {
+  app.clock().set('2026-11-20T12:00:00.000Z');
+  await app.db.query('DELETE FROM budgets');
+  await app.db.query('DELETE FROM budget_events');
+});
+
+async function budget(body: Record<string, unknown>) {
+  const res = await app.call('POST', '/api/budgets', { body: { name: `b-${Math.random().toString(36).slice(2, 8)}`, period: 'daily', ...body } });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body.budget as { id: string; name: string };
+}
+
+function heartbeat(runId: string, session: string, usage: Record<string, unknown> = {}) {
+  return app.call('POST', `/api/workflow-runs/${runId}/heartbeat`, { body: { session_id: session, ...usage } });
+}
+
+async function ledgerKinds(budgetId: string): Promise<string[]> {
+  const res = await app.call('GET', `/api/budgets/${budgetId}/ledger`);
+  return res.body.events.map((e: { event_kind: string }) => e.event_kind);
+}
+
+describe('a heartbeat that carries usage', () => {
+  it('stores it at once, so spend and costs include the live run', async () => {
+    const type = await templateWithRoute(app, { agent: 'writer' });
+    const watch = await budget({ scope: 'agent', scope_id: 'writer', cap_usd: 100, action_on_exceed: 'warn' });
+    const { id, session } = await claimedRun(app, type);
+    const res = await heartbeat(id, session, { input_tokens: 1200, output_tokens: 300, cost_estimate: 0.42, model_id: 'model-a' });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body).toMatchObject({ ok: true, run_id: id, status: 'claimed' });
+    expect(await runStatus(app, id)).toMatchObject({ input_tokens: 1200, output_tokens: 300, cost_estimate: 0.42, model_id: 'model-a' });
+    const budgets = await app.call('GET', '/api/budgets');
+    expect(budgets.body.budgets.find((b: { id: string }) => b.id === watch.id).current_spend).toMatchObject({ usd: 0.42, tokens: 1500, runs: 1 });
+    const costs = await app.call('GET', '/api/costs/summary?days=1');
+    expect(costs.body.today).toMatchObject({ cost: 0.42, runs: 1 });
+    expect((await auditActions(app, id)).map((a) => a.action)).toContain('heartbeat');
+  });
+
+  it('is cumulative: a late heartbeat with lower values changes nothing, whatever the order they arrive in', async () => {
+    const type = await templateWithRoute(app, { agent: 'writer' });
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.record({ input_tokens: fc.nat(5000), cost_estimate: fc.integer({ min: 0, max: 500 }).map((c) => c / 100) }), { minLength: 1, maxLength: 6 }), async (reports) => {
+        const { id, session } = await claimedRun(app, type);
+        for (const report of reports) expect((await heartbeat(id, session, report)).status).toBe(200);
+        const run = await runStatus(app, id);
+        expect(run.input_tokens).toBe(Math.max(...reports.map((r) => r.input_tokens)));
+        expect(run.cost_estimate).toBe(Math.max(...reports.map((r) => r.cost_estimate)));
+      }),
+      { numRuns: 8 },
+    );
+  });
+
+  it('refuses usage it cannot store with a 400 naming the field, and changes nothing', async () => {
+    const type = await templateWithRoute(app, { agent: 'writer' });
+    const { id, session } = await claimedRun(app, type);
+    const negative = await heartbeat(id, session, { cost_estimate: -1 });
+    expect(negative.status).toBe(400);
+    expect(JSON.stringify(negative.body)).toContain('cost_estimate');
+    const cached = await heartbeat(id, session, { input_tokens: 10, cached_tokens: 20 });
+    expect(cached.status).toBe(400);
+    expect(JSON.stringify(cached.body)).toContain('cached_tokens');
+    expect(await runStatus(app, id)).toMatchObject({ input_tokens: null, cost_estimate: null });
+  });
+});
+
+describe('a hard_stop budget that a live run\'s usage reaches', () => {
+  it('cancels the run in the heartbeat\'s transaction and says stop, then says the same to every later heartbeat and complete', async () => {
+    const type = await templateWithRoute(app, { agent: 'writer' });
+    const cap = await budget({ scope: 'agent', scope_id: 'writer', cap_usd: 0.5, action_on_exceed: 'hard_stop' });
+    const { id, session } = await claimedRun(app, type);
+
+    const under = await heartbeat(id, session, { cost_estimate: 0.3 });
+    expect(under.body).toMatchObject({ ok: true, status: 'claimed' });
+
+    const over = await heartbeat(id, session, { cost_estimate: 0.61, input_tokens: 900 });
+    expect(over.status, JSON.stringify(over.body)).toBe(200);
+    expect(over.body).toMatchObject({ stop: true, reason: 'budget_hard_stop', run_id: id, status: 'cancelled' });
+    expect(over.body.budgets).toEqual([expect.objectContaining({ name: cap.name, scope: 'agent', spend_usd: 0.61, cap_usd: 0.5 })]);
+    const run = await runStatus(app, id);
+    expect(run).toMatchObject({ status: 'cancelled', cost_estimate: 0.61, gateway_session_active: false });
+    expect(String(run.last_error)).toContain(cap.name);
+    expect((await auditActions(app, id)).map((a) => a.action)).toEqual(expect.arrayContaining(['heartbeat', 'budget_stopped']));
+    expect(await ledgerKinds(cap.id)).toEqual(['hard_stopped']);
+
+    const again = await heartbeat(id, session, { cost_estimate: 0.7 });
+    expect(again.body).toMatchObject({ stop: true, reason: 'budget_hard_stop', status: 'cancelled' });
+    const complete = await app.call('POST', `/api/workflow-runs/${id}/complete`, { body: { session_id: session, cost_estimate: 0.75 } });
+    expect(complete.status).toBe(200);
+    expect(complete.body).toMatchObject({ stop: true, reason: 'budget_hard_stop', status: 'cancelled' });
+    // still cancelled, its later spend kept, one ledger event for the period
+    expect(await runStatus(app, id)).toMatchObject({ status: 'cancelled', cost_estimate: 0.75 });
+    expect(await ledgerKinds(cap.id)).toEqual(['hard_stopped']);
+  });
+
+  it('never stops a live run for pause_new_runs or warn budgets, nor another session\'s heartbeat', async () => {
+    const type = await templateWithRoute(app, { agent: 'writer' });
+    await budget({ scope: 'agent', scope_id: 'writer', cap_usd: 0.1, action_on_exceed: 'pause_new_runs' });
+    await budget({ scope: 'fleet', cap_usd: 0.1, action_on_exceed: 'warn' });
+    const { id, session } = await claimedRun(app, type);
+    const res = await heartbeat(id, session, { cost_estimate: 5 });
+    expect(res.body).toMatchObject({ ok: true, status: 'claimed' });
+    expect(await runStatus(app, id)).toMatchObject({ status: 'claimed', cost_estimate: 5 });
+    const stranger = await heartbeat(id, 'agent:other:subagent:x', { cost_estimate: 9 });
+    expect(stranger.status).toBe(409);
+    expect(await runStatus(app, id)).toMatchObject({ cost_estimate: 5 });
+  });
+});
