@@ -3,7 +3,7 @@ import { parseQuery } from '../query-params';
 import type { Deps } from '../ports';
 import { parseInput } from '../validation';
 import { answeringValidation, degradable } from './availability';
-import { roundUsd, runAgentSql, UNASSIGNED, usageAtSql, usageDaySql } from './usage';
+import { roundUsd, runAgentSql, UNASSIGNED, unpricedAggregatesSql, unpricedOf, usageAtSql, usageDaySql } from './usage';
 import { costWindow, windowDaysSchema } from './window';
 
 /** What a rollup groups by, and the SQL of each key (a run without one lands in "Unassigned"). */
@@ -29,6 +29,9 @@ interface Row {
   runs: number;
   input: number;
   output: number;
+  unpriced_runs: number;
+  unpriced_input: number;
+  unpriced_output: number;
 }
 
 interface Group {
@@ -54,9 +57,10 @@ export async function getCostRollup(deps: Pick<Deps, 'storage' | 'clock'>, query
         const window = costWindow(now, days);
         const grouping = rollupGroupings[group_by];
         const { rows } = await db.query<Row>(
-          `SELECT g.key, to_char(g.day, 'YYYY-MM-DD') AS day, g.cost, g.runs, g.input, g.output FROM (
+          `SELECT g.key, to_char(g.day, 'YYYY-MM-DD') AS day, g.cost, g.runs, g.input, g.output, g.unpriced_runs, g.unpriced_input, g.unpriced_output FROM (
              SELECT ${grouping.key} AS key, ${usageDaySql} AS day, sum(r.cost_estimate) AS cost,
-                    count(*)::int AS runs, coalesce(sum(r.input_tokens), 0) AS input, coalesce(sum(r.output_tokens), 0) AS output
+                    count(*)::int AS runs, coalesce(sum(r.input_tokens), 0) AS input, coalesce(sum(r.output_tokens), 0) AS output,
+                    ${unpricedAggregatesSql}
                FROM workflow_runs r ${grouping.join}
               WHERE ${usageAtSql} >= $1 AND ${usageAtSql} < $2
               GROUP BY 1, 2) g
@@ -92,6 +96,7 @@ export async function getCostRollup(deps: Pick<Deps, 'storage' | 'clock'>, query
           group_count: sorted.length,
           groups: sorted,
           total_window: roundUsd(sorted.reduce((sum, g) => sum + g.cost, 0)),
+          ...unpricedOf(rows),
           timestamp,
         };
       },

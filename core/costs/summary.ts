@@ -3,7 +3,7 @@ import { parseQuery } from '../query-params';
 import type { Db, Deps } from '../ports';
 import { parseInput } from '../validation';
 import { answeringValidation, degradable } from './availability';
-import { addDays, isoDay, roundUsd, runAgentSql, usageAtSql, usageDaySql } from './usage';
+import { addDays, isoDay, roundUsd, runAgentSql, unpricedAggregatesSql, unpricedOf, usageAtSql, usageDaySql, type UnpricedUsage } from './usage';
 import { costWindow, windowDaysSchema, type CostWindow } from './window';
 
 export const costSummaryQuerySchema = z.object({ days: windowDaysSchema }).loose();
@@ -21,22 +21,26 @@ interface DayRow {
   runs: number;
   input: number;
   output: number;
+  unpriced_runs: number;
+  unpriced_input: number;
+  unpriced_output: number;
 }
 
-/** Daily cost, run and token totals over the window, one row per UTC day that had runs. */
-export async function dailyUsage(db: Db, window: CostWindow): Promise<Map<string, DayBucket>> {
+/** Daily cost, run and token totals over the window, one row per UTC day that had runs, and the window's unpriced usage. */
+export async function dailyUsage(db: Db, window: CostWindow): Promise<{ byDay: Map<string, DayBucket>; unpriced: UnpricedUsage }> {
   const { rows } = await db.query<DayRow>(
-    `SELECT to_char(d.day, 'YYYY-MM-DD') AS day, d.cost, d.runs, d.input, d.output FROM (
+    `SELECT to_char(d.day, 'YYYY-MM-DD') AS day, d.cost, d.runs, d.input, d.output, d.unpriced_runs, d.unpriced_input, d.unpriced_output FROM (
        SELECT ${usageDaySql} AS day, sum(r.cost_estimate) AS cost, count(*)::int AS runs,
-              coalesce(sum(r.input_tokens), 0) AS input, coalesce(sum(r.output_tokens), 0) AS output
+              coalesce(sum(r.input_tokens), 0) AS input, coalesce(sum(r.output_tokens), 0) AS output, ${unpricedAggregatesSql}
          FROM workflow_runs r
         WHERE ${usageAtSql} >= $1 AND ${usageAtSql} < $2
         GROUP BY 1) d`,
     [window.start, window.end],
   );
-  return new Map(
+  const byDay = new Map(
     rows.map((row) => [row.day, { date: row.day, cost: roundUsd(row.cost ?? 0), runs: row.runs, tokens: { input: row.input, output: row.output } }]),
   );
+  return { byDay, unpriced: unpricedOf(rows) };
 }
 
 /**
@@ -52,7 +56,7 @@ export async function getCostSummary(deps: Pick<Deps, 'storage' | 'clock'>, quer
       deps.storage,
       async (db) => {
         const window = costWindow(now, days);
-        const [byDay, top] = await Promise.all([
+        const [{ byDay, unpriced }, top] = await Promise.all([
           dailyUsage(db, window),
           db.query<{ id: string; workflow_type: string; owner_agent_id: string | null; status: string; cost: number }>(
             `SELECT r.id, r.workflow_type, ${runAgentSql} AS owner_agent_id, r.status, r.cost_estimate AS cost
@@ -77,6 +81,7 @@ export async function getCostSummary(deps: Pick<Deps, 'storage' | 'clock'>, quer
           days: buckets,
           avg_daily_7d: roundUsd(total / buckets.length),
           total_window: total,
+          ...unpriced,
           top_run: top.rows[0] ?? null,
           timestamp,
         };

@@ -16,6 +16,32 @@ export const runAgentSql = 'coalesce(r.owner_agent_id, r.target_agent_id)';
 /** Tokens a cap in tokens counts: input plus output; cached tokens are a subset of input, never added. */
 export const runTokensSql = '(coalesce(r.input_tokens, 0) + coalesce(r.output_tokens, 0))';
 
+/** A run with tokens but no cost is unpriced (issue 16): its model has no price, and it is never counted as free. */
+export const unpricedRunSql = `(r.cost_estimate IS NULL AND ${runTokensSql} > 0)`;
+
+/** The aggregate columns of unpriced usage: unpriced_runs, unpriced_input, unpriced_output. */
+export const unpricedAggregatesSql =
+  `count(*) FILTER (WHERE ${unpricedRunSql})::int AS unpriced_runs, ` +
+  `coalesce(sum(r.input_tokens) FILTER (WHERE ${unpricedRunSql}), 0) AS unpriced_input, ` +
+  `coalesce(sum(r.output_tokens) FILTER (WHERE ${unpricedRunSql}), 0) AS unpriced_output`;
+
+/** Unpriced usage as the cost answers show it, beside their totals. */
+export interface UnpricedUsage {
+  unpriced_runs: number;
+  unpriced_tokens: { input: number; output: number };
+}
+
+/** Adds rows of unpriced aggregates into one answer. */
+export function unpricedOf(rows: ReadonlyArray<{ unpriced_runs: number; unpriced_input: number; unpriced_output: number }>): UnpricedUsage {
+  const total: UnpricedUsage = { unpriced_runs: 0, unpriced_tokens: { input: 0, output: 0 } };
+  for (const row of rows) {
+    total.unpriced_runs += row.unpriced_runs;
+    total.unpriced_tokens.input += Number(row.unpriced_input);
+    total.unpriced_tokens.output += Number(row.unpriced_output);
+  }
+  return total;
+}
+
 /** The name of the group of runs whose agent (or the agent's department) is unknown. */
 export const UNASSIGNED = 'Unassigned';
 

@@ -257,6 +257,8 @@ export const costSummarySchema = z.looseObject({
   days: z.array(z.looseObject({ date: z.string(), cost: z.number(), runs: z.number().int() })),
   avg_daily_7d: z.number(),
   total_window: z.number(),
+  unpriced_runs: z.number().int(),
+  unpriced_tokens: z.object({ input: z.number(), output: z.number() }),
   top_run: anyObject.nullable(),
   timestamp: z.string(),
 });
@@ -269,6 +271,8 @@ export const costRollupSchema = z.looseObject({
   group_count: z.number().int(),
   groups: z.array(anyObject),
   total_window: z.number(),
+  unpriced_runs: z.number().int(),
+  unpriced_tokens: z.object({ input: z.number(), output: z.number() }),
   timestamp: z.string(),
 });
 

@@ -169,3 +169,23 @@ describe('cost reads when a query fails', () => {
     }
   });
 });
+
+describe('unpriced usage (issue 16)', () => {
+  it('answers runs with tokens but no cost as unpriced beside the totals, never a run with a cost or without tokens', async () => {
+    // the seeded run of 2026-11-18 has 100 input and 10 output tokens and no cost
+    const summary = await app.call('GET', '/api/costs/summary');
+    expect(summary.body).toMatchObject({ unpriced_runs: 1, unpriced_tokens: { input: 100, output: 10 } });
+    const idle = await seedRun({ cost: null, input: 0, output: 0 });
+    const more = await seedRun({ agent: 'agent-b', cost: null, input: 40, output: 4 });
+    try {
+      const again = await app.call('GET', '/api/costs/summary');
+      expect(again.body).toMatchObject({ unpriced_runs: 2, unpriced_tokens: { input: 140, output: 14 }, total_window: 7.5 });
+      const rollup = await app.call('GET', '/api/costs/rollup?group_by=workflow_type');
+      expect(rollup.body).toMatchObject({ unpriced_runs: 2, unpriced_tokens: { input: 140, output: 14 } });
+      const narrow = await app.call('GET', '/api/costs/summary?days=1');
+      expect(narrow.body).toMatchObject({ unpriced_runs: 1, unpriced_tokens: { input: 40, output: 4 } });
+    } finally {
+      await app.db.query('DELETE FROM workflow_runs WHERE id = ANY($1::uuid[])', [[idle, more]]);
+    }
+  });
+});
