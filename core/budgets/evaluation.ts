@@ -3,7 +3,7 @@ import type { Db } from '../ports';
 import { budgetRowSchema, type BudgetRow } from './budget';
 import { periodWindow, type PeriodWindow } from './periods';
 import { deriveSpend } from './spend';
-import { budgetStatuses, evaluate, overCapEvent, spendSchema, type Evaluation, type Spend } from './status';
+import { budgetStatuses, evaluate, overCapEvent, spendSchema, type Evaluation, type LedgerEventKind, type Spend } from './status';
 
 /** A budget as the API shows it: the row plus its derived period, spend, percentage and status. */
 export const budgetViewSchema = budgetRowSchema.extend({
@@ -46,29 +46,37 @@ export function viewOf(e: EvaluatedBudget): BudgetView {
 /**
  * Appends the ledger events that the evaluations call for, each at most once per (budget, period,
  * kind) (the unique key decides): an active budget at or over its cap emits warned, paused or
- * hard_stopped by its action; an active budget back under its cap whose latest event is a breach
- * emits recovered (period rollover, a raised cap). Inactive budgets emit nothing.
+ * hard_stopped by its action; an active budget back under its cap whose latest breach-or-recovery
+ * event is a breach emits recovered (period rollover, a raised cap). An active USD-capped budget
+ * whose period holds unpriced runs (tokens, no cost) emits unpriced_usage (issue 16): its spend in
+ * USD is then known to be short. Inactive budgets emit nothing.
  */
 export async function recordLedgerEvents(db: Db, evaluated: readonly EvaluatedBudget[], now: Date): Promise<void> {
   const due = evaluated.filter((e) => e.budget.active);
   if (due.length === 0) return;
-  const kinds = due.map((e) => (e.evaluation.atOrOver ? overCapEvent[e.budget.action_on_exceed] : 'recovered'));
-  const details = due.map((e) =>
+  const detailOf = (e: EvaluatedBudget) =>
     JSON.stringify({
       [e.evaluation.unit === 'usd' ? 'spend_usd' : 'spend_tokens']: e.evaluation.spent,
       [e.evaluation.unit === 'usd' ? 'cap_usd' : 'cap_tokens']: e.evaluation.cap,
       pct_of_cap: e.evaluation.pct_of_cap,
       runs: e.spend.runs,
-    }),
-  );
+      unpriced_runs: e.spend.unpriced_runs,
+    });
+  const events: Array<{ e: EvaluatedBudget; kind: LedgerEventKind }> = due.map((e) => ({
+    e,
+    kind: e.evaluation.atOrOver ? overCapEvent[e.budget.action_on_exceed] : 'recovered',
+  }));
+  for (const e of due) if (e.evaluation.unit === 'usd' && e.spend.unpriced_runs > 0) events.push({ e, kind: 'unpriced_usage' });
+  const kinds = events.map((x) => x.kind);
+  const details = events.map((x) => detailOf(x.e));
   await db.query(
     `INSERT INTO budget_events (budget_id, period_key, event_kind, detail, created_at, updated_at)
      SELECT e.budget_id, e.period_key, e.kind, e.detail::jsonb, $5, $5
        FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[]) AS e(budget_id, period_key, kind, detail)
       WHERE e.kind <> 'recovered'
-         OR (SELECT be.event_kind FROM budget_events be WHERE be.budget_id = e.budget_id
+         OR (SELECT be.event_kind FROM budget_events be WHERE be.budget_id = e.budget_id AND be.event_kind <> 'unpriced_usage'
               ORDER BY be.created_at DESC, be.id DESC LIMIT 1) IN ('warned', 'paused', 'hard_stopped')
      ON CONFLICT (budget_id, period_key, event_kind) DO NOTHING`,
-    [due.map((e) => e.budget.id), due.map((e) => e.window.key), kinds, details, now],
+    [events.map((x) => x.e.budget.id), events.map((x) => x.e.window.key), kinds, details, now],
   );
 }

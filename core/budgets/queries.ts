@@ -7,6 +7,7 @@ import { uuidSchema } from '../validation';
 import { budgetColumns, type BudgetRow } from './budget';
 import { evaluateBudgets, recordLedgerEvents, viewOf } from './evaluation';
 import { periodFromKey, periodKeyForms, periodWindow } from './periods';
+import { unpricedRunsOf } from './spend';
 
 export const LEDGER_EVENT_LIMIT = 100;
 
@@ -53,11 +54,14 @@ export async function getBudgetLedger(deps: Pick<Deps, 'storage' | 'clock'>, raw
       }
       const [evaluated] = await evaluateBudgets(db, [budget], now, () => window);
       if (window.key === current.key) await recordLedgerEvents(db, [evaluated!], now);
-      const { rows: events } = await db.query(
-        `SELECT id, budget_id, period_key, event_kind, detail, created_at FROM budget_events
-          WHERE budget_id = $1 ORDER BY created_at DESC, id DESC LIMIT ${LEDGER_EVENT_LIMIT}`,
-        [id],
-      );
+      const [{ rows: events }, unpricedRuns] = await Promise.all([
+        db.query(
+          `SELECT id, budget_id, period_key, event_kind, detail, created_at FROM budget_events
+            WHERE budget_id = $1 ORDER BY created_at DESC, id DESC LIMIT ${LEDGER_EVENT_LIMIT}`,
+          [id],
+        ),
+        unpricedRunsOf(db, budget, window, LEDGER_EVENT_LIMIT),
+      ]);
       const { evaluation, spend } = evaluated!;
       return {
         available: true,
@@ -79,6 +83,7 @@ export async function getBudgetLedger(deps: Pick<Deps, 'storage' | 'clock'>, raw
         pct_of_cap: evaluation.pct_of_cap,
         status: evaluation.status,
         events,
+        unpriced_runs: unpricedRuns,
         timestamp: now.toISOString(),
       };
     });

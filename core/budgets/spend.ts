@@ -1,5 +1,5 @@
 import type { Db } from '../ports';
-import { roundUsd, runAgentSql, runTokensSql, usageAtSql, usageDaySql } from '../costs/usage';
+import { roundUsd, runAgentSql, runTokensSql, unpricedRunSql, usageAtSql, usageDaySql } from '../costs/usage';
 import type { BudgetScope } from './budget';
 import type { Spend } from './status';
 
@@ -39,10 +39,14 @@ async function deriveFewSpends(db: Db, budgets: readonly SpendQuery[], from: Dat
   const narrowing = scopes.has('fleet') ? [] : budgets.map(scopeSql);
   const vector = budgets.map((_, i) => `m_${i}`).join(', ');
   // the sums over groups stay in SQL so that USD is added in numeric, exactly as one sum would
-  const totals = budgets.map((_, i) => `sum(usd) FILTER (WHERE m_${i}) AS usd_${i}, sum(tokens) FILTER (WHERE m_${i}) AS tokens_${i}, sum(runs) FILTER (WHERE m_${i}) AS runs_${i}`);
+  const totals = budgets.map(
+    (_, i) =>
+      `sum(usd) FILTER (WHERE m_${i}) AS usd_${i}, sum(tokens) FILTER (WHERE m_${i}) AS tokens_${i}, sum(runs) FILTER (WHERE m_${i}) AS runs_${i}, ` +
+      `sum(unpriced) FILTER (WHERE m_${i}) AS unpriced_${i}`,
+  );
   const { rows } = await db.query<Record<string, number | null>>(
     `SELECT ${totals.join(', ')} FROM (
-       SELECT ${vector}, sum(r.cost_estimate) AS usd, sum(${runTokensSql}) AS tokens, count(*) AS runs
+       SELECT ${vector}, sum(r.cost_estimate) AS usd, sum(${runTokensSql}) AS tokens, count(*) AS runs, count(*) FILTER (WHERE ${unpricedRunSql}) AS unpriced
          FROM workflow_runs r
          ${scopes.has('department') ? `LEFT JOIN agent_profiles ap ON ap.agent_id = ${runAgentSql}` : ''}
          ${scopes.has('project') ? 'LEFT JOIN tasks t ON t.id = r.task_id' : ''}
@@ -53,7 +57,12 @@ async function deriveFewSpends(db: Db, budgets: readonly SpendQuery[], from: Dat
     params,
   );
   const row = rows[0] ?? {};
-  return new Map(budgets.map((b, i) => [b.id, { usd: roundUsd(row[`usd_${i}`] ?? 0), tokens: row[`tokens_${i}`] ?? 0, runs: row[`runs_${i}`] ?? 0 }]));
+  return new Map(
+    budgets.map((b, i) => [
+      b.id,
+      { usd: roundUsd(row[`usd_${i}`] ?? 0), tokens: row[`tokens_${i}`] ?? 0, runs: row[`runs_${i}`] ?? 0, unpriced_runs: row[`unpriced_${i}`] ?? 0 },
+    ]),
+  );
 }
 
 /**
@@ -64,7 +73,7 @@ async function deriveFewSpends(db: Db, budgets: readonly SpendQuery[], from: Dat
  * USD is rounded to a micro-dollar (costs are double precision), so every path reads the same.
  */
 export async function deriveSpend(db: Db, budgets: readonly SpendQuery[]): Promise<Map<string, Spend>> {
-  const spend = new Map<string, Spend>(budgets.map((b) => [b.id, { usd: 0, tokens: 0, runs: 0 }]));
+  const spend = new Map<string, Spend>(budgets.map((b) => [b.id, { usd: 0, tokens: 0, runs: 0, unpriced_runs: 0 }]));
   if (budgets.length === 0) return spend;
   const from = new Date(Math.min(...budgets.map((b) => b.start.getTime())));
   // Without a fleet budget only the runs of the named scopes can count: say so, so that the
@@ -81,13 +90,13 @@ export async function deriveSpend(db: Db, budgets: readonly SpendQuery[]): Promi
   const projectOf = scopes.has('project') ? 't.project_id::text' : 'NULL::text';
   const to = new Date(Math.max(...budgets.map((b) => b.end.getTime())));
   if (budgets.length <= FILTERED_AGGREGATE_MAX) return deriveFewSpends(db, budgets, from, to);
-  const { rows } = await db.query<{ id: string; usd: number | null; tokens: number; runs: number }>(
+  const { rows } = await db.query<{ id: string; usd: number | null; tokens: number; runs: number; unpriced_runs: number }>(
     `WITH b AS (
        SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::timestamptz[], $5::timestamptz[])
          AS b(id, scope, scope_id, starts, ends)
      ), daily AS (
        SELECT ${usageDaySql} AS day, ${runAgentSql} AS agent, ${projectOf} AS project,
-              sum(r.cost_estimate) AS usd, sum(${runTokensSql}) AS tokens, count(*) AS runs
+              sum(r.cost_estimate) AS usd, sum(${runTokensSql}) AS tokens, count(*) AS runs, count(*) FILTER (WHERE ${unpricedRunSql}) AS unpriced
          FROM workflow_runs r ${taskJoin}
         WHERE ${usageAtSql} >= $6 AND ${usageAtSql} < $7 ${runFilter}
         GROUP BY 1, 2, 3
@@ -102,7 +111,8 @@ export async function deriveSpend(db: Db, budgets: readonly SpendQuery[]): Promi
        UNION ALL
        SELECT b.id, b.starts, b.ends, d.* FROM b JOIN daily d ON b.scope = 'project' AND d.project = b.scope_id
      )
-     SELECT id, sum(usd) AS usd, coalesce(sum(tokens), 0)::bigint AS tokens, coalesce(sum(runs), 0)::int AS runs
+     SELECT id, sum(usd) AS usd, coalesce(sum(tokens), 0)::bigint AS tokens, coalesce(sum(runs), 0)::int AS runs,
+            coalesce(sum(unpriced), 0)::int AS unpriced_runs
        FROM matched
       WHERE day >= (starts AT TIME ZONE 'UTC')::date AND day < (ends AT TIME ZONE 'UTC')::date
       GROUP BY id`,
@@ -116,6 +126,41 @@ export async function deriveSpend(db: Db, budgets: readonly SpendQuery[]): Promi
       to,
     ],
   );
-  for (const row of rows) spend.set(row.id, { usd: roundUsd(row.usd ?? 0), tokens: row.tokens, runs: row.runs });
+  for (const row of rows) spend.set(row.id, { usd: roundUsd(row.usd ?? 0), tokens: row.tokens, runs: row.runs, unpriced_runs: row.unpriced_runs });
   return spend;
+}
+
+/** An unpriced run as a budget's ledger lists it (issue 16). */
+export interface UnpricedRun {
+  id: string;
+  workflow_type: string;
+  agent_id: string | null;
+  model_id: string | null;
+  input_tokens: number | null;
+  output_tokens: number | null;
+  usage_at: Date;
+}
+
+/**
+ * The unpriced runs (tokens, no cost) that a budget's period counts, by the same attribution as its
+ * derived spend, newest first, at most `limit`; `unpriced_runs` of the spend is their full number.
+ */
+export async function unpricedRunsOf(
+  db: Db,
+  budget: Pick<SpendQuery, 'scope' | 'scope_id'>,
+  window: { start: Date; end: Date },
+  limit: number,
+): Promise<UnpricedRun[]> {
+  const { rows } = await db.query<UnpricedRun>(
+    `SELECT r.id, r.workflow_type, ${runAgentSql} AS agent_id, r.model_id, r.input_tokens, r.output_tokens, ${usageAtSql} AS usage_at
+       FROM workflow_runs r
+       LEFT JOIN tasks t ON t.id = r.task_id
+       LEFT JOIN agent_profiles ap ON ap.agent_id = ${runAgentSql}
+      WHERE ${usageAtSql} >= $1 AND ${usageAtSql} < $2 AND ${unpricedRunSql}
+        AND ($3 = 'fleet' OR ($3 = 'agent' AND ${runAgentSql} = $4) OR ($3 = 'department' AND ap.department_id = $4)
+          OR ($3 = 'project' AND t.project_id::text = $4))
+      ORDER BY ${usageAtSql} DESC, r.id LIMIT $5`,
+    [window.start, window.end, budget.scope, budget.scope_id, limit],
+  );
+  return rows;
 }

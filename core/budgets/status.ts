@@ -4,9 +4,10 @@ import type { BudgetAction, BudgetRow } from './budget';
 
 export const budgetStatuses = ['under', 'warned', 'breached'] as const;
 export type BudgetStatus = (typeof budgetStatuses)[number];
-export type LedgerEventKind = 'warned' | 'paused' | 'hard_stopped' | 'recovered';
+export type LedgerEventKind = 'warned' | 'paused' | 'hard_stopped' | 'recovered' | 'unpriced_usage';
 
-export const spendSchema = z.object({ usd: z.number(), tokens: z.number(), runs: z.number().int() });
+/** Derived spend; `unpriced_runs` counts the runs with tokens but no cost (issue 16), whose USD is unknown. */
+export const spendSchema = z.object({ usd: z.number(), tokens: z.number(), runs: z.number().int(), unpriced_runs: z.number().int() });
 export type Spend = z.infer<typeof spendSchema>;
 
 /** Spec 02 "Budget status": what a budget at or over its cap is, by its action (the boundary is inclusive). */

@@ -286,6 +286,17 @@ export const budgetLedgerSchema = z.object({
   pct_of_cap: z.number(),
   status: z.string(),
   events: z.array(anyObject),
+  unpriced_runs: z.array(
+    z.object({
+      id: z.string(),
+      workflow_type: z.string(),
+      agent_id: z.string().nullable(),
+      model_id: z.string().nullable(),
+      input_tokens: z.number().nullable(),
+      output_tokens: z.number().nullable(),
+      usage_at: z.date(),
+    }),
+  ),
   timestamp: z.string(),
 });
 

@@ -67,11 +67,12 @@ function everyBudget(): BudgetSpec[] {
   return specs;
 }
 
-function reference(spec: BudgetSpec, runs: SeedRun[]): { usd: number; tokens: number; runs: number } {
+function reference(spec: BudgetSpec, runs: SeedRun[]): { usd: number; tokens: number; runs: number; unpriced_runs: number } {
   const window = periodWindow(spec.period, NOW);
   let cents = 0;
   let tokens = 0;
   let count = 0;
+  let unpriced = 0;
   for (const run of runs) {
     const at = NOW.getTime() - run.hoursAgo * 3_600_000;
     if (at < window.start.getTime() || at >= window.end.getTime()) continue;
@@ -84,8 +85,10 @@ function reference(spec: BudgetSpec, runs: SeedRun[]): { usd: number; tokens: nu
     cents += run.cents ?? 0;
     tokens += run.input + run.output;
     count++;
+    // issue 16: tokens without a cost are unpriced
+    if (run.cents === null && run.input + run.output > 0) unpriced++;
   }
-  return { usd: cents / 100, tokens, runs: count };
+  return { usd: cents / 100, tokens, runs: count, unpriced_runs: unpriced };
 }
 
 describe('budget spend', () => {

@@ -147,7 +147,7 @@ describe('derived spend and status', () => {
     expect(res.status).toBe(200);
     const byName = Object.fromEntries(res.body.budgets.map((b: { name: string }) => [b.name, b]));
     // cached tokens are a subset of input: 100 + 50, not 230
-    expect(byName.agent.current_spend).toEqual({ usd: 1, tokens: 150, runs: 1 });
+    expect(byName.agent.current_spend).toEqual({ usd: 1, tokens: 150, runs: 1, unpriced_runs: 0 });
     expect(byName.agent.pct_of_cap).toBe(15);
     expect(byName.dept.current_spend).toMatchObject({ usd: 3, runs: 2 });
     expect(byName.project.current_spend).toMatchObject({ usd: 2, runs: 1 });
@@ -192,7 +192,7 @@ describe('derived spend and status', () => {
       expect(ledger.body.spend, b.name).toEqual(b.current_spend);
     }
     const fleetMonthly = list.body.budgets.find((b: { scope: string; period: string }) => b.scope === 'fleet' && b.period === 'monthly');
-    expect(fleetMonthly.current_spend).toEqual({ usd: 7.25, tokens: 15, runs: 3 });
+    expect(fleetMonthly.current_spend).toEqual({ usd: 7.25, tokens: 15, runs: 3, unpriced_runs: 0 });
     const fleetWeekly = list.body.budgets.find((b: { scope: string; period: string }) => b.scope === 'fleet' && b.period === 'weekly');
     expect(fleetWeekly.current_spend).toMatchObject({ usd: 3.25, runs: 2 });
   });

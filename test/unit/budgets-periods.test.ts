@@ -40,15 +40,15 @@ describe('budget periods (UTC calendar)', () => {
 describe('budget status', () => {
   const usd = (action: 'warn' | 'pause_new_runs' | 'hard_stop') => ({ cap_usd: 10, cap_tokens: null, action_on_exceed: action });
   it('is inclusive at the cap: under just below, at or over from the cap on', () => {
-    expect(evaluate(usd('hard_stop'), { usd: 9.999999, tokens: 0, runs: 1 })).toMatchObject({ status: 'under', atOrOver: false });
-    expect(evaluate(usd('hard_stop'), { usd: 10, tokens: 0, runs: 1 })).toMatchObject({ status: 'breached', pct_of_cap: 100 });
-    expect(evaluate(usd('pause_new_runs'), { usd: 10.01, tokens: 0, runs: 1 })).toMatchObject({ status: 'breached', pct_of_cap: 100.1 });
-    expect(evaluate(usd('warn'), { usd: 10, tokens: 0, runs: 1 }).status).toBe('warned');
+    expect(evaluate(usd('hard_stop'), { usd: 9.999999, tokens: 0, runs: 1, unpriced_runs: 0 })).toMatchObject({ status: 'under', atOrOver: false });
+    expect(evaluate(usd('hard_stop'), { usd: 10, tokens: 0, runs: 1, unpriced_runs: 0 })).toMatchObject({ status: 'breached', pct_of_cap: 100 });
+    expect(evaluate(usd('pause_new_runs'), { usd: 10.01, tokens: 0, runs: 1, unpriced_runs: 0 })).toMatchObject({ status: 'breached', pct_of_cap: 100.1 });
+    expect(evaluate(usd('warn'), { usd: 10, tokens: 0, runs: 1, unpriced_runs: 0 }).status).toBe('warned');
     // floating sums that are the cap count as the cap
-    expect(evaluate(usd('warn'), { usd: 0.1 * 3 + 9.7, tokens: 0, runs: 3 }).status).toBe('warned');
+    expect(evaluate(usd('warn'), { usd: 0.1 * 3 + 9.7, tokens: 0, runs: 3, unpriced_runs: 0 }).status).toBe('warned');
   });
   it('never shows a rounded-up 100 percent while under the cap', () => {
-    expect(evaluate({ cap_usd: null, cap_tokens: 1_000_000, action_on_exceed: 'warn' }, { usd: 0, tokens: 999_999, runs: 1 })).toMatchObject({
+    expect(evaluate({ cap_usd: null, cap_tokens: 1_000_000, action_on_exceed: 'warn' }, { usd: 0, tokens: 999_999, runs: 1, unpriced_runs: 0 })).toMatchObject({
       status: 'under',
       pct_of_cap: 99.99,
     });

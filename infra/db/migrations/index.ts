@@ -3,6 +3,7 @@ import tasksAuditIndexes from './0100_tasks_audit_indexes';
 import restoreSupport from './0400_restore_support';
 import eventOutboxCommitOrder from './0600_event_outbox_commit_order';
 import eventOutboxSequencer from './0900_event_outbox_sequencer';
+import budgetUnpricedUsage from './0910_budget_unpriced_usage';
 import workflowDispatcher from './0200_workflow_dispatcher';
 import workflowOwnerIndex from './0201_workflow_owner_index';
 import chatMessages from './0500_chat_messages';
@@ -31,4 +32,5 @@ export const migrations: ReadonlyArray<{ name: string; sql: string }> = [
   { name: '0800_agent_safety', sql: agentSafety },
   { name: '0810_action_receipt_kinds', sql: actionReceiptKinds },
   { name: '0900_event_outbox_sequencer', sql: eventOutboxSequencer },
+  { name: '0910_budget_unpriced_usage', sql: budgetUnpricedUsage },
 ];

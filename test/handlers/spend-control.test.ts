@@ -111,3 +111,54 @@ describe('a hard_stop budget that a live run\'s usage reaches', () => {
     expect(await runStatus(app, id)).toMatchObject({ cost_estimate: 5 });
   });
 });
+
+describe('unpriced usage in budgets (issue 16)', () => {
+  async function unpricedRun(agent: string, input: number, output: number) {
+    const { rows } = await app.db.query<{ id: string }>(
+      `INSERT INTO workflow_runs (id, workflow_type, status, owner_agent_id, input_tokens, output_tokens, model_id, reported_at)
+       VALUES (gen_random_uuid(), 'priceless', 'completed', $1, $2, $3, 'model-without-price', $4) RETURNING id`,
+      [agent, input, output, '2026-11-20T09:00:00Z'],
+    );
+    return rows[0]!.id;
+  }
+
+  it('counts unpriced runs in spend, lists them in the ledger, and warns a USD-capped budget once per period', async () => {
+    const usd = await budget({ scope: 'agent', scope_id: 'pricey', cap_usd: 10, action_on_exceed: 'hard_stop' });
+    const tokens = await budget({ scope: 'fleet', cap_tokens: 1_000_000, action_on_exceed: 'warn' });
+    const id = await unpricedRun('pricey', 700, 50);
+    await app.db.query(
+      `INSERT INTO workflow_runs (id, workflow_type, status, owner_agent_id, input_tokens, output_tokens, cost_estimate, reported_at)
+       VALUES (gen_random_uuid(), 'priced', 'completed', 'pricey', 10, 1, 0.25, '2026-11-20T10:00:00Z')`,
+    );
+    const list = await app.call('GET', '/api/budgets');
+    const byId = Object.fromEntries(list.body.budgets.map((b: { id: string }) => [b.id, b]));
+    expect(byId[usd.id].current_spend).toEqual({ usd: 0.25, tokens: 761, runs: 2, unpriced_runs: 1 });
+    expect(byId[usd.id].status).toBe('under');
+    // a token cap counts the unpriced run's tokens like any other
+    expect(byId[tokens.id].current_spend).toMatchObject({ tokens: 761, unpriced_runs: 1 });
+
+    const ledger = await app.call('GET', `/api/budgets/${usd.id}/ledger`);
+    expect(ledger.body.unpriced_runs).toEqual([
+      expect.objectContaining({ id, workflow_type: 'priceless', agent_id: 'pricey', model_id: 'model-without-price', input_tokens: 700, output_tokens: 50 }),
+    ]);
+    expect(await ledgerKinds(usd.id)).toEqual(['unpriced_usage']);
+    await app.call('GET', `/api/budgets/${usd.id}/ledger`);
+    await app.call('GET', '/api/budgets');
+    expect(await ledgerKinds(usd.id)).toEqual(['unpriced_usage']);
+    expect(await ledgerKinds(tokens.id)).toEqual([]);
+  });
+
+  it('leaves the breach-and-recovery ledger as it was: a recovery still follows a breach after an unpriced warning', async () => {
+    const cap = await budget({ scope: 'agent', scope_id: 'swinging', cap_usd: 1, action_on_exceed: 'pause_new_runs' });
+    await app.db.query(
+      `INSERT INTO workflow_runs (id, workflow_type, status, owner_agent_id, input_tokens, output_tokens, cost_estimate, reported_at)
+       VALUES (gen_random_uuid(), 'priced', 'completed', 'swinging', 10, 1, 2, '2026-11-20T10:00:00Z')`,
+    );
+    expect(await ledgerKinds(cap.id)).toEqual(['paused']);
+    await unpricedRun('swinging', 5, 5);
+    expect(await ledgerKinds(cap.id)).toEqual(['unpriced_usage', 'paused']);
+    // the cap is raised: the budget is under again, and the ledger says it recovered
+    expect((await app.call('PATCH', `/api/budgets/${cap.id}`, { body: { cap_usd: 50 } })).status).toBe(200);
+    expect((await ledgerKinds(cap.id))[0]).toBe('recovered');
+  });
+});
