@@ -162,3 +162,66 @@ describe('unpriced usage in budgets (issue 16)', () => {
     expect((await ledgerKinds(cap.id))[0]).toBe('recovered');
   });
 });
+
+describe('the overshoot of a hard_stop budget (property)', () => {
+  type Step = { kind: 'heartbeat'; run: number; cents: number } | { kind: 'complete'; run: number; cents: number } | { kind: 'cancel'; run: number } | { kind: 'tick' };
+  const stepArb: fc.Arbitrary<Step> = fc.oneof(
+    { weight: 6, arbitrary: fc.record({ kind: fc.constant('heartbeat' as const), run: fc.nat(3), cents: fc.integer({ min: 1, max: 40 }) }) },
+    { weight: 1, arbitrary: fc.record({ kind: fc.constant('complete' as const), run: fc.nat(3), cents: fc.integer({ min: 1, max: 40 }) }) },
+    { weight: 1, arbitrary: fc.record({ kind: fc.constant('cancel' as const), run: fc.nat(3) }) },
+    { weight: 1, arbitrary: fc.record({ kind: fc.constant('tick' as const) }) },
+  );
+
+  it('never lets live and finished spend in scope pass the cap by more than one report of each run live at the breach, when agents obey stop', async () => {
+    const type = await templateWithRoute(app, { agent: 'writer' });
+    await fc.assert(
+      fc.asyncProperty(fc.array(stepArb, { minLength: 5, maxLength: 30 }), async (steps) => {
+        await app.db.query('DELETE FROM budgets');
+        await app.db.query('DELETE FROM workflow_runs');
+        const capCents = 100;
+        await budget({ scope: 'agent', scope_id: 'writer', cap_usd: capCents / 100, action_on_exceed: 'hard_stop' });
+        const runs = [];
+        for (let i = 0; i < 4; i++) runs.push({ ...(await claimedRun(app, type)), cents: 0, done: false });
+        let largest = 0;
+        for (const step of steps) {
+          if (step.kind === 'tick') {
+            await app.call('POST', '/api/workflow-runs/dispatcher/tick');
+            continue;
+          }
+          const run = runs[step.run]!;
+          if (run.done) continue;
+          if (step.kind === 'cancel') {
+            await app.call('POST', `/api/workflow-runs/${run.id}/cancel`, { body: { reason: 'property' } });
+            run.done = true;
+            continue;
+          }
+          largest = Math.max(largest, step.cents);
+          const cost = (run.cents + step.cents) / 100;
+          const res =
+            step.kind === 'heartbeat'
+              ? await heartbeat(run.id, run.session, { cost_estimate: cost })
+              : await app.call('POST', `/api/workflow-runs/${run.id}/complete`, { body: { session_id: run.session, cost_estimate: cost } });
+          if (res.status !== 200) {
+            // a run the tick cancelled, or one already ended: an obedient agent stops reporting
+            run.done = true;
+            continue;
+          }
+          run.cents += step.cents;
+          if (step.kind === 'complete' || res.body.stop === true) run.done = true;
+        }
+        const { rows } = await app.db.query<{ cents: number }>(
+          `SELECT coalesce(round(sum(cost_estimate) * 100), 0)::int AS cents FROM workflow_runs WHERE owner_agent_id = 'writer' OR target_agent_id = 'writer'`,
+        );
+        expect(rows[0]!.cents).toBeLessThanOrEqual(capCents + runs.length * largest);
+        // once the scope is at its cap, the next report of every run still live stops it
+        if (rows[0]!.cents >= capCents) {
+          for (const run of runs.filter((r) => !r.done)) {
+            const next = await heartbeat(run.id, run.session, { cost_estimate: (run.cents + 1) / 100 });
+            expect(next.body, JSON.stringify(next.body)).toMatchObject({ stop: true, reason: 'budget_hard_stop' });
+          }
+        }
+      }),
+      { numRuns: 6 },
+    );
+  }, 120_000);
+});
