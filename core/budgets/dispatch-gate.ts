@@ -1,7 +1,8 @@
 import type { BudgetGate, BudgetVerdict, DispatchCandidate } from '../workflows/budget-gate';
 import { enforcementFor, evaluateActiveBudgets, inFlightRunsInScope } from './enforcement';
 import type { EvaluatedBudget } from './evaluation';
-import type { ScopeChain } from './scope-chain';
+import { budgetInChain, type ScopeChain } from './scope-chain';
+import { reservationsOf } from './spend';
 
 function describe(budgets: readonly EvaluatedBudget[]): string {
   return budgets
@@ -27,10 +28,40 @@ export const budgetDispatchGate: BudgetGate = {
   async open(db, at) {
     const evaluated = await evaluateActiveBudgets(db, at);
     const inFlight = new Map<string, Promise<string[]>>();
+    // issue 16: reservations of live runs, re-read under each batch's lock, plus this batch's dispatches
+    let reserved = new Map(evaluated.map((e) => [e.budget.id, { ...e.reserved }]));
+    const blocking = evaluated.filter((e) => e.budget.active && e.budget.action_on_exceed !== 'warn');
+    const shortOf = (candidate: DispatchCandidate): EvaluatedBudget[] => {
+      const chain = chainOfCandidate(candidate);
+      return blocking.filter((e) => {
+        if (!budgetInChain(e.budget, chain)) return false;
+        const held = reserved.get(e.budget.id)!;
+        return e.budget.cap_usd !== null
+          ? e.spend.usd + held.usd + (candidate.expectedCostUsd ?? 0) > e.budget.cap_usd + 1e-9
+          : e.spend.tokens + held.tokens + (candidate.expectedTokens ?? 0) > e.budget.cap_tokens!;
+      });
+    };
     return {
+      async beginBatch(tx) {
+        if (blocking.length) reserved = new Map([...(await reservationsOf(tx, blocking.map((e) => e.budget)))].map(([id, r]) => [id, { ...r }]));
+      },
+      dispatched(candidate) {
+        const chain = chainOfCandidate(candidate);
+        for (const e of blocking) {
+          if (!budgetInChain(e.budget, chain)) continue;
+          const held = reserved.get(e.budget.id)!;
+          held.usd += candidate.expectedCostUsd ?? 0;
+          held.tokens += candidate.expectedTokens ?? 0;
+        }
+      },
       async evaluate(candidate): Promise<BudgetVerdict> {
         const verdict = enforcementFor(evaluated, chainOfCandidate(candidate));
         const reason = describe(verdict.budgets);
+        if (verdict.enforcement === 'pass' || verdict.enforcement === 'warn') {
+          // spend alone is under every cap; spend + what live runs reserve + this run's expectation may not fit
+          const short = shortOf(candidate);
+          if (short.length) return { verdict: 'hold', reason: `reserved by live runs: ${describe(short)}` };
+        }
         switch (verdict.enforcement) {
           case 'pass':
             return { verdict: 'pass' };

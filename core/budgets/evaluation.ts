@@ -2,13 +2,15 @@ import * as z from 'zod';
 import type { Db } from '../ports';
 import { budgetRowSchema, type BudgetRow } from './budget';
 import { periodWindow, type PeriodWindow } from './periods';
-import { deriveSpend } from './spend';
+import { deriveSpend, reservationsOf, type Reservation } from './spend';
 import { budgetStatuses, evaluate, overCapEvent, spendSchema, type Evaluation, type LedgerEventKind, type Spend } from './status';
 
 /** A budget as the API shows it: the row plus its derived period, spend, percentage and status. */
 export const budgetViewSchema = budgetRowSchema.extend({
   period_key: z.string(),
   current_spend: spendSchema,
+  /** Issue 16: what live runs in scope are expected to spend beyond what they reported; status ignores it. */
+  reserved: z.object({ usd: z.number(), tokens: z.number() }),
   pct_of_cap: z.number(),
   status: z.enum(budgetStatuses),
 });
@@ -18,6 +20,8 @@ export interface EvaluatedBudget {
   budget: BudgetRow;
   window: PeriodWindow;
   spend: Spend;
+  /** Live runs' unreported expected spend in scope (issue 16); the dispatcher's fit check adds it to spend. */
+  reserved: Reservation;
   evaluation: Evaluation;
 }
 
@@ -29,18 +33,16 @@ export async function evaluateBudgets(
   windowOf: (b: BudgetRow) => PeriodWindow = (b) => periodWindow(b.period, now),
 ): Promise<EvaluatedBudget[]> {
   const windows = budgets.map(windowOf);
-  const spend = await deriveSpend(
-    db,
-    budgets.map((b, i) => ({ id: b.id, scope: b.scope, scope_id: b.scope_id, start: windows[i]!.start, end: windows[i]!.end })),
-  );
+  const queries = budgets.map((b, i) => ({ id: b.id, scope: b.scope, scope_id: b.scope_id, start: windows[i]!.start, end: windows[i]!.end }));
+  const [spend, reserved] = await Promise.all([deriveSpend(db, queries), reservationsOf(db, queries)]);
   return budgets.map((budget, i) => {
     const s = spend.get(budget.id)!;
-    return { budget, window: windows[i]!, spend: s, evaluation: evaluate(budget, s) };
+    return { budget, window: windows[i]!, spend: s, reserved: reserved.get(budget.id)!, evaluation: evaluate(budget, s) };
   });
 }
 
 export function viewOf(e: EvaluatedBudget): BudgetView {
-  return { ...e.budget, period_key: e.window.key, current_spend: e.spend, pct_of_cap: e.evaluation.pct_of_cap, status: e.evaluation.status };
+  return { ...e.budget, period_key: e.window.key, current_spend: e.spend, reserved: e.reserved, pct_of_cap: e.evaluation.pct_of_cap, status: e.evaluation.status };
 }
 
 /**

@@ -19,6 +19,9 @@ export interface DispatchCandidate {
   projectId: string | null;
   /** The department of the target agent's stored profile, else of the run's template. */
   departmentId: string | null;
+  /** What its route expects one run to spend (issue 16), reserved while it is live; null: nothing. */
+  expectedCostUsd: number | null;
+  expectedTokens: number | null;
 }
 
 /**
@@ -36,6 +39,14 @@ export type BudgetVerdict =
 /** One tick's view of the budgets: opened once per tick so a gate can load budgets and spend once. */
 export interface TickBudgetCheck {
   evaluate(candidate: DispatchCandidate): Promise<BudgetVerdict>;
+  /**
+   * Called in each dispatch batch's transaction after the dispatch admission lock is taken, before
+   * the batch's verdicts: a gate that reserves re-reads live runs' reservations here, so runners
+   * dispatching at once see each other's dispatches (issue 16).
+   */
+  beginBatch?(tx: Db): Promise<void>;
+  /** The candidate passed and is dispatched: what it expects to spend counts for the rest of the batch. */
+  dispatched?(candidate: DispatchCandidate): void;
 }
 
 export interface BudgetGate {

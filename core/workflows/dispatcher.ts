@@ -193,7 +193,14 @@ async function recoverBatch(deps: Deps, ctx: TickContext, rule: RecoveryRule): P
   });
 }
 
-type Candidate = WorkflowRun & { route_agent: string; route_max_concurrent: number | null; project_id: string | null; department_id: string | null };
+type Candidate = WorkflowRun & {
+  route_agent: string;
+  route_max_concurrent: number | null;
+  route_expected_cost_usd: number | null;
+  route_expected_tokens: number | null;
+  project_id: string | null;
+  department_id: string | null;
+};
 type DispatchPart = Pick<TickSummary, 'dispatched' | 'unrouted' | 'budgetEnforcement' | 'capped' | 'heldByPause'> & { toWake: WorkflowRun[] };
 
 /**
@@ -216,18 +223,29 @@ export async function dispatchQueuedRuns(deps: Deps, ctx: TickContext, onlyRunId
   } catch {
     part.budgetEnforcement.gateErrors++;
   }
-  const verdictOf = async (candidate: DispatchCandidate): Promise<BudgetVerdict> => {
-    if (!check) return { verdict: 'pass' };
-    try {
-      return await check.evaluate(candidate);
-    } catch {
-      part.budgetEnforcement.gateErrors++;
-      return { verdict: 'pass' };
-    }
+  // the gate fails open (spec 02): an error counts and the run passes
+  const gate: BatchGate = {
+    async verdictOf(candidate) {
+      if (!check) return { verdict: 'pass' };
+      try {
+        return await check.evaluate(candidate);
+      } catch {
+        part.budgetEnforcement.gateErrors++;
+        return { verdict: 'pass' };
+      }
+    },
+    async beginBatch(tx) {
+      try {
+        await check?.beginBatch?.(tx);
+      } catch {
+        part.budgetEnforcement.gateErrors++;
+      }
+    },
+    dispatched: (candidate) => check?.dispatched?.(candidate),
   };
   const held: string[] = [];
   for (let i = 0; i < MAX_BATCHES; i++) {
-    const picked = await ctx.db.transaction((tx) => dispatchBatch(deps, ctx, tx, held, verdictOf, part, onlyRunId));
+    const picked = await ctx.db.transaction((tx) => dispatchBatch(deps, ctx, tx, held, gate, part, onlyRunId));
     if (picked < ctx.batchSize) break;
   }
   if (onlyRunId) return part;
@@ -239,18 +257,28 @@ export async function dispatchQueuedRuns(deps: Deps, ctx: TickContext, onlyRunId
   return part;
 }
 
+/** The budget gate as one dispatch batch uses it. */
+interface BatchGate {
+  verdictOf(candidate: DispatchCandidate): Promise<BudgetVerdict>;
+  beginBatch(tx: Db): Promise<void>;
+  dispatched(candidate: DispatchCandidate): void;
+}
+
 async function dispatchBatch(
   deps: Deps,
   ctx: TickContext,
   tx: Db,
   held: string[],
-  verdictOf: (candidate: DispatchCandidate) => Promise<BudgetVerdict>,
+  gate: BatchGate,
   part: DispatchPart,
   onlyRunId: string | undefined,
 ): Promise<number> {
+  // the admission lock serialises batches across runners; reservations are read after it (issue 16)
   const admission = await openDispatchAdmission(tx, deps.clock.now(), { maxInFlight: deps.dispatcher.maxInFlight });
+  await gate.beginBatch(tx);
   const { rows: candidates } = await tx.query<Candidate>(
     `SELECT ${qualified('r')}, w.agent_id AS route_agent, w.max_concurrent AS route_max_concurrent, t.project_id,
+            w.expected_cost_usd AS route_expected_cost_usd, w.expected_tokens AS route_expected_tokens,
             coalesce(ap.department_id, tp.department_id) AS department_id
        FROM workflow_runs r
        JOIN workflow_agent_routing w ON w.workflow_type = r.workflow_type
@@ -268,7 +296,7 @@ async function dispatchBatch(
   const inFlightStops = new Map<string, string>();
   for (const c of candidates) {
     const target = c.owner_agent_id ?? c.route_agent;
-    const verdict = await verdictOf({
+    const candidate: DispatchCandidate = {
       runId: c.id,
       workflowType: c.workflow_type,
       targetAgentId: target,
@@ -276,7 +304,10 @@ async function dispatchBatch(
       taskId: c.task_id,
       projectId: c.project_id,
       departmentId: c.department_id,
-    });
+      expectedCostUsd: c.route_expected_cost_usd,
+      expectedTokens: c.route_expected_tokens,
+    };
+    const verdict = await gate.verdictOf(candidate);
     if (verdict.verdict === 'hold') {
       held.push(c.id);
       part.budgetEnforcement.held++;
@@ -291,7 +322,10 @@ async function dispatchBatch(
         held.push(c.id);
         if (refusal === 'agentPaused') part.heldByPause++;
         else part.capped[refusal]++;
-      } else toDispatch.push({ id: c.id, target });
+      } else {
+        toDispatch.push({ id: c.id, target });
+        gate.dispatched(candidate);
+      }
     }
   }
   const at = deps.clock.now();
@@ -370,7 +404,7 @@ function qualified(alias: string): string {
 }
 
 function stripCandidate(c: Candidate): WorkflowRun {
-  const { route_agent: _a, route_max_concurrent: _m, project_id: _p, department_id: _d, ...run } = c;
+  const { route_agent: _a, route_max_concurrent: _m, route_expected_cost_usd: _c, route_expected_tokens: _t, project_id: _p, department_id: _d, ...run } = c;
   return run as WorkflowRun;
 }
 

@@ -225,3 +225,80 @@ describe('the overshoot of a hard_stop budget (property)', () => {
     );
   }, 120_000);
 });
+
+describe('reservations of live runs (issue 16)', () => {
+  async function expectingRoute(costUsd: number | null, tokens: number | null = null) {
+    const type = await templateWithRoute(app, { agent: 'reserver' });
+    const put = await app.call('PUT', `/api/workflow-routing/${type}`, { body: { agent_id: 'reserver', expected_cost_usd: costUsd, expected_tokens: tokens } });
+    expect(put.status, JSON.stringify(put.body)).toBe(200);
+    expect(put.body).toMatchObject({ expected_cost_usd: costUsd, expected_tokens: tokens });
+    return type;
+  }
+
+  async function queue(type: string, n: number): Promise<string[]> {
+    const ids: string[] = [];
+    for (let i = 0; i < n; i++) {
+      const res = await app.call('POST', '/api/workflow-runs', { body: { workflow_type: type } });
+      ids.push(res.body.id);
+    }
+    return ids;
+  }
+
+  async function tick() {
+    const res = await app.call('POST', '/api/workflow-runs/dispatcher/tick');
+    expect(res.status).toBe(200);
+    return res.body;
+  }
+
+  it('dispatches only the runs whose expected spend fits beside spend and what live runs reserve, and frees room as usage arrives', async () => {
+    const type = await expectingRoute(0.3);
+    const cap = await budget({ scope: 'agent', scope_id: 'reserver', cap_usd: 1, action_on_exceed: 'pause_new_runs' });
+    const ids = await queue(type, 20);
+    const first = await tick();
+    expect(first.dispatched).toBe(3);
+    expect(first.budgetEnforcement.held).toBe(17);
+    const listed = (await app.call('GET', '/api/budgets')).body.budgets.find((b: { id: string }) => b.id === cap.id);
+    // status comes from spend alone
+    expect(listed).toMatchObject({ reserved: { usd: 0.9, tokens: 0 }, status: 'under', current_spend: { usd: 0 } });
+    expect((await tick()).dispatched).toBe(0);
+
+    // a live run reports 0.2 of its 0.3: 0.1 stays reserved
+    const { rows: live } = await app.db.query<{ id: string }>(`SELECT id FROM workflow_runs WHERE id = ANY($1::uuid[]) AND status = 'dispatched' ORDER BY id`, [ids]);
+    const session = 'agent:reserver:subagent:first';
+    expect((await app.call('POST', `/api/workflow-runs/${live[0]!.id}/claim`, { body: { agent_id: 'reserver', session_id: session } })).status).toBe(200);
+    expect((await heartbeat(live[0]!.id, session, { cost_estimate: 0.2 })).body).toMatchObject({ ok: true });
+    const after = (await app.call('GET', '/api/budgets')).body.budgets.find((b: { id: string }) => b.id === cap.id);
+    expect(after).toMatchObject({ reserved: { usd: 0.7 }, current_spend: { usd: 0.2 } });
+    // 0.2 spent + 0.7 reserved + 0.3 expected > 1.00: still no room
+    expect((await tick()).dispatched).toBe(0);
+    // it completes at 0.2: its reservation ends; 0.2 + 0.6 + 0.3 = 1.1 > 1.00 still; a second run completing at 0.05 makes room
+    expect((await app.call('POST', `/api/workflow-runs/${live[0]!.id}/complete`, { body: { session_id: session, cost_estimate: 0.2 } })).status).toBe(200);
+    expect((await tick()).dispatched).toBe(0);
+    await app.db.query(`UPDATE workflow_runs SET status = 'completed', cost_estimate = 0.05, reported_at = now() WHERE id = $1`, [live[1]!.id]);
+    // 0.25 spent + 0.3 reserved (one live run) + 0.3 = 0.85: one more fits; then 0.25 + 0.6 + 0.3 = 1.15 does not
+    expect((await tick()).dispatched).toBe(1);
+  });
+
+  it('reserves tokens against a token cap the same way, and leaves warn budgets and routes without expectations alone', async () => {
+    const type = await expectingRoute(null, 40_000);
+    await budget({ scope: 'fleet', cap_tokens: 100_000, action_on_exceed: 'hard_stop' });
+    await budget({ scope: 'agent', scope_id: 'reserver', cap_usd: 0.01, action_on_exceed: 'warn' });
+    await queue(type, 5);
+    const summary = await tick();
+    expect(summary.dispatched).toBe(2);
+    expect(summary.budgetEnforcement).toMatchObject({ held: 3, stopped: 0 });
+    const plain = await templateWithRoute(app, { agent: 'other-agent' });
+    await queue(plain, 2);
+    // a route with no expectation reserves nothing and fits while spend + reservations stay within the cap
+    expect((await tick()).dispatched).toBe(2);
+  });
+
+  it('refuses a negative or non-numeric expectation with a 400 naming the field', async () => {
+    const type = await templateWithRoute(app, { agent: 'reserver' });
+    for (const body of [{ expected_cost_usd: -1 }, { expected_tokens: 1.5 }, { expected_cost_usd: 'lots' }]) {
+      const res = await app.call('PUT', `/api/workflow-routing/${type}`, { body: { agent_id: 'reserver', ...body } });
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(JSON.stringify(res.body)).toContain(Object.keys(body)[0]!);
+    }
+  });
+});

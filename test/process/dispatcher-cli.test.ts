@@ -97,6 +97,30 @@ describe('two dispatcher processes ticking the same database at once', () => {
   });
 });
 
+describe('reservations across dispatcher processes (issue 16)', () => {
+  it('two ticks at once never dispatch more runs than the budget has room for: cap $1.00, $0.30 expected each, 20 queued', async () => {
+    const type = 'reserved-flow';
+    await client.query(`INSERT INTO workflow_templates (name, steps) VALUES ($1, '["a"]')`, [type]);
+    await client.query(`INSERT INTO workflow_agent_routing (workflow_type, agent_id, expected_cost_usd) VALUES ($1, 'reserving-agent', 0.3)`, [type]);
+    await client.query(
+      `INSERT INTO budgets (id, name, scope, scope_id, period, cap_usd, action_on_exceed) VALUES (gen_random_uuid(), 'race cap', 'agent', 'reserving-agent', 'daily', 1.0, 'hard_stop')`,
+    );
+    await client.query(`INSERT INTO workflow_runs (id, workflow_type) SELECT gen_random_uuid(), $1 FROM generate_series(1, 20)`, [type]);
+    const ticks = await Promise.all(
+      [1, 2].map(() => run(process.execPath, ['dist/dispatcher.js', '--once'], { env: env(), timeout: 120_000 }).then(({ stdout }) => JSON.parse(stdout.trim()))),
+    );
+    const { rows } = await client.query<{ status: string; n: number }>(
+      `SELECT status, count(*)::int AS n FROM workflow_runs WHERE workflow_type = $1 GROUP BY status ORDER BY status`,
+      [type],
+    );
+    expect(rows).toEqual([
+      { status: 'dispatched', n: 3 },
+      { status: 'queued', n: 17 },
+    ]);
+    expect(ticks.reduce((n, t) => n + t.dispatched, 0)).toBe(3);
+  });
+});
+
 describe('the runner timer and the bridge CLI', () => {
   it('dispatches on its own every DISPATCHER_INTERVAL_MS, the bridge CLI reports workflow_ready, and SIGTERM exits 0', async () => {
     const id = await queuedRun('timer-flow', 'timer-agent');
