@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { recordChange } from '../audit/record-change';
 import { probeHeadroom, type BudgetBlock } from '../budgets/headroom';
-import { scopeChainOfDispatch, scopeChainOfRun, type ScopeChain } from '../budgets/scope-chain';
+import { expectationOfDispatch, scopeChainOfDispatch, scopeChainOfRun, type ScopeChain } from '../budgets/scope-chain';
 import {
   ActionFailedError,
   ActionsUnavailableError,
@@ -134,7 +134,8 @@ export async function executeAction(deps: Deps, body: unknown): Promise<ActionAn
     let block: BudgetBlock | undefined;
     try {
       const chain = await chainOf(db, e);
-      block = chain && (await probeHeadroom(db, chain, deps.clock.now()));
+      const expected = await expectationOfDispatch(db, e.kind as 'run.dispatch' | 'run.redispatch', e.targetId, String(e.input.template ?? ''));
+      block = chain && (await probeHeadroom(db, chain, deps.clock.now(), expected));
     } catch (err) {
       detail.budget_probe = { failed: true, error: (err as Error).message };
     }

@@ -1,5 +1,5 @@
 import type { BudgetGate, BudgetVerdict, DispatchCandidate } from '../workflows/budget-gate';
-import { enforcementFor, evaluateActiveBudgets, inFlightRunsInScope } from './enforcement';
+import { budgetsWithoutRoom, enforcementFor, evaluateActiveBudgets, inFlightRunsInScope } from './enforcement';
 import type { EvaluatedBudget } from './evaluation';
 import { budgetInChain, type ScopeChain } from './scope-chain';
 import { reservationsOf } from './spend';
@@ -31,16 +31,8 @@ export const budgetDispatchGate: BudgetGate = {
     // issue 16: reservations of live runs, re-read under each batch's lock, plus this batch's dispatches
     let reserved = new Map(evaluated.map((e) => [e.budget.id, { ...e.reserved }]));
     const blocking = evaluated.filter((e) => e.budget.active && e.budget.action_on_exceed !== 'warn');
-    const shortOf = (candidate: DispatchCandidate): EvaluatedBudget[] => {
-      const chain = chainOfCandidate(candidate);
-      return blocking.filter((e) => {
-        if (!budgetInChain(e.budget, chain)) return false;
-        const held = reserved.get(e.budget.id)!;
-        return e.budget.cap_usd !== null
-          ? e.spend.usd + held.usd + (candidate.expectedCostUsd ?? 0) > e.budget.cap_usd + 1e-9
-          : e.spend.tokens + held.tokens + (candidate.expectedTokens ?? 0) > e.budget.cap_tokens!;
-      });
-    };
+    const shortOf = (candidate: DispatchCandidate): EvaluatedBudget[] =>
+      budgetsWithoutRoom(blocking, chainOfCandidate(candidate), { usd: candidate.expectedCostUsd, tokens: candidate.expectedTokens }, (e) => reserved.get(e.budget.id)!);
     return {
       async beginBatch(tx) {
         if (blocking.length) reserved = new Map([...(await reservationsOf(tx, blocking.map((e) => e.budget)))].map(([id, r]) => [id, { ...r }]));

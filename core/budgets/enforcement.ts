@@ -46,6 +46,32 @@ export function enforcementFor(evaluated: readonly EvaluatedBudget[], chain: Sco
   return verdict;
 }
 
+/** What one run is expected to spend (its route's expectation, issue 16); null: nothing. */
+export interface Expectation {
+  usd: number | null;
+  tokens: number | null;
+}
+
+/**
+ * The active pause_new_runs and hard_stop budgets of a chain that a run expecting `expected` does
+ * not fit in: spend + what live runs reserve + the expectation would pass the cap (issue 16).
+ * `reservedOf` may answer fresher reservations than the evaluation's (the tick's batch view).
+ */
+export function budgetsWithoutRoom(
+  evaluated: readonly EvaluatedBudget[],
+  chain: ScopeChain,
+  expected: Expectation,
+  reservedOf: (e: EvaluatedBudget) => { usd: number; tokens: number } = (e) => e.reserved,
+): EvaluatedBudget[] {
+  return evaluated.filter((e) => {
+    if (!e.budget.active || e.budget.action_on_exceed === 'warn' || !budgetInChain(e.budget, chain)) return false;
+    const held = reservedOf(e);
+    return e.budget.cap_usd !== null
+      ? e.spend.usd + held.usd + (expected.usd ?? 0) > e.budget.cap_usd + 1e-9
+      : e.spend.tokens + held.tokens + (expected.tokens ?? 0) > e.budget.cap_tokens!;
+  });
+}
+
 /** Statuses of runs that are on their way or working: what a hard stop cancels. */
 export const inFlightStatuses = ['dispatched', 'claimed', 'running', 'waiting_for_approval', 'retrying'] as const;
 

@@ -1,5 +1,5 @@
 import type { Db } from '../ports';
-import { enforcementFor, evaluateActiveBudgets } from './enforcement';
+import { budgetsWithoutRoom, enforcementFor, evaluateActiveBudgets, type Expectation } from './enforcement';
 import type { EvaluatedBudget } from './evaluation';
 import { scopeChainOfRun, type ScopeChain } from './scope-chain';
 
@@ -13,11 +13,15 @@ export interface BudgetBlock {
  * dispatcher would enforce, and answers the block a dispatch would meet (hard_stop over
  * pause_new_runs), or undefined when the run would pass (warn budgets never block).
  */
-export async function probeHeadroom(db: Db, chain: ScopeChain, now: Date): Promise<BudgetBlock | undefined> {
+export async function probeHeadroom(db: Db, chain: ScopeChain, now: Date, expected: Expectation = { usd: null, tokens: null }): Promise<BudgetBlock | undefined> {
   const evaluated = await evaluateActiveBudgets(db, now, chain);
   const verdict = enforcementFor(evaluated, chain);
-  if (verdict.enforcement !== 'stop' && verdict.enforcement !== 'hold') return undefined;
-  return { action: verdict.enforcement === 'stop' ? 'hard_stop' : 'pause_new_runs', budgets: blockingBudgets(verdict.budgets) };
+  if (verdict.enforcement === 'stop' || verdict.enforcement === 'hold') {
+    return { action: verdict.enforcement === 'stop' ? 'hard_stop' : 'pause_new_runs', budgets: blockingBudgets(verdict.budgets) };
+  }
+  // issue 16: spend is under every cap, but live runs' reservations and this run's expectation may not fit; the tick would hold it
+  const short = budgetsWithoutRoom(evaluated, chain, expected);
+  return short.length ? { action: 'pause_new_runs', budgets: blockingBudgets(short) } : undefined;
 }
 
 /** The budgets that block or stop, as refusals name them: spend and cap in the budget's own unit. */

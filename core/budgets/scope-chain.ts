@@ -64,3 +64,18 @@ export async function scopeChainOfDispatch(db: Db, taskId: string, template: str
   );
   return rows[0] && chainOf(rows[0]);
 }
+
+/**
+ * What the run a dispatch-class action would put in the queue expects to spend (issue 16): its
+ * route's expectation. A run that is live already reserves it, so redispatching one expects nothing more.
+ */
+export async function expectationOfDispatch(db: Db, kind: 'run.dispatch' | 'run.redispatch', target: string, template: string): Promise<{ usd: number | null; tokens: number | null }> {
+  const { rows } = await db.query<{ usd: number | null; tokens: number | null }>(
+    kind === 'run.dispatch'
+      ? 'SELECT expected_cost_usd AS usd, expected_tokens AS tokens FROM workflow_agent_routing WHERE workflow_type = $1'
+      : `SELECT w.expected_cost_usd AS usd, w.expected_tokens AS tokens FROM workflow_runs r JOIN workflow_agent_routing w ON w.workflow_type = r.workflow_type
+          WHERE r.id::text = $1 AND r.status NOT IN ('dispatched', 'claimed', 'running', 'waiting_for_approval', 'retrying')`,
+    [kind === 'run.dispatch' ? template : target],
+  );
+  return rows[0] ?? { usd: null, tokens: null };
+}

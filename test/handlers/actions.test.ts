@@ -351,6 +351,29 @@ describe('runs and budgets', () => {
   });
 });
 
+describe('the headroom probe and reservations (issue 16)', () => {
+  it('blocks run.dispatch when its route\'s expected cost does not fit beside spend and live runs\' reservations, and lets it through once they shrink', async () => {
+    await app.db.query(`INSERT INTO workflow_templates (name, steps) VALUES ('reserve-flow', '["a"]')`);
+    await app.db.query(`INSERT INTO workflow_agent_routing (workflow_type, agent_id, expected_cost_usd) VALUES ('reserve-flow', 'reserve-agent', 0.4)`);
+    const cap = await app.call('POST', '/api/budgets', { body: { name: 'reserve cap', scope: 'agent', scope_id: 'reserve-agent', period: 'daily', cap_usd: 1, action_on_exceed: 'pause_new_runs' } });
+    expect(cap.status).toBe(201);
+    const { rows: live } = await app.db.query<{ id: string }>(
+      `INSERT INTO workflow_runs (id, workflow_type, status, target_agent_id, dispatched_at) SELECT gen_random_uuid(), 'reserve-flow', 'dispatched', 'reserve-agent', now() FROM generate_series(1, 2) RETURNING id`,
+    );
+    const taskId = await newTask(null);
+    const actionId = randomUUID();
+    const blocked = await execute({ actionId, kind: 'run.dispatch', targetId: taskId, params: { template: 'reserve-flow' } });
+    expect(blocked.status).toBe(422);
+    expect(blocked.body).toMatchObject({ error: 'budget_blocked', action: 'pause_new_runs', budgets: [{ name: 'reserve cap', spend_usd: 0, cap_usd: 1 }] });
+    expect(await receiptsOf(actionId)).toBe(0);
+    // one live run finishes at $0.10: 0.10 spent + 0.40 reserved + 0.40 expected fits under $1.00
+    await app.db.query(`UPDATE workflow_runs SET status = 'completed', cost_estimate = 0.1, reported_at = '2026-11-20T11:00:00Z' WHERE id = $1`, [live[0]!.id]);
+    const passes = await execute({ actionId, kind: 'run.dispatch', targetId: taskId, params: { template: 'reserve-flow' } });
+    expect(passes.status, JSON.stringify(passes.body)).toBe(200);
+    await app.db.query(`UPDATE budgets SET active = false WHERE name = 'reserve cap'`);
+  });
+});
+
 describe('snapshot.create and task kinds for the tool server', () => {
   it('creates a task (task.create) and patches one (task.update) through the task operations', async () => {
     const created = await execute({ actionId: randomUUID(), kind: 'task.create', targetId: projectId, params: { title: 'From MCP', owner_agent: 'writer', status: 'ready' } });
