@@ -9,7 +9,7 @@ import { parseId, parseInput } from '../validation';
 import { hardStopOfRun } from '../budgets/headroom';
 import { requireGovernance } from './governance';
 import { getRunDetail, runDetailSchema } from './run-queries';
-import { activeRunStatuses, resumeTarget, runTransitions, transitionOf } from './run-status';
+import { activeRunStatuses, resumeTarget, transitionFor, transitionOf } from './run-status';
 import { lookUpKey, rememberKey, requestHash } from './run-idempotency';
 import { BUDGET_STOP_ERROR, budgetCancel, dispatchRunNow } from './dispatcher';
 import { assertSession, assertTransition, changeRun, findRun, lockRun, runEvent, syncTaskPointer } from './run-store';
@@ -225,6 +225,15 @@ async function budgetStop(tx: Db, run: WorkflowRun, now: Date, budgets?: Array<R
 }
 
 /**
+ * A heartbeat or complete of a run a budget stopped: the run stays cancelled, the usage the report
+ * moves forward is stored (it is still spend), and the answer is the stop.
+ */
+async function stoppedRunReport(deps: Deps, tx: Db, run: WorkflowRun, usage: UsageReport | undefined, actor: string): Promise<BudgetStop> {
+  const after = usage ? await changeRun(deps, tx, run, { actor, action: 'usage_reported', set: { ...usageColumns(deps, run, usage) } }) : run;
+  return budgetStop(tx, after, deps.clock.now());
+}
+
+/**
  * The usage of a heartbeat that is ahead of what the run holds: each counter and the cost only
  * grow (a late heartbeat with lower values changes nothing); the model is kept from the first
  * report that names one. Undefined when nothing moves forward.
@@ -253,11 +262,7 @@ export async function heartbeatRun(deps: Deps, rawId: unknown, body: unknown) {
     const now = deps.clock.now();
     const usage = usageAhead(run, report);
     if (usage && !cachedWithinStoredInput(run, usage)) throw new ValidationError('cached_tokens must not exceed input_tokens', [{ path: 'cached_tokens', message: 'exceeds input_tokens' }]);
-    if (stoppedByBudget(run)) {
-      // the spend it reports after the stop is still spend
-      const after = usage ? await changeRun(deps, tx, run, { actor: actor ?? session_id, action: 'usage_reported', set: { ...usageColumns(deps, run, usage) } }) : run;
-      return budgetStop(tx, after, now);
-    }
+    if (stoppedByBudget(run)) return stoppedRunReport(deps, tx, run, usage, actor ?? session_id);
     if (!heldStatuses.includes(run.status)) {
       throw new ConflictError(`workflow run ${run.id} is ${run.status}: heartbeats are for claimed or running runs`, { status: run.status });
     }
@@ -278,7 +283,7 @@ export async function heartbeatRun(deps: Deps, rawId: unknown, body: unknown) {
       action: 'heartbeat',
       set: { heartbeat_at: now, gateway_session_active: true, ...usageColumns(deps, run, usage) },
     });
-    const block = runTransitions.some((t) => t.trigger === 'budget_stop' && t.from.includes(after.status)) ? await hardStopOfRun(tx, run.id, now) : undefined;
+    const block = transitionFor(after.status, 'budget_stop') ? await hardStopOfRun(tx, run.id, now) : undefined;
     if (!block) return { ok: true, run_id: run.id, status: after.status, heartbeat_at: now };
     const names = block.budgets.map((b) => String(b.name)).join(', ');
     await budgetCancel(deps, tx, [[run.id, `${names} (reported by the run's heartbeat)`]], now, actor ?? session_id, new Map([[run.id, after]]));
@@ -350,12 +355,7 @@ export async function completeRun(deps: Deps, rawId: unknown, body: unknown): Pr
   const input = parseInput(completeRunSchema, body ?? {}, 'complete');
   return withRun(deps, rawId, async (tx, run) => {
     assertSession(run, input.session_id);
-    if (stoppedByBudget(run)) {
-      // the run stays cancelled; the usage its last report carries is still spend
-      const usage = usageAhead(run, input);
-      const after = usage ? await changeRun(deps, tx, run, { actor: input.actor ?? input.session_id, action: 'usage_reported', set: { ...usageColumns(deps, run, usage) } }) : run;
-      return budgetStop(tx, after, deps.clock.now());
-    }
+    if (stoppedByBudget(run)) return stoppedRunReport(deps, tx, run, usageAhead(run, input), input.actor ?? input.session_id);
     assertTransition(run, 'complete');
     if (!cachedWithinStoredInput(run, input)) throw new ValidationError('cached_tokens must not exceed input_tokens', [{ path: 'cached_tokens', message: 'exceeds input_tokens' }]);
     const now = deps.clock.now();
