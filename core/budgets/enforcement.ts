@@ -2,6 +2,7 @@ import type { Db } from '../ports';
 import { budgetColumns, type BudgetAction, type BudgetRow } from './budget';
 import { evaluateBudgets, recordLedgerEvents, type EvaluatedBudget } from './evaluation';
 import { budgetInChain, type ScopeChain } from './scope-chain';
+import { inFlightStatuses } from './spend';
 
 /** What the budgets at or over their cap in a chain call for, strongest first. */
 export type Enforcement = 'stop' | 'hold' | 'warn' | 'pass';
@@ -72,8 +73,7 @@ export function budgetsWithoutRoom(
   });
 }
 
-/** Statuses of runs that are on their way or working: what a hard stop cancels. */
-export const inFlightStatuses = ['dispatched', 'claimed', 'running', 'waiting_for_approval', 'retrying'] as const;
+export { inFlightStatuses } from './spend';
 
 /** Ids of the in-flight runs inside a budget's scope (the same attribution as derived spend). */
 export async function inFlightRunsInScope(db: Db, budget: Pick<BudgetRow, 'scope' | 'scope_id'>): Promise<string[]> {

@@ -1,5 +1,6 @@
 import type { Db } from '../ports';
 import type { BudgetRow } from './budget';
+import { inFlightStatuses } from './spend';
 
 /**
  * The budget scopes a run falls under, the chain the dispatcher enforces (spec 02): its agent,
@@ -74,8 +75,8 @@ export async function expectationOfDispatch(db: Db, kind: 'run.dispatch' | 'run.
     kind === 'run.dispatch'
       ? 'SELECT expected_cost_usd AS usd, expected_tokens AS tokens FROM workflow_agent_routing WHERE workflow_type = $1'
       : `SELECT w.expected_cost_usd AS usd, w.expected_tokens AS tokens FROM workflow_runs r JOIN workflow_agent_routing w ON w.workflow_type = r.workflow_type
-          WHERE r.id::text = $1 AND r.status NOT IN ('dispatched', 'claimed', 'running', 'waiting_for_approval', 'retrying')`,
-    [kind === 'run.dispatch' ? template : target],
+          WHERE r.id::text = $1 AND r.status <> ALL($2::text[])`,
+    kind === 'run.dispatch' ? [template] : [target, inFlightStatuses],
   );
   return rows[0] ?? { usd: null, tokens: null };
 }

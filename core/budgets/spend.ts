@@ -171,8 +171,8 @@ export interface Reservation {
   tokens: number;
 }
 
-/** Runs that reserve: dispatched or held by an agent (the in-flight statuses a hard stop cancels). */
-const reservingStatuses = ['dispatched', 'claimed', 'running', 'waiting_for_approval', 'retrying'];
+/** Statuses of runs that are on their way or working: what reserves, and what a hard stop cancels. */
+export const inFlightStatuses = ['dispatched', 'claimed', 'running', 'waiting_for_approval', 'retrying'] as const;
 
 /**
  * The reservations of live runs in each budget's scope, by the same attribution as derived spend,
@@ -194,7 +194,7 @@ export async function reservationsOf(db: Db, budgets: ReadonlyArray<Pick<SpendQu
       WHERE b.scope = 'fleet' OR (b.scope = 'agent' AND ${runAgentSql} = b.scope_id)
          OR (b.scope = 'department' AND ap.department_id = b.scope_id) OR (b.scope = 'project' AND t.project_id::text = b.scope_id)
       GROUP BY b.id`,
-    [budgets.map((b) => b.id), budgets.map((b) => b.scope), budgets.map((b) => b.scope_id), reservingStatuses],
+    [budgets.map((b) => b.id), budgets.map((b) => b.scope), budgets.map((b) => b.scope_id), inFlightStatuses],
   );
   for (const row of rows) reserved.set(row.id, { usd: roundUsd(row.usd), tokens: row.tokens });
   return reserved;
