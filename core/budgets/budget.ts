@@ -3,6 +3,9 @@ import * as z from 'zod';
 export const budgetScopes = ['agent', 'department', 'project', 'fleet'] as const;
 export const budgetPeriods = ['daily', 'weekly', 'monthly'] as const;
 export const budgetActions = ['warn', 'pause_new_runs', 'hard_stop'] as const;
+/** What a budget's USD counts of subscription runs (issue 16): nothing (billed), or their shadow list cost (list). */
+export const budgetBases = ['billed', 'list'] as const;
+export type BudgetBasis = (typeof budgetBases)[number];
 export type BudgetScope = (typeof budgetScopes)[number];
 export type BudgetPeriod = (typeof budgetPeriods)[number];
 export type BudgetAction = (typeof budgetActions)[number];
@@ -20,12 +23,13 @@ export const budgetRowSchema = z.object({
   cap_tokens: z.number().nullable(),
   action_on_exceed: z.enum(budgetActions),
   active: z.boolean(),
+  basis: z.enum(budgetBases),
   created_at: z.date(),
   updated_at: z.date(),
 });
 export type BudgetRow = z.infer<typeof budgetRowSchema>;
 
-export const budgetColumns = 'id, name, scope, scope_id, period, cap_usd, cap_tokens, action_on_exceed, active, created_at, updated_at';
+export const budgetColumns = 'id, name, scope, scope_id, period, cap_usd, cap_tokens, action_on_exceed, active, basis, created_at, updated_at';
 
 const name = z.string().trim().min(1, 'must not be empty').max(200, 'at most 200 characters');
 const capUsd = z.number({ message: 'must be a number' }).finite().positive('must be positive');
@@ -50,6 +54,7 @@ export const createBudgetSchema = z
     cap_tokens: capTokens.nullable().optional(),
     action_on_exceed: oneOf(budgetActions),
     active: z.boolean().default(true),
+    basis: oneOf(budgetBases).default('billed'),
   })
   .superRefine(exactlyOneCap)
   .superRefine((b, ctx) => {
@@ -75,12 +80,13 @@ export const updateBudgetSchema = z
     name,
     action_on_exceed: oneOf(budgetActions),
     active: z.boolean(),
+    basis: oneOf(budgetBases),
     cap_usd: capUsd,
     cap_tokens: capTokens,
   })
   .partial()
   .superRefine((patch, ctx) => {
-    if (Object.keys(patch).length === 0) ctx.addIssue({ code: 'custom', path: [], message: 'name at least one of name, action_on_exceed, active, cap_usd, cap_tokens' });
+    if (Object.keys(patch).length === 0) ctx.addIssue({ code: 'custom', path: [], message: 'name at least one of name, action_on_exceed, active, basis, cap_usd, cap_tokens' });
     if (patch.cap_usd !== undefined && patch.cap_tokens !== undefined) {
       ctx.addIssue({ code: 'custom', path: ['cap_tokens'], message: 'at most one cap per call: send cap_usd or cap_tokens' });
     }

@@ -64,9 +64,9 @@ async function insertBudget(deps: Deps, db: Db, input: CreateBudgetInput, actor:
         if (twin) throw new DuplicateActiveBudgetError(twin);
       }
       const { rows } = await tx.query<BudgetRow>(
-        `INSERT INTO budgets (id, name, scope, scope_id, period, cap_usd, cap_tokens, action_on_exceed, active, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10) RETURNING ${budgetColumns}`,
-        [id, input.name, input.scope, input.scope_id, input.period, input.cap_usd, input.cap_tokens, input.action_on_exceed, input.active, now],
+        `INSERT INTO budgets (id, name, scope, scope_id, period, cap_usd, cap_tokens, action_on_exceed, active, basis, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $11, $10, $10) RETURNING ${budgetColumns}`,
+        [id, input.name, input.scope, input.scope_id, input.period, input.cap_usd, input.cap_tokens, input.action_on_exceed, input.active, now, input.basis],
       );
       await recordChange(deps, tx, { actor, action: 'created', entityType: 'budget', entityId: id, newValue: rows[0], event: budgetEvent('created', id) });
       return rows[0]!;

@@ -33,7 +33,7 @@ export async function evaluateBudgets(
   windowOf: (b: BudgetRow) => PeriodWindow = (b) => periodWindow(b.period, now),
 ): Promise<EvaluatedBudget[]> {
   const windows = budgets.map(windowOf);
-  const queries = budgets.map((b, i) => ({ id: b.id, scope: b.scope, scope_id: b.scope_id, start: windows[i]!.start, end: windows[i]!.end }));
+  const queries = budgets.map((b, i) => ({ id: b.id, scope: b.scope, scope_id: b.scope_id, basis: b.basis, start: windows[i]!.start, end: windows[i]!.end }));
   const [spend, reserved] = await Promise.all([deriveSpend(db, queries), reservationsOf(db, queries)]);
   return budgets.map((budget, i) => {
     const s = spend.get(budget.id)!;

@@ -75,6 +75,7 @@ export async function getBudgetLedger(deps: Pick<Deps, 'storage' | 'clock'>, raw
           cap_tokens: budget.cap_tokens,
           action_on_exceed: budget.action_on_exceed,
           active: budget.active,
+          basis: budget.basis,
         },
         period_key: window.key,
         window_start: window.start.toISOString(),

@@ -1,12 +1,14 @@
 import type { Db } from '../ports';
-import { roundUsd, runAgentSql, runTokensSql, unpricedRunSql, usageAtSql, usageDaySql } from '../costs/usage';
-import type { BudgetScope } from './budget';
+import { billedCostSql, roundUsd, runAgentSql, runTokensSql, subscriptionCostSql, unpricedRunSql, usageAtSql, usageDaySql } from '../costs/usage';
+import type { BudgetBasis, BudgetScope } from './budget';
 import type { Spend } from './status';
 
 export interface SpendQuery {
   id: string;
   scope: BudgetScope;
   scope_id: string | null;
+  /** billed: subscription runs add no USD; list: they add their shadow cost (issue 16). Tokens count either way. */
+  basis: BudgetBasis;
   start: Date;
   end: Date;
 }
@@ -40,13 +42,16 @@ async function deriveFewSpends(db: Db, budgets: readonly SpendQuery[], from: Dat
   const vector = budgets.map((_, i) => `m_${i}`).join(', ');
   // the sums over groups stay in SQL so that USD is added in numeric, exactly as one sum would
   const totals = budgets.map(
-    (_, i) =>
-      `sum(usd) FILTER (WHERE m_${i}) AS usd_${i}, sum(tokens) FILTER (WHERE m_${i}) AS tokens_${i}, sum(runs) FILTER (WHERE m_${i}) AS runs_${i}, ` +
+    (b, i) =>
+      (b.basis === 'list'
+        ? `coalesce(sum(usd) FILTER (WHERE m_${i}), 0) + coalesce(sum(shadow) FILTER (WHERE m_${i}), 0) AS usd_${i}, `
+        : `sum(usd) FILTER (WHERE m_${i}) AS usd_${i}, `) +
+      `sum(tokens) FILTER (WHERE m_${i}) AS tokens_${i}, sum(runs) FILTER (WHERE m_${i}) AS runs_${i}, ` +
       `sum(unpriced) FILTER (WHERE m_${i}) AS unpriced_${i}`,
   );
   const { rows } = await db.query<Record<string, number | null>>(
     `SELECT ${totals.join(', ')} FROM (
-       SELECT ${vector}, sum(r.cost_estimate) AS usd, sum(${runTokensSql}) AS tokens, count(*) AS runs, count(*) FILTER (WHERE ${unpricedRunSql}) AS unpriced
+       SELECT ${vector}, sum(${billedCostSql}) AS usd, sum(${subscriptionCostSql}) AS shadow, sum(${runTokensSql}) AS tokens, count(*) AS runs, count(*) FILTER (WHERE ${unpricedRunSql}) AS unpriced
          FROM workflow_runs r
          ${scopes.has('department') ? `LEFT JOIN agent_profiles ap ON ap.agent_id = ${runAgentSql}` : ''}
          ${scopes.has('project') ? 'LEFT JOIN tasks t ON t.id = r.task_id' : ''}
@@ -92,26 +97,26 @@ export async function deriveSpend(db: Db, budgets: readonly SpendQuery[]): Promi
   if (budgets.length <= FILTERED_AGGREGATE_MAX) return deriveFewSpends(db, budgets, from, to);
   const { rows } = await db.query<{ id: string; usd: number | null; tokens: number; runs: number; unpriced_runs: number }>(
     `WITH b AS (
-       SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::timestamptz[], $5::timestamptz[])
-         AS b(id, scope, scope_id, starts, ends)
+       SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::timestamptz[], $5::timestamptz[], $8::text[])
+         AS b(id, scope, scope_id, starts, ends, basis)
      ), daily AS (
        SELECT ${usageDaySql} AS day, ${runAgentSql} AS agent, ${projectOf} AS project,
-              sum(r.cost_estimate) AS usd, sum(${runTokensSql}) AS tokens, count(*) AS runs, count(*) FILTER (WHERE ${unpricedRunSql}) AS unpriced
+              sum(${billedCostSql}) AS usd, sum(${subscriptionCostSql}) AS shadow, sum(${runTokensSql}) AS tokens, count(*) AS runs, count(*) FILTER (WHERE ${unpricedRunSql}) AS unpriced
          FROM workflow_runs r ${taskJoin}
         WHERE ${usageAtSql} >= $6 AND ${usageAtSql} < $7 ${runFilter}
         GROUP BY 1, 2, 3
      ), matched AS (
-       SELECT b.id, b.starts, b.ends, d.* FROM b JOIN daily d ON b.scope = 'fleet'
+       SELECT b.id, b.starts, b.ends, b.basis, d.* FROM b JOIN daily d ON b.scope = 'fleet'
        UNION ALL
-       SELECT b.id, b.starts, b.ends, d.* FROM b JOIN daily d ON b.scope = 'agent' AND d.agent = b.scope_id
+       SELECT b.id, b.starts, b.ends, b.basis, d.* FROM b JOIN daily d ON b.scope = 'agent' AND d.agent = b.scope_id
        UNION ALL
-       SELECT b.id, b.starts, b.ends, d.* FROM b
+       SELECT b.id, b.starts, b.ends, b.basis, d.* FROM b
          JOIN agent_profiles ap ON b.scope = 'department' AND ap.department_id = b.scope_id
          JOIN daily d ON d.agent = ap.agent_id
        UNION ALL
-       SELECT b.id, b.starts, b.ends, d.* FROM b JOIN daily d ON b.scope = 'project' AND d.project = b.scope_id
+       SELECT b.id, b.starts, b.ends, b.basis, d.* FROM b JOIN daily d ON b.scope = 'project' AND d.project = b.scope_id
      )
-     SELECT id, sum(usd) AS usd, coalesce(sum(tokens), 0)::bigint AS tokens, coalesce(sum(runs), 0)::int AS runs,
+     SELECT id, coalesce(sum(usd), 0) + CASE WHEN min(basis) = 'list' THEN coalesce(sum(shadow), 0) ELSE 0 END AS usd, coalesce(sum(tokens), 0)::bigint AS tokens, coalesce(sum(runs), 0)::int AS runs,
             coalesce(sum(unpriced), 0)::int AS unpriced_runs
        FROM matched
       WHERE day >= (starts AT TIME ZONE 'UTC')::date AND day < (ends AT TIME ZONE 'UTC')::date
@@ -124,6 +129,7 @@ export async function deriveSpend(db: Db, budgets: readonly SpendQuery[]): Promi
       budgets.map((b) => b.end),
       from,
       to,
+      budgets.map((b) => b.basis),
     ],
   );
   for (const row of rows) spend.set(row.id, { usd: roundUsd(row.usd ?? 0), tokens: row.tokens, runs: row.runs, unpriced_runs: row.unpriced_runs });

@@ -1,23 +1,68 @@
 import * as z from 'zod';
 import { parseInput } from '../validation';
-import { roundUsd } from './usage';
+import { isoDay, roundUsd } from './usage';
 
-const perMillion = z.number().finite().min(0, 'must be at least 0');
+const perMillion = z.number({ message: 'must be a number' }).finite().min(0, 'must be at least 0');
 
-/** One model's prices in USD per million tokens; cached input defaults to the input price. */
+/** How a model's or an agent's usage is paid for (issue 16): per token, or by a plan whose runs cost nothing extra. */
+export const billingModes = ['metered', 'subscription'] as const;
+export type BillingMode = (typeof billingModes)[number];
+export const billingSchema = z.enum(billingModes, { message: 'must be metered or subscription' });
+
+/**
+ * One model's prices in USD per million tokens, from `effective_from` (a UTC day; absent: from the
+ * beginning). Cache reads (cached_input) and cache writes default to the input price.
+ */
 export const modelPriceSchema = z.strictObject({
   input_per_million: perMillion,
   output_per_million: perMillion,
   cached_input_per_million: perMillion.optional(),
+  cache_write_per_million: perMillion.optional(),
+  effective_from: z.iso.date({ message: 'must be a day, YYYY-MM-DD' }).optional(),
+  billing: billingSchema.optional(),
 });
 export type ModelPrice = z.infer<typeof modelPriceSchema>;
 
-/** The MODEL_PRICES_FILE document: model id -> prices. */
-export const modelPriceTableSchema = z.record(z.string().min(1), modelPriceSchema);
-export type ModelPriceTable = z.infer<typeof modelPriceTableSchema>;
+/** A model's prices over time, oldest first; the first may have no effective_from. */
+export type PriceHistory = readonly ModelPrice[];
+
+const modelIdSchema = z.string().trim().min(1, 'must not be empty').max(200, 'at most 200 characters');
+
+/** A model's entry in a price table document: one price, or a list of prices by effective_from. */
+const priceHistorySchema = z
+  .preprocess((v) => (Array.isArray(v) ? v : [v]), z.array(modelPriceSchema).min(1, 'must list at least one price').max(100, 'at most 100 prices'))
+  .superRefine((prices, ctx) => {
+    const seen = new Set<string>();
+    prices.forEach((p, i) => {
+      const day = p.effective_from ?? '';
+      if (seen.has(day)) ctx.addIssue({ code: 'custom', path: [i, 'effective_from'], message: day ? `${day} is listed twice` : 'only one price may have no effective_from' });
+      seen.add(day);
+    });
+  })
+  .transform((prices): PriceHistory => [...prices].sort((a, b) => (a.effective_from ?? '').localeCompare(b.effective_from ?? '')));
+
+/** A price table (MODEL_PRICES_FILE, or the body of PUT /api/costs/prices): model id -> price or prices. */
+export const modelPriceTableSchema = z
+  .record(modelIdSchema, priceHistorySchema)
+  .refine((t) => Object.keys(t).length <= 1000, { message: 'at most 1000 models' });
+export type ModelPriceTable = Readonly<Record<string, PriceHistory>>;
 
 export function parseModelPriceTable(value: unknown): ModelPriceTable {
   return parseInput(modelPriceTableSchema, value, 'model price table');
+}
+
+/** The price in effect on the UTC day of `at`: the latest whose effective_from is not after it. */
+export function priceAt(history: PriceHistory | undefined, at: Date): ModelPrice | undefined {
+  if (!history) return undefined;
+  const day = isoDay(at);
+  let found: ModelPrice | undefined;
+  for (const price of history) if ((price.effective_from ?? '') <= day) found = price;
+  return found;
+}
+
+/** The history of one model in a table, never an inherited property of the object. */
+export function historyOf(table: ModelPriceTable, modelId: string | null | undefined): PriceHistory | undefined {
+  return modelId && Object.hasOwn(table, modelId) ? table[modelId] : undefined;
 }
 
 export interface Usage {
@@ -25,24 +70,31 @@ export interface Usage {
   input_tokens?: number | null;
   output_tokens?: number | null;
   cached_tokens?: number | null;
+  cache_write_tokens?: number | null;
 }
 
 /**
- * The cost of a usage report in USD, or null when it cannot be known: no model, no price for the
- * model, or no token counts. Never a guess. Cached tokens are a subset of input: they are priced at
- * the cached rate instead of (never in addition to) the input rate.
+ * The cost of a usage report in USD at one price, or null when it cannot be known: no price, or
+ * no token counts. Never a guess. Cache reads (cached_tokens) and cache writes are subsets of the
+ * input: they are priced at their rate instead of (never in addition to) the input rate.
  */
-export function priceUsage(prices: ModelPriceTable, usage: Usage): number | null {
-  if (!usage.model_id) return null;
-  const price = Object.hasOwn(prices, usage.model_id) ? prices[usage.model_id] : undefined;
+export function costAt(price: ModelPrice | undefined, usage: Usage): number | null {
   if (!price) return null;
   const input = usage.input_tokens ?? null;
   const output = usage.output_tokens ?? null;
   if (input === null && output === null) return null;
   const inputTokens = Math.max(0, input ?? 0);
   const cached = Math.min(Math.max(0, usage.cached_tokens ?? 0), inputTokens);
-  const cachedRate = price.cached_input_per_million ?? price.input_per_million;
+  const written = Math.min(Math.max(0, usage.cache_write_tokens ?? 0), inputTokens - cached);
   const cost =
-    (inputTokens - cached) * price.input_per_million + cached * cachedRate + Math.max(0, output ?? 0) * price.output_per_million;
+    (inputTokens - cached - written) * price.input_per_million +
+    cached * (price.cached_input_per_million ?? price.input_per_million) +
+    written * (price.cache_write_per_million ?? price.input_per_million) +
+    Math.max(0, output ?? 0) * price.output_per_million;
   return roundUsd(cost / 1_000_000);
+}
+
+/** The cost of usage at `at` by a price table: the model's price in effect that day. */
+export function priceUsage(table: ModelPriceTable, usage: Usage, at: Date): number | null {
+  return costAt(priceAt(historyOf(table, usage.model_id), at), usage);
 }

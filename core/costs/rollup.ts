@@ -3,7 +3,7 @@ import { parseQuery } from '../query-params';
 import type { Deps } from '../ports';
 import { parseInput } from '../validation';
 import { answeringValidation, degradable } from './availability';
-import { roundUsd, runAgentSql, UNASSIGNED, unpricedAggregatesSql, unpricedOf, usageAtSql, usageDaySql } from './usage';
+import { billedCostSql, roundUsd, runAgentSql, subscriptionCostSql, UNASSIGNED, unpricedAggregatesSql, unpricedOf, usageAtSql, usageDaySql } from './usage';
 import { costWindow, windowDaysSchema } from './window';
 
 /** What a rollup groups by, and the SQL of each key (a run without one lands in "Unassigned"). */
@@ -26,6 +26,7 @@ interface Row {
   key: string | null;
   day: string;
   cost: number | null;
+  subscription_cost: number | null;
   runs: number;
   input: number;
   output: number;
@@ -44,7 +45,8 @@ interface Group {
 
 /**
  * GET /api/costs/rollup: totals per group over the window, each with its daily series (one point per
- * day that had runs, date ascending); groups by cost descending, then key.
+ * day that had runs, date ascending); groups by cost descending, then key. Costs are billed costs;
+ * subscription runs' shadow cost is answered apart as subscription_cost (issue 16).
  */
 export async function getCostRollup(deps: Pick<Deps, 'storage' | 'clock'>, query: unknown) {
   return answeringValidation(async () => {
@@ -57,9 +59,9 @@ export async function getCostRollup(deps: Pick<Deps, 'storage' | 'clock'>, query
         const window = costWindow(now, days);
         const grouping = rollupGroupings[group_by];
         const { rows } = await db.query<Row>(
-          `SELECT g.key, to_char(g.day, 'YYYY-MM-DD') AS day, g.cost, g.runs, g.input, g.output, g.unpriced_runs, g.unpriced_input, g.unpriced_output FROM (
-             SELECT ${grouping.key} AS key, ${usageDaySql} AS day, sum(r.cost_estimate) AS cost,
-                    count(*)::int AS runs, coalesce(sum(r.input_tokens), 0) AS input, coalesce(sum(r.output_tokens), 0) AS output,
+          `SELECT g.key, to_char(g.day, 'YYYY-MM-DD') AS day, g.cost, g.subscription_cost, g.runs, g.input, g.output, g.unpriced_runs, g.unpriced_input, g.unpriced_output FROM (
+             SELECT ${grouping.key} AS key, ${usageDaySql} AS day, sum(${billedCostSql}) AS cost,
+                    sum(${subscriptionCostSql}) AS subscription_cost, count(*)::int AS runs, coalesce(sum(r.input_tokens), 0) AS input, coalesce(sum(r.output_tokens), 0) AS output,
                     ${unpricedAggregatesSql}
                FROM workflow_runs r ${grouping.join}
               WHERE ${usageAtSql} >= $1 AND ${usageAtSql} < $2
@@ -68,6 +70,7 @@ export async function getCostRollup(deps: Pick<Deps, 'storage' | 'clock'>, query
           [window.start, window.end],
         );
         const groups = new Map<string, Group>();
+        let subscriptionCost = 0;
         for (const row of rows) {
           const key = row.key ?? UNASSIGNED;
           let group = groups.get(key);
@@ -77,6 +80,7 @@ export async function getCostRollup(deps: Pick<Deps, 'storage' | 'clock'>, query
           }
           const cost = row.cost ?? 0;
           group.cost += cost;
+          subscriptionCost += row.subscription_cost ?? 0;
           group.runs += row.runs;
           group.tokens.input += row.input;
           group.tokens.output += row.output;
@@ -96,6 +100,7 @@ export async function getCostRollup(deps: Pick<Deps, 'storage' | 'clock'>, query
           group_count: sorted.length,
           groups: sorted,
           total_window: roundUsd(sorted.reduce((sum, g) => sum + g.cost, 0)),
+          subscription_cost: roundUsd(subscriptionCost),
           ...unpricedOf(rows),
           timestamp,
         };

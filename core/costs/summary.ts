@@ -3,7 +3,7 @@ import { parseQuery } from '../query-params';
 import type { Db, Deps } from '../ports';
 import { parseInput } from '../validation';
 import { answeringValidation, degradable } from './availability';
-import { addDays, isoDay, roundUsd, runAgentSql, unpricedAggregatesSql, unpricedOf, usageAtSql, usageDaySql, type UnpricedUsage } from './usage';
+import { addDays, billedCostSql, isoDay, roundUsd, runAgentSql, subscriptionCostSql, unpricedAggregatesSql, unpricedOf, usageAtSql, usageDaySql, type UnpricedUsage } from './usage';
 import { costWindow, windowDaysSchema, type CostWindow } from './window';
 
 export const costSummaryQuerySchema = z.object({ days: windowDaysSchema }).loose();
@@ -18,6 +18,7 @@ export interface DayBucket {
 interface DayRow {
   day: string;
   cost: number | null;
+  subscription_cost: number | null;
   runs: number;
   input: number;
   output: number;
@@ -26,11 +27,14 @@ interface DayRow {
   unpriced_output: number;
 }
 
-/** Daily cost, run and token totals over the window, one row per UTC day that had runs, and the window's unpriced usage. */
-export async function dailyUsage(db: Db, window: CostWindow): Promise<{ byDay: Map<string, DayBucket>; unpriced: UnpricedUsage }> {
+/**
+ * Daily billed cost, run and token totals over the window, one row per UTC day that had runs, and
+ * the window's unpriced usage and subscription (shadow) cost.
+ */
+export async function dailyUsage(db: Db, window: CostWindow): Promise<{ byDay: Map<string, DayBucket>; unpriced: UnpricedUsage; subscriptionCost: number }> {
   const { rows } = await db.query<DayRow>(
-    `SELECT to_char(d.day, 'YYYY-MM-DD') AS day, d.cost, d.runs, d.input, d.output, d.unpriced_runs, d.unpriced_input, d.unpriced_output FROM (
-       SELECT ${usageDaySql} AS day, sum(r.cost_estimate) AS cost, count(*)::int AS runs,
+    `SELECT to_char(d.day, 'YYYY-MM-DD') AS day, d.cost, d.subscription_cost, d.runs, d.input, d.output, d.unpriced_runs, d.unpriced_input, d.unpriced_output FROM (
+       SELECT ${usageDaySql} AS day, sum(${billedCostSql}) AS cost, sum(${subscriptionCostSql}) AS subscription_cost, count(*)::int AS runs,
               coalesce(sum(r.input_tokens), 0) AS input, coalesce(sum(r.output_tokens), 0) AS output, ${unpricedAggregatesSql}
          FROM workflow_runs r
         WHERE ${usageAtSql} >= $1 AND ${usageAtSql} < $2
@@ -40,12 +44,14 @@ export async function dailyUsage(db: Db, window: CostWindow): Promise<{ byDay: M
   const byDay = new Map(
     rows.map((row) => [row.day, { date: row.day, cost: roundUsd(row.cost ?? 0), runs: row.runs, tokens: { input: row.input, output: row.output } }]),
   );
-  return { byDay, unpriced: unpricedOf(rows) };
+  return { byDay, unpriced: unpricedOf(rows), subscriptionCost: roundUsd(rows.reduce((sum, row) => sum + (row.subscription_cost ?? 0), 0)) };
 }
 
 /**
  * GET /api/costs/summary: daily totals for the window (every day listed, zero when idle), today's
  * totals, the mean daily cost across the window's buckets, the window total and its costliest run.
+ * Costs are billed costs; subscription runs' shadow cost is answered apart as subscription_cost
+ * (and their runs and tokens still count), and top_run is the costliest billed run.
  */
 export async function getCostSummary(deps: Pick<Deps, 'storage' | 'clock'>, query: unknown) {
   return answeringValidation(async () => {
@@ -56,12 +62,12 @@ export async function getCostSummary(deps: Pick<Deps, 'storage' | 'clock'>, quer
       deps.storage,
       async (db) => {
         const window = costWindow(now, days);
-        const [{ byDay, unpriced }, top] = await Promise.all([
+        const [{ byDay, unpriced, subscriptionCost }, top] = await Promise.all([
           dailyUsage(db, window),
           db.query<{ id: string; workflow_type: string; owner_agent_id: string | null; status: string; cost: number }>(
             `SELECT r.id, r.workflow_type, ${runAgentSql} AS owner_agent_id, r.status, r.cost_estimate AS cost
                FROM workflow_runs r
-              WHERE ${usageAtSql} >= $1 AND ${usageAtSql} < $2 AND r.cost_estimate IS NOT NULL
+              WHERE ${usageAtSql} >= $1 AND ${usageAtSql} < $2 AND r.cost_estimate IS NOT NULL AND r.billing IS DISTINCT FROM 'subscription'
               ORDER BY r.cost_estimate DESC, r.id LIMIT 1`,
             [window.start, window.end],
           ),
@@ -81,6 +87,7 @@ export async function getCostSummary(deps: Pick<Deps, 'storage' | 'clock'>, quer
           days: buckets,
           avg_daily_7d: roundUsd(total / buckets.length),
           total_window: total,
+          subscription_cost: subscriptionCost,
           ...unpriced,
           top_run: top.rows[0] ?? null,
           timestamp,

@@ -16,6 +16,15 @@ export const runAgentSql = 'coalesce(r.owner_agent_id, r.target_agent_id)';
 /** Tokens a cap in tokens counts: input plus output; cached tokens are a subset of input, never added. */
 export const runTokensSql = '(coalesce(r.input_tokens, 0) + coalesce(r.output_tokens, 0))';
 
+/**
+ * A run's billed cost (issue 16): what it adds to totals and to budgets of basis "billed". A run of
+ * a subscription plan adds nothing: its cost_estimate is a shadow cost at list price.
+ */
+export const billedCostSql = "(CASE WHEN r.billing = 'subscription' THEN NULL ELSE r.cost_estimate END)";
+
+/** The shadow cost of a subscription run (null for any other): answered as subscription_cost. */
+export const subscriptionCostSql = "(CASE WHEN r.billing = 'subscription' THEN r.cost_estimate END)";
+
 /** A run with tokens but no cost is unpriced (issue 16): its model has no price, and it is never counted as free. */
 export const unpricedRunSql = `(r.cost_estimate IS NULL AND ${runTokensSql} > 0)`;
 

@@ -50,6 +50,8 @@ export const snapshotTables: readonly SnapshotTable[] = [
     primaryKey: ['id'],
     uniqueKeys: [{ name: 'one active budget per scope, scope_id and period', key: "$t.scope, coalesce($t.scope_id, ''), $t.period", where: '$t.active' }],
   },
+  // not in spec 02's list (issue 16's table): the operator's price table, so a restore prices as before
+  { name: 'model_prices', tier: 'C', primaryKey: ['model_id', 'effective_from'] },
   { name: 'budget_events', tier: 'C', primaryKey: ['id'], uniqueKeys: [{ name: 'budget_id, period_key and event_kind', key: '$t.budget_id, $t.period_key, $t.event_kind' }] },
   { name: 'action_receipts', tier: 'C', primaryKey: ['action_id'] },
   { name: 'service_catalog', tier: 'D', primaryKey: ['id'] },

@@ -37,7 +37,7 @@ import {
 } from './run';
 import { findTemplate } from './templates';
 import { stepNameOf } from './template';
-import { cachedWithinStoredInput, usageColumns, type UsageReport } from './usage-report';
+import { assertCacheWithinInput, usageColumns, type UsageReport } from './usage-report';
 import { finishedStepStatuses } from './run-status';
 
 /*
@@ -229,7 +229,7 @@ async function budgetStop(tx: Db, run: WorkflowRun, now: Date, budgets?: Array<R
  * moves forward is stored (it is still spend), and the answer is the stop.
  */
 async function stoppedRunReport(deps: Deps, tx: Db, run: WorkflowRun, usage: UsageReport | undefined, actor: string): Promise<BudgetStop> {
-  const after = usage ? await changeRun(deps, tx, run, { actor, action: 'usage_reported', set: { ...usageColumns(deps, run, usage) } }) : run;
+  const after = usage ? await changeRun(deps, tx, run, { actor, action: 'usage_reported', set: { ...(await usageColumns(deps, tx, run, usage)) } }) : run;
   return budgetStop(tx, after, deps.clock.now());
 }
 
@@ -240,7 +240,7 @@ async function stoppedRunReport(deps: Deps, tx: Db, run: WorkflowRun, usage: Usa
  */
 function usageAhead(run: WorkflowRun, report: UsageReport): UsageReport | undefined {
   const ahead: UsageReport = {};
-  for (const field of ['input_tokens', 'output_tokens', 'cached_tokens', 'cost_estimate'] as const) {
+  for (const field of ['input_tokens', 'output_tokens', 'cached_tokens', 'cache_write_tokens', 'cost_estimate'] as const) {
     const value = report[field];
     if (value !== undefined && (run[field] === null || value > run[field]!)) ahead[field] = value;
   }
@@ -261,7 +261,7 @@ export async function heartbeatRun(deps: Deps, rawId: unknown, body: unknown) {
     assertSession(run, session_id);
     const now = deps.clock.now();
     const usage = usageAhead(run, report);
-    if (usage && !cachedWithinStoredInput(run, usage)) throw new ValidationError('cached_tokens must not exceed input_tokens', [{ path: 'cached_tokens', message: 'exceeds input_tokens' }]);
+    if (usage) assertCacheWithinInput(run, usage);
     if (stoppedByBudget(run)) return stoppedRunReport(deps, tx, run, usage, actor ?? session_id);
     if (!heldStatuses.includes(run.status)) {
       throw new ConflictError(`workflow run ${run.id} is ${run.status}: heartbeats are for claimed or running runs`, { status: run.status });
@@ -281,7 +281,7 @@ export async function heartbeatRun(deps: Deps, rawId: unknown, body: unknown) {
     const after = await changeRun(deps, tx, run, {
       actor: actor ?? session_id,
       action: 'heartbeat',
-      set: { heartbeat_at: now, gateway_session_active: true, ...usageColumns(deps, run, usage) },
+      set: { heartbeat_at: now, gateway_session_active: true, ...(await usageColumns(deps, tx, run, usage)) },
     });
     const block = transitionFor(after.status, 'budget_stop') ? await hardStopOfRun(tx, run.id, now) : undefined;
     if (!block) return { ok: true, run_id: run.id, status: after.status, heartbeat_at: now };
@@ -357,7 +357,7 @@ export async function completeRun(deps: Deps, rawId: unknown, body: unknown): Pr
     assertSession(run, input.session_id);
     if (stoppedByBudget(run)) return stoppedRunReport(deps, tx, run, usageAhead(run, input), input.actor ?? input.session_id);
     assertTransition(run, 'complete');
-    if (!cachedWithinStoredInput(run, input)) throw new ValidationError('cached_tokens must not exceed input_tokens', [{ path: 'cached_tokens', message: 'exceeds input_tokens' }]);
+    assertCacheWithinInput(run, input);
     const now = deps.clock.now();
     return changeRun(deps, tx, run, {
       actor: input.actor ?? run.owner_agent_id ?? input.session_id,
@@ -368,7 +368,7 @@ export async function completeRun(deps: Deps, rawId: unknown, body: unknown): Pr
         finished_at: now,
         started_at: run.started_at ?? now,
         gateway_session_active: false,
-        ...usageColumns(deps, run, input),
+        ...(await usageColumns(deps, tx, run, input)),
       },
     });
   });
@@ -439,8 +439,8 @@ export async function patchRun(deps: Deps, rawId: unknown, body: unknown): Promi
     if (input.gateway_session_id !== undefined && input.gateway_session_id !== null && !['claimed', 'running', 'waiting_for_approval', 'paused'].includes(run.status)) {
       throw new ConflictError(`workflow run ${run.id} is ${run.status}: a session key can only be stored while a session holds the run`, { status: run.status });
     }
-    if (!cachedWithinStoredInput(run, input)) throw new ValidationError('cached_tokens must not exceed input_tokens', [{ path: 'cached_tokens', message: 'exceeds input_tokens' }]);
-    const set: Record<string, unknown> = { ...usageColumns(deps, run, input) };
+    assertCacheWithinInput(run, input);
+    const set: Record<string, unknown> = { ...(await usageColumns(deps, tx, run, input)) };
     if (input.gateway_session_id !== undefined) set.gateway_session_id = input.gateway_session_id;
     if (input.gateway_session_active !== undefined) set.gateway_session_active = input.gateway_session_active;
     if (input.metadata !== undefined) set.metadata = { ...run.metadata, ...input.metadata };

@@ -10,7 +10,7 @@ export const runColumns = [
   'output_summary', 'dispatch_attempts', 'gateway_session_id', 'gateway_session_active', 'claim_session_id',
   'session_history', 'retry_count', 'dispatched_at', 'claimed_at', 'heartbeat_at', 'started_at', 'finished_at',
   'cost_estimate', 'input_tokens', 'output_tokens', 'cached_tokens', 'model_id', 'currency', 'reported_at',
-  'last_error', 'created_by', 'metadata', 'created_at', 'updated_at', 'error_class',
+  'last_error', 'created_by', 'metadata', 'created_at', 'updated_at', 'error_class', 'cache_write_tokens', 'cost_source', 'billing',
 ].join(', ');
 
 const nullableDate = z.date().nullable();
@@ -53,6 +53,12 @@ export const workflowRunSchema = z.object({
   updated_at: z.date(),
   /** What kind of failure ended (or requeued) the run last (issue 15); null before any. */
   error_class: z.string().nullable(),
+  /** Issue 16: input tokens written to the provider's prompt cache (part of input_tokens). */
+  cache_write_tokens: nullableCount,
+  /** Issue 16: who set cost_estimate: the agent (reported) or the price table (table); null: neither, or before this was kept. */
+  cost_source: z.enum(['reported', 'table']).nullable(),
+  /** Issue 16: subscription runs keep cost_estimate as a shadow (list) cost that billed totals leave out. */
+  billing: z.enum(['metered', 'subscription']).nullable(),
 });
 export type WorkflowRun = z.infer<typeof workflowRunSchema>;
 
@@ -81,6 +87,7 @@ export const usageReportShape = {
   input_tokens: tokens.optional(),
   output_tokens: tokens.optional(),
   cached_tokens: tokens.optional(),
+  cache_write_tokens: tokens.optional(),
   model_id: z.string().trim().min(1).max(200).optional(),
   cost_estimate: z.number().finite().min(0, 'must not be negative').optional(),
   currency: z.string().trim().regex(/^[A-Za-z]{3}$/, 'must be a 3-letter currency code').transform((c) => c.toUpperCase()).optional(),
@@ -91,6 +98,9 @@ export const usageFields = Object.keys(usageReportShape) as Array<keyof typeof u
 const cachedWithinInput = (v: { input_tokens?: number; cached_tokens?: number }) =>
   v.cached_tokens === undefined || v.input_tokens === undefined || v.cached_tokens <= v.input_tokens;
 const cachedIssue = { message: 'cached_tokens must not exceed input_tokens', path: ['cached_tokens'] };
+const cacheWriteWithinInput = (v: { input_tokens?: number; cached_tokens?: number; cache_write_tokens?: number }) =>
+  v.cache_write_tokens === undefined || v.input_tokens === undefined || (v.cached_tokens ?? 0) + v.cache_write_tokens <= v.input_tokens;
+const cacheWriteIssue = { message: 'cache_write_tokens must not exceed input_tokens less cached_tokens', path: ['cache_write_tokens'] };
 
 /**
  * The original front end names the actor `initiator` and sends a `run_priority`, which is kept in
@@ -126,15 +136,18 @@ export const heartbeatRunSchema = z
     input_tokens: usageReportShape.input_tokens,
     output_tokens: usageReportShape.output_tokens,
     cached_tokens: usageReportShape.cached_tokens,
+    cache_write_tokens: usageReportShape.cache_write_tokens,
     cost_estimate: usageReportShape.cost_estimate,
     model_id: usageReportShape.model_id,
   })
-  .refine(cachedWithinInput, cachedIssue);
+  .refine(cachedWithinInput, cachedIssue)
+  .refine(cacheWriteWithinInput, cacheWriteIssue);
 /** Without session_id, the operator's start of a queued run (dispatch it now); with it, the agent's start. */
 export const startRunSchema = z.strictObject({ session_id: sessionKeySchema.optional(), actor: agentActorSchema });
 export const completeRunSchema = z
   .strictObject({ session_id: sessionKeySchema, output_summary: jsonObjectSchema.default({}), actor: agentActorSchema, ...usageReportShape })
-  .refine(cachedWithinInput, cachedIssue);
+  .refine(cachedWithinInput, cachedIssue)
+  .refine(cacheWriteWithinInput, cacheWriteIssue);
 /**
  * Issue 15: what kind of failure a fail reports. quota_exhausted and rate_limited are the
  * provider's, not the run's: the run waits in the queue and dispatch to the agent pauses.
@@ -162,6 +175,7 @@ export const patchRunSchema = z
     ...usageReportShape,
   })
   .refine(cachedWithinInput, cachedIssue)
+  .refine(cacheWriteWithinInput, cacheWriteIssue)
   .refine((v) => Object.keys(v).some((k) => k !== 'actor'), { message: 'name at least one field to update' });
 export const reportStepSchema = z
   .strictObject({

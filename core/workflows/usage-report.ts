@@ -1,12 +1,15 @@
-import { priceUsage } from '../costs/pricing';
-import type { Deps } from '../ports';
+import { usagePricing } from '../costs/price-book';
+import { costAt, priceAt } from '../costs/pricing';
+import { ValidationError } from '../errors';
+import type { Db, Deps } from '../ports';
 import { usageFields } from './run';
 
-/** The usage columns an agent reports through PATCH /api/workflow-runs/:id and complete. */
+/** The usage columns an agent reports through PATCH /api/workflow-runs/:id, heartbeat and complete. */
 export interface UsageReport {
   input_tokens?: number;
   output_tokens?: number;
   cached_tokens?: number;
+  cache_write_tokens?: number;
   model_id?: string;
   cost_estimate?: number;
   currency?: string;
@@ -17,52 +20,71 @@ export interface StoredUsage {
   input_tokens: number | null;
   output_tokens: number | null;
   cached_tokens: number | null;
+  cache_write_tokens: number | null;
   model_id: string | null;
   cost_estimate: number | null;
   currency: string | null;
+  /** Who set cost_estimate: the agent or the price table (null: neither, or before migration 0930). */
+  cost_source: 'reported' | 'table' | null;
+  owner_agent_id: string | null;
+  target_agent_id: string | null;
 }
 
 /**
- * THE pricing call site: a usage report that carries tokens but no cost_estimate gets one here,
- * from the MODEL_PRICES_FILE table (core/costs/pricing.ts). Without a price for the model the
- * cost stays null; it is never guessed.
+ * The columns to write for a usage report, merged over what the run already holds (THE pricing
+ * call site of usage writes):
+ * - reported_at defaults to now; the usage counts at that instant, so it is priced at the price in
+ *   effect that UTC day (core/costs/pricing.ts), from the table in effect (core/costs/price-book.ts);
+ * - a cost the agent reports is kept as reported (cost_source 'reported') and never replaced by the
+ *   table later; a report of tokens or model without a cost is priced (cost_source 'table'), or
+ *   stays unpriced (null cost) when the model has no price: never a guess;
+ * - billing: the agent profile's mode, else the model price's, else metered. A subscription run
+ *   keeps its list price in cost_estimate as a shadow cost (issue 16).
  */
-export function estimateMissingCost(deps: Pick<Deps, 'prices'>, usage: StoredUsage): number | null {
-  return priceUsage(deps.prices, usage);
-}
-
-/**
- * The columns to write for a usage report, merged over what the run already holds:
- * reported_at defaults to now, cached_tokens may not exceed the (merged) input_tokens,
- * and a report without a cost is priced once at the call site above.
- */
-export function usageColumns(deps: Pick<Deps, 'clock' | 'prices'>, stored: StoredUsage, report: UsageReport): Record<string, unknown> | undefined {
+export async function usageColumns(deps: Pick<Deps, 'clock' | 'prices'>, tx: Db, stored: StoredUsage, report: UsageReport): Promise<Record<string, unknown> | undefined> {
   const given = usageFields.filter((f) => report[f] !== undefined);
   if (given.length === 0) return undefined;
-  const merged: StoredUsage = {
+  const merged = {
     input_tokens: report.input_tokens ?? stored.input_tokens,
     output_tokens: report.output_tokens ?? stored.output_tokens,
     cached_tokens: report.cached_tokens ?? stored.cached_tokens,
+    cache_write_tokens: report.cache_write_tokens ?? stored.cache_write_tokens,
     model_id: report.model_id ?? stored.model_id,
-    cost_estimate: report.cost_estimate ?? stored.cost_estimate,
     currency: report.currency ?? stored.currency,
   };
   const columns: Record<string, unknown> = Object.fromEntries(given.map((f) => [f, report[f]]));
-  columns.reported_at = report.reported_at ? new Date(report.reported_at) : deps.clock.now();
-  if (report.cost_estimate === undefined && (report.input_tokens !== undefined || report.output_tokens !== undefined || report.model_id !== undefined)) {
-    const priced = estimateMissingCost(deps, { ...merged, cost_estimate: null });
+  const at = report.reported_at ? new Date(report.reported_at) : deps.clock.now();
+  columns.reported_at = at;
+  const { history, agentBilling } = await usagePricing(deps, tx, merged.model_id, stored.owner_agent_id ?? stored.target_agent_id);
+  const price = priceAt(history, at);
+  if (report.cost_estimate !== undefined) {
+    columns.cost_source = 'reported';
+  } else if (stored.cost_source !== 'reported') {
+    const priced = costAt(price, merged);
     if (priced !== null) {
       columns.cost_estimate = priced;
       columns.currency = merged.currency ?? 'USD';
+      columns.cost_source = 'table';
     }
   }
   if (columns.cost_estimate !== undefined && columns.cost_estimate !== null && !merged.currency && columns.currency === undefined) columns.currency = 'USD';
+  columns.billing = agentBilling ?? price?.billing ?? 'metered';
   return columns;
 }
 
-/** cached_tokens is a subset of input_tokens, also against what the run already stores. */
-export function cachedWithinStoredInput(stored: StoredUsage, report: UsageReport): boolean {
+/**
+ * Cache reads (cached_tokens) and cache writes (cache_write_tokens) are parts of input_tokens:
+ * together they may not exceed it, also against what the run already stores. A 400 naming the field.
+ */
+export function assertCacheWithinInput(stored: Pick<StoredUsage, 'input_tokens' | 'cached_tokens' | 'cache_write_tokens'>, report: UsageReport): void {
   const input = report.input_tokens ?? stored.input_tokens;
-  const cached = report.cached_tokens ?? stored.cached_tokens;
-  return input === null || input === undefined || cached === null || cached === undefined || cached <= input;
+  if (input === null || input === undefined) return;
+  const cached = report.cached_tokens ?? stored.cached_tokens ?? 0;
+  const written = report.cache_write_tokens ?? stored.cache_write_tokens ?? 0;
+  if (cached > input) throw new ValidationError('cached_tokens must not exceed input_tokens', [{ path: 'cached_tokens', message: 'exceeds input_tokens' }]);
+  if (cached + written > input) {
+    throw new ValidationError('cache_write_tokens must not exceed input_tokens less cached_tokens', [
+      { path: 'cache_write_tokens', message: 'exceeds input_tokens less cached_tokens' },
+    ]);
+  }
 }

@@ -5,6 +5,7 @@ import eventOutboxCommitOrder from './0600_event_outbox_commit_order';
 import eventOutboxSequencer from './0900_event_outbox_sequencer';
 import budgetUnpricedUsage from './0910_budget_unpriced_usage';
 import routingExpectedUsage from './0920_routing_expected_usage';
+import pricesAndBilling from './0930_prices_and_billing';
 import workflowDispatcher from './0200_workflow_dispatcher';
 import workflowOwnerIndex from './0201_workflow_owner_index';
 import chatMessages from './0500_chat_messages';
@@ -35,4 +36,5 @@ export const migrations: ReadonlyArray<{ name: string; sql: string }> = [
   { name: '0900_event_outbox_sequencer', sql: eventOutboxSequencer },
   { name: '0910_budget_unpriced_usage', sql: budgetUnpricedUsage },
   { name: '0920_routing_expected_usage', sql: routingExpectedUsage },
+  { name: '0930_prices_and_billing', sql: pricesAndBilling },
 ];
