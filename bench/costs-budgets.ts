@@ -5,6 +5,7 @@ import { usageAtSql } from '../core/costs/usage';
 import type { Clock, Storage } from '../core/ports';
 import { migrate } from '../infra/db/migrate';
 import { PgDb } from '../infra/db/pg-db';
+import { outboxEventBus } from '../infra/events/outbox-event-bus';
 import { benchDatabase, report, seconds } from './support';
 
 const RUNS = Number(process.env.BENCH_COST_RUNS ?? 1_000_000);
@@ -113,12 +114,12 @@ export async function run(): Promise<void> {
         WHERE ${usageAtSql} >= $1 AND ${usageAtSql} < $2`,
       [monthStart, windowEnd, chain.projectId],
     );
-  report('budget headroom probe (200 active budgets)', await medianMs(() => probeHeadroom(db, chain, now)), await medianMs(bareProbe), 'ms', 'chain with a monthly fleet budget');
+  report('budget headroom probe (200 active budgets)', await medianMs(() => probeHeadroom(db, outboxEventBus, chain, now)), await medianMs(bareProbe), 'ms', 'chain with a monthly fleet budget');
   const agentOnly = { agents: ['agent-7'], departmentId: null, projectId: null };
   await db.query(`UPDATE budgets SET active = false WHERE scope = 'fleet'`);
   const bareAgentProbe = () =>
     db.query(`SELECT sum(cost_estimate) FROM workflow_runs r WHERE ${usageAtSql} >= $1 AND ${usageAtSql} < $2 AND r.owner_agent_id = 'agent-7'`, [monthStart, windowEnd]);
-  report('budget headroom probe (agent chain, no fleet)', await medianMs(() => probeHeadroom(db, agentOnly, now)), await medianMs(bareAgentProbe), 'ms');
+  report('budget headroom probe (agent chain, no fleet)', await medianMs(() => probeHeadroom(db, outboxEventBus, agentOnly, now)), await medianMs(bareAgentProbe), 'ms');
 
   await db.close();
   await database.close();

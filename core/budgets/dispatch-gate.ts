@@ -25,8 +25,8 @@ export function chainOfCandidate(candidate: DispatchCandidate): ScopeChain {
  * scopes; pause_new_runs breached holds it; a warn budget at or over its cap lets it pass, warned.
  */
 export const budgetDispatchGate: BudgetGate = {
-  async open(db, at) {
-    const evaluated = await evaluateActiveBudgets(db, at);
+  async open(db, at, events) {
+    const evaluated = await evaluateActiveBudgets(db, events, at);
     const inFlight = new Map<string, Promise<string[]>>();
     // issue 16: reservations of live runs, re-read under each batch's lock, plus this batch's dispatches
     let reserved = new Map(evaluated.map((e) => [e.budget.id, { ...e.reserved }]));

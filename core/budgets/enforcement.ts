@@ -1,4 +1,4 @@
-import type { Db } from '../ports';
+import type { Db, EventBus } from '../ports';
 import { budgetColumns, type BudgetAction, type BudgetRow } from './budget';
 import { evaluateBudgets, recordLedgerEvents, type EvaluatedBudget } from './evaluation';
 import { budgetInChain, type ScopeChain } from './scope-chain';
@@ -21,7 +21,7 @@ export interface ChainVerdict {
 }
 
 /** Every active budget with its spend for the current period, in one statement; due ledger events are appended. */
-export async function evaluateActiveBudgets(db: Db, now: Date, filter?: ScopeChain): Promise<EvaluatedBudget[]> {
+export async function evaluateActiveBudgets(db: Db, events: EventBus, now: Date, filter?: ScopeChain): Promise<EvaluatedBudget[]> {
   const { rows } = filter
     ? await db.query<BudgetRow>(
         `SELECT ${budgetColumns} FROM budgets
@@ -31,7 +31,7 @@ export async function evaluateActiveBudgets(db: Db, now: Date, filter?: ScopeCha
       )
     : await db.query<BudgetRow>(`SELECT ${budgetColumns} FROM budgets WHERE active`);
   const evaluated = await evaluateBudgets(db, rows, now);
-  await recordLedgerEvents(db, evaluated, now);
+  await recordLedgerEvents(db, events, evaluated, now);
   return evaluated;
 }
 

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import type { Db } from '../ports';
+import type { Db, EventBus } from '../ports';
 import { budgetRowSchema, type BudgetRow } from './budget';
 import { periodWindow, type PeriodWindow } from './periods';
 import { deriveSpend, reservationsOf, type Reservation } from './spend';
@@ -53,7 +53,7 @@ export function viewOf(e: EvaluatedBudget): BudgetView {
  * whose period holds unpriced runs (tokens, no cost) emits unpriced_usage (issue 16): its spend in
  * USD is then known to be short. Inactive budgets emit nothing.
  */
-export async function recordLedgerEvents(db: Db, evaluated: readonly EvaluatedBudget[], now: Date): Promise<void> {
+export async function recordLedgerEvents(db: Db, events: EventBus, evaluated: readonly EvaluatedBudget[], now: Date): Promise<void> {
   const due = evaluated.filter((e) => e.budget.active);
   if (due.length === 0) return;
   const detailOf = (e: EvaluatedBudget) =>
@@ -64,21 +64,48 @@ export async function recordLedgerEvents(db: Db, evaluated: readonly EvaluatedBu
       runs: e.spend.runs,
       unpriced_runs: e.spend.unpriced_runs,
     });
-  const events: Array<{ e: EvaluatedBudget; kind: LedgerEventKind }> = due.map((e) => ({
+  const dueEvents: Array<{ e: EvaluatedBudget; kind: LedgerEventKind }> = due.map((e) => ({
     e,
     kind: e.evaluation.atOrOver ? overCapEvent[e.budget.action_on_exceed] : 'recovered',
   }));
-  for (const e of due) if (e.evaluation.unit === 'usd' && e.spend.unpriced_runs > 0) events.push({ e, kind: 'unpriced_usage' });
-  const kinds = events.map((x) => x.kind);
-  const details = events.map((x) => detailOf(x.e));
-  await db.query(
-    `INSERT INTO budget_events (budget_id, period_key, event_kind, detail, created_at, updated_at)
-     SELECT e.budget_id, e.period_key, e.kind, e.detail::jsonb, $5, $5
-       FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[]) AS e(budget_id, period_key, kind, detail)
-      WHERE e.kind <> 'recovered'
-         OR (SELECT be.event_kind FROM budget_events be WHERE be.budget_id = e.budget_id AND be.event_kind <> 'unpriced_usage'
-              ORDER BY be.created_at DESC, be.id DESC LIMIT 1) IN ('warned', 'paused', 'hard_stopped')
-     ON CONFLICT (budget_id, period_key, event_kind) DO NOTHING`,
-    [events.map((x) => x.e.budget.id), events.map((x) => x.e.window.key), kinds, details, now],
-  );
+  for (const e of due) if (e.evaluation.unit === 'usd' && e.spend.unpriced_runs > 0) dueEvents.push({ e, kind: 'unpriced_usage' });
+  const kinds = dueEvents.map((x) => x.kind);
+  const details = dueEvents.map((x) => detailOf(x.e));
+  const byId = new Map(due.map((e) => [e.budget.id, e]));
+  // a savepoint inside the caller's transaction, else a transaction of its own: the events commit with the rows
+  await db.transaction(async (tx) => {
+    const { rows } = await tx.query<{ budget_id: string; period_key: string; event_kind: LedgerEventKind }>(
+      `INSERT INTO budget_events (budget_id, period_key, event_kind, detail, created_at, updated_at)
+       SELECT e.budget_id, e.period_key, e.kind, e.detail::jsonb, $5, $5
+         FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[]) AS e(budget_id, period_key, kind, detail)
+        WHERE e.kind <> 'recovered'
+           OR (SELECT be.event_kind FROM budget_events be WHERE be.budget_id = e.budget_id AND be.event_kind <> 'unpriced_usage'
+                ORDER BY be.created_at DESC, be.id DESC LIMIT 1) IN ('warned', 'paused', 'hard_stopped')
+       ON CONFLICT (budget_id, period_key, event_kind) DO NOTHING
+       RETURNING budget_id, period_key, event_kind`,
+      [dueEvents.map((x) => x.e.budget.id), dueEvents.map((x) => x.e.window.key), kinds, details, now],
+    );
+    for (const row of rows) {
+      if (row.event_kind === 'unpriced_usage') continue;
+      const e = byId.get(row.budget_id)!;
+      await events.publish(tx, budgetUpdatedEvent(e, row.event_kind));
+    }
+  });
+}
+
+/** budget-updated (issue 16): a budget's status changed; the ledger event that says so names how. */
+function budgetUpdatedEvent(e: EvaluatedBudget, kind: LedgerEventKind) {
+  return {
+    name: 'budget-updated',
+    channel: 'stream' as const,
+    payload: {
+      budgetId: e.budget.id,
+      name: e.budget.name,
+      event_kind: kind,
+      status: e.evaluation.status,
+      period_key: e.window.key,
+      pct_of_cap: e.evaluation.pct_of_cap,
+      action_on_exceed: e.budget.action_on_exceed,
+    },
+  };
 }

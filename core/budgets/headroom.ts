@@ -1,4 +1,4 @@
-import type { Db } from '../ports';
+import type { Db, EventBus } from '../ports';
 import { budgetsWithoutRoom, enforcementFor, evaluateActiveBudgets, type Expectation } from './enforcement';
 import type { EvaluatedBudget } from './evaluation';
 import { scopeChainOfRun, type ScopeChain } from './scope-chain';
@@ -13,8 +13,8 @@ export interface BudgetBlock {
  * dispatcher would enforce, and answers the block a dispatch would meet (hard_stop over
  * pause_new_runs), or undefined when the run would pass (warn budgets never block).
  */
-export async function probeHeadroom(db: Db, chain: ScopeChain, now: Date, expected: Expectation = { usd: null, tokens: null }): Promise<BudgetBlock | undefined> {
-  const evaluated = await evaluateActiveBudgets(db, now, chain);
+export async function probeHeadroom(db: Db, events: EventBus, chain: ScopeChain, now: Date, expected: Expectation = { usd: null, tokens: null }): Promise<BudgetBlock | undefined> {
+  const evaluated = await evaluateActiveBudgets(db, events, now, chain);
   const verdict = enforcementFor(evaluated, chain);
   if (verdict.enforcement === 'stop' || verdict.enforcement === 'hold') {
     return { action: verdict.enforcement === 'stop' ? 'hard_stop' : 'pause_new_runs', budgets: blockingBudgets(verdict.budgets) };
@@ -41,9 +41,9 @@ export function blockingBudgets(budgets: readonly EvaluatedBudget[]): Array<Reco
  * at or over their cap, or undefined when none is (pause_new_runs and warn never stop a live run).
  * Due ledger events (hard_stopped once per period) are appended as by every evaluation.
  */
-export async function hardStopOfRun(db: Db, runId: string, now: Date): Promise<BudgetBlock | undefined> {
+export async function hardStopOfRun(db: Db, events: EventBus, runId: string, now: Date): Promise<BudgetBlock | undefined> {
   const chain = await scopeChainOfRun(db, runId);
   if (!chain) return undefined;
-  const verdict = enforcementFor(await evaluateActiveBudgets(db, now, chain), chain);
+  const verdict = enforcementFor(await evaluateActiveBudgets(db, events, now, chain), chain);
   return verdict.enforcement === 'stop' ? { action: 'hard_stop', budgets: blockingBudgets(verdict.budgets) } : undefined;
 }

@@ -20,12 +20,12 @@ export async function findBudget(db: Db, id: string, lock = false): Promise<Budg
  * GET /api/budgets: every budget (active first, then oldest first) with its derived current period,
  * spend, percentage and status; evaluating appends any ledger event now due.
  */
-export async function listBudgets(deps: Pick<Deps, 'storage' | 'clock'>) {
+export async function listBudgets(deps: Pick<Deps, 'storage' | 'clock' | 'events'>) {
   const now = deps.clock.now();
   return degradable(deps.storage, async (db) => {
     const { rows } = await db.query<BudgetRow>(`SELECT ${budgetColumns} FROM budgets ORDER BY active DESC, created_at, id`);
     const evaluated = await evaluateBudgets(db, rows, now);
-    await recordLedgerEvents(db, evaluated, now);
+    await recordLedgerEvents(db, deps.events, evaluated, now);
     return { available: true as const, budgets: evaluated.map(viewOf), timestamp: now.toISOString() };
   });
 }
@@ -37,7 +37,7 @@ export const ledgerQuerySchema = z.object({ period: z.string().trim().min(1).def
  * and the budget's ledger events (all periods, newest first, at most 100). `period` may also be a
  * period key of the budget's own form (YYYY-MM for monthly), for the tool server's ledger lookups.
  */
-export async function getBudgetLedger(deps: Pick<Deps, 'storage' | 'clock'>, rawId: unknown, query: unknown) {
+export async function getBudgetLedger(deps: Pick<Deps, 'storage' | 'clock' | 'events'>, rawId: unknown, query: unknown) {
   if (!uuidSchema.safeParse(rawId).success) throw new BudgetNotFoundError();
   const id = rawId as string;
   const now = deps.clock.now();
@@ -53,7 +53,7 @@ export async function getBudgetLedger(deps: Pick<Deps, 'storage' | 'clock'>, raw
         throw new ValidationError(message, [{ path: 'period', message }]);
       }
       const [evaluated] = await evaluateBudgets(db, [budget], now, () => window);
-      if (window.key === current.key) await recordLedgerEvents(db, [evaluated!], now);
+      if (window.key === current.key) await recordLedgerEvents(db, deps.events, [evaluated!], now);
       const [{ rows: events }, unpricedRuns] = await Promise.all([
         db.query(
           `SELECT id, budget_id, period_key, event_kind, detail, created_at FROM budget_events

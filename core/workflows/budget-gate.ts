@@ -1,4 +1,4 @@
-import type { Db } from '../ports';
+import type { Db, EventBus } from '../ports';
 
 /**
  * The dispatcher's budget hook (spec 02 "Dispatcher reaction to budget state"). The dispatcher
@@ -54,7 +54,7 @@ export interface BudgetGate {
    * Called at the start of the dispatch phase of a tick, outside any transaction.
    * A gate that throws (here or in evaluate) fails open: the dispatcher treats it as pass.
    */
-  open(db: Db, at: Date): Promise<TickBudgetCheck>;
+  open(db: Db, at: Date, events: EventBus): Promise<TickBudgetCheck>;
 }
 
 /** The gate used when nothing else is plugged in: every run passes. */

@@ -219,7 +219,7 @@ export async function dispatchQueuedRuns(deps: Deps, ctx: TickContext, onlyRunId
   };
   let check: TickBudgetCheck | undefined;
   try {
-    check = await deps.dispatcher.budgetGate.open(ctx.db, deps.clock.now());
+    check = await deps.dispatcher.budgetGate.open(ctx.db, deps.clock.now(), deps.events);
   } catch {
     part.budgetEnforcement.gateErrors++;
   }

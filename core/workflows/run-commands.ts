@@ -220,8 +220,8 @@ function stoppedByBudget(run: WorkflowRun): boolean {
   return run.status === transitionOf('budget_stop').to && (run.last_error?.startsWith(BUDGET_STOP_ERROR) ?? false);
 }
 
-async function budgetStop(tx: Db, run: WorkflowRun, now: Date, budgets?: Array<Record<string, unknown>>): Promise<BudgetStop> {
-  return { stop: true, reason: 'budget_hard_stop', budgets: budgets ?? (await hardStopOfRun(tx, run.id, now))?.budgets ?? [], run_id: run.id, status: run.status };
+async function budgetStop(deps: Pick<Deps, 'events'>, tx: Db, run: WorkflowRun, now: Date, budgets?: Array<Record<string, unknown>>): Promise<BudgetStop> {
+  return { stop: true, reason: 'budget_hard_stop', budgets: budgets ?? (await hardStopOfRun(tx, deps.events, run.id, now))?.budgets ?? [], run_id: run.id, status: run.status };
 }
 
 /**
@@ -230,7 +230,7 @@ async function budgetStop(tx: Db, run: WorkflowRun, now: Date, budgets?: Array<R
  */
 async function stoppedRunReport(deps: Deps, tx: Db, run: WorkflowRun, usage: UsageReport | undefined, actor: string): Promise<BudgetStop> {
   const after = usage ? await changeRun(deps, tx, run, { actor, action: 'usage_reported', set: { ...(await usageColumns(deps, tx, run, usage)) } }) : run;
-  return budgetStop(tx, after, deps.clock.now());
+  return budgetStop(deps, tx, after, deps.clock.now());
 }
 
 /**
@@ -283,11 +283,11 @@ export async function heartbeatRun(deps: Deps, rawId: unknown, body: unknown) {
       action: 'heartbeat',
       set: { heartbeat_at: now, gateway_session_active: true, ...(await usageColumns(deps, tx, run, usage)) },
     });
-    const block = transitionFor(after.status, 'budget_stop') ? await hardStopOfRun(tx, run.id, now) : undefined;
+    const block = transitionFor(after.status, 'budget_stop') ? await hardStopOfRun(tx, deps.events, run.id, now) : undefined;
     if (!block) return { ok: true, run_id: run.id, status: after.status, heartbeat_at: now };
     const names = block.budgets.map((b) => String(b.name)).join(', ');
     await budgetCancel(deps, tx, [[run.id, `${names} (reported by the run's heartbeat)`]], now, actor ?? session_id, new Map([[run.id, after]]));
-    return budgetStop(tx, { ...after, status: transitionOf('budget_stop').to }, now, block.budgets);
+    return budgetStop(deps, tx, { ...after, status: transitionOf('budget_stop').to }, now, block.budgets);
   });
 }
 

@@ -1,4 +1,7 @@
 import * as z from 'zod';
+import { agentBillingSchema } from '../../core/agents/billing';
+import { priceTableAnswerSchema, putPriceTableSchema } from '../../core/costs/price-book';
+import { repriceAnswerSchema, repriceSchema } from '../../core/costs/reprice';
 import { auditRecordSchema } from '../../core/audit/audit-record';
 import { savedViewSchema } from '../../core/views/saved-view';
 import { approvalSchema } from '../../core/workflows/approvals';
@@ -230,6 +233,10 @@ export const routeSchemas: Readonly<Record<string, RouteSchemas>> = {
   'GET /api/org/summary': { response: orgSummarySchema },
   'GET /api/agents/{agent}/limits': { response: agentLimitsSchema },
   'PUT /api/agents/{agent}/limits': { response: agentLimitsSchema },
+  'PUT /api/agents/{agent}/billing': { response: agentBillingSchema },
+  'GET /api/costs/prices': { response: priceTableAnswerSchema },
+  'PUT /api/costs/prices': { body: putPriceTableSchema, response: priceTableAnswerSchema },
+  'POST /api/costs/reprice': { body: repriceSchema, response: repriceAnswerSchema },
   'POST /api/agents/{agent}/resume-dispatch': { response: agentLimitsSchema.extend({ resumed: z.boolean() }) },
   'PATCH /api/projects/{id}': { body: updateProjectSchema, response: projectWithWorkflowSchema },
   'GET /api/tasks/all': { query: listAllTasksQuerySchema, response: taskSchema.array() },

@@ -4,6 +4,9 @@ import type { Route } from './route';
 export const costRoutes: readonly Route[] = [
   { method: 'GET', path: '/api/costs/summary', handler: 'costs/get-cost-summary' },
   { method: 'GET', path: '/api/costs/rollup', handler: 'costs/get-cost-rollup' },
+  { method: 'GET', path: '/api/costs/prices', handler: 'costs/get-model-prices' },
+  { method: 'PUT', path: '/api/costs/prices', handler: 'costs/put-model-prices' },
+  { method: 'POST', path: '/api/costs/reprice', handler: 'costs/reprice-runs' },
 
   { method: 'GET', path: '/api/budgets', handler: 'budgets/list-budgets' },
   { method: 'POST', path: '/api/budgets', handler: 'budgets/create-budget' },

@@ -33,6 +33,7 @@ export const taskRoutes: readonly Route[] = [
   { method: 'GET', path: '/api/agents/status', handler: 'agents/list-agent-status' },
   { method: 'GET', path: '/api/agents/:agent/limits', handler: 'agents/get-agent-limits' },
   { method: 'PUT', path: '/api/agents/:agent/limits', handler: 'agents/put-agent-limits' },
+  { method: 'PUT', path: '/api/agents/:agent/billing', handler: 'agents/put-agent-billing' },
   { method: 'POST', path: '/api/agents/:agent/resume-dispatch', handler: 'agents/resume-agent-dispatch' },
   { method: 'GET', path: '/api/doctor', handler: 'doctor/get-doctor-report' },
   { method: 'POST', path: '/api/doctor/repair', handler: 'doctor/repair-doctor-findings' },

@@ -1,0 +1,108 @@
+import * as z from 'zod';
+import { OPERATOR_ACTOR } from '../actors';
+import { recordChanges } from '../audit/record-change';
+import type { Deps } from '../ports';
+import { requireDb } from '../storage';
+import { parseInput } from '../validation';
+import { runColumns, type WorkflowRun } from '../workflows/run';
+import { runEvent } from '../workflows/run-store';
+import { priceHistories } from './price-book';
+import { costAt, priceAt, type BillingMode } from './pricing';
+import { runAgentSql, unpricedRunSql, usageAtSql } from './usage';
+
+const instantSchema = z
+  .union([z.iso.date(), z.iso.datetime({ offset: true })], { message: 'must be a day (YYYY-MM-DD) or an ISO 8601 timestamp' })
+  .transform((v) => new Date(v.length === 10 ? `${v}T00:00:00Z` : v));
+
+export const repriceSchema = z
+  .strictObject({ from: instantSchema, to: instantSchema, actor: z.string().trim().min(1, 'must not be empty').max(200).default(OPERATOR_ACTOR) })
+  .refine((w) => w.to.getTime() > w.from.getTime(), { path: ['to'], message: 'must be after from' });
+
+export const repriceAnswerSchema = z.object({
+  from: z.string(),
+  to: z.string(),
+  /** Runs in the window the table may price: priced by it before, or unpriced. */
+  examined: z.number().int(),
+  /** Of those, the runs whose cost or billing mode changed (one audit row and run-updated event each). */
+  changed: z.number().int(),
+  /** Runs in the window whose agent reported its own cost: never repriced. */
+  reported_by_agent: z.number().int(),
+  /** Runs the table priced before but has no price for now: their cost is kept, never erased. */
+  without_price: z.number().int(),
+});
+export type RepriceAnswer = z.infer<typeof repriceAnswerSchema>;
+
+/** Runs are read, priced and written in pages of this many, all in one transaction. */
+const PAGE = 2000;
+
+type Candidate = WorkflowRun & { usage_at: Date; agent_billing: BillingMode | null };
+
+/**
+ * POST /api/costs/reprice {from, to}: recomputes cost_estimate (and the billing mode) of the runs
+ * whose usage falls in [from, to) that the price table priced, or could not price, at the price in
+ * effect on each run's usage day, from the table in effect now (issue 16). A cost an agent
+ * reported is never touched. All in one transaction, the runs locked as they are read, so a usage
+ * report that races a reprice waits for it and is then priced by the same table.
+ */
+export async function repriceRuns(deps: Deps, body: unknown): Promise<RepriceAnswer> {
+  const { from, to, actor } = parseInput(repriceSchema, body ?? {}, 'reprice');
+  const db = requireDb(deps.storage);
+  return db.transaction(async (tx) => {
+    const answer: RepriceAnswer = { from: from.toISOString(), to: to.toISOString(), examined: 0, changed: 0, reported_by_agent: 0, without_price: 0 };
+    const { rows: reported } = await tx.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM workflow_runs r WHERE ${usageAtSql} >= $1 AND ${usageAtSql} < $2 AND r.cost_source = 'reported'`,
+      [from, to],
+    );
+    answer.reported_by_agent = reported[0]?.n ?? 0;
+    let after = '00000000-0000-0000-0000-000000000000';
+    for (;;) {
+      const { rows } = await tx.query<Candidate>(
+        `SELECT ${runColumns.split(', ').map((c) => `r.${c}`).join(', ')}, ${usageAtSql} AS usage_at, ap.billing AS agent_billing
+           FROM workflow_runs r LEFT JOIN agent_profiles ap ON ap.agent_id = ${runAgentSql}
+          WHERE ${usageAtSql} >= $1 AND ${usageAtSql} < $2 AND r.model_id IS NOT NULL AND r.id > $3
+            AND (r.cost_source = 'table' OR (r.cost_source IS NULL AND ${unpricedRunSql}))
+          ORDER BY r.id LIMIT ${PAGE} FOR UPDATE OF r`,
+        [from, to, after],
+      );
+      if (rows.length === 0) break;
+      after = rows[rows.length - 1]!.id;
+      answer.examined += rows.length;
+      const histories = await priceHistories(deps, tx, [...new Set(rows.map((r) => r.model_id!))]);
+      const updates: Array<{ id: string; cost: number; billing: BillingMode }> = [];
+      for (const run of rows) {
+        const price = priceAt(histories[run.model_id!], run.usage_at);
+        const cost = costAt(price, run);
+        if (cost === null) {
+          if (run.cost_source === 'table') answer.without_price++;
+          continue;
+        }
+        const billing = run.agent_billing ?? price?.billing ?? 'metered';
+        if (cost !== run.cost_estimate || billing !== run.billing) updates.push({ id: run.id, cost, billing });
+      }
+      if (updates.length === 0) continue;
+      const { rows: changed } = await tx.query<WorkflowRun>(
+        `UPDATE workflow_runs r SET cost_estimate = u.cost, cost_source = 'table', billing = u.billing, currency = coalesce(r.currency, 'USD'), updated_at = $4
+           FROM unnest($1::uuid[], $2::float8[], $3::text[]) AS u(id, cost, billing)
+          WHERE r.id = u.id RETURNING ${runColumns.split(', ').map((c) => `r.${c}`).join(', ')}`,
+        [updates.map((u) => u.id), updates.map((u) => u.cost), updates.map((u) => u.billing), deps.clock.now()],
+      );
+      const before = new Map(rows.map(({ usage_at: _at, agent_billing: _billing, ...run }) => [run.id, run]));
+      await recordChanges(
+        deps,
+        tx,
+        changed.map((run) => ({
+          actor,
+          action: 'repriced',
+          entityType: 'workflow_run',
+          entityId: run.id,
+          taskId: run.task_id,
+          oldValue: before.get(run.id),
+          newValue: run,
+          event: runEvent('repriced', run),
+        })),
+      );
+      answer.changed += changed.length;
+    }
+    return answer;
+  });
+}
