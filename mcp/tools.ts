@@ -64,7 +64,7 @@ const receiptOutput = resultWith({ receipt: 'object', duplicate: 'boolean' });
 const ok = (payload: unknown): ToolResult => ({ payload, isError: false });
 const failed = (payload: unknown): ToolResult => ({ payload, isError: true });
 
-export const AUTH_HINT = 'the task server refused the bearer token: set DASHBOARD_AUTH_TOKEN in this tool server\'s environment to the token the task server was started with';
+export const AUTH_HINT = 'the task server refused the bearer token: set DASHBOARD_AUTH_TOKEN in this tool server\'s environment to the token the task server was started with, or to a live agent token';
 
 /**
  * Spec 03 failure mapping: 404 is a normal {error: not_found}; 401 an auth_failed error with a

@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { OPERATOR_ACTOR, OPERATOR_ROLE } from '../actors';
+import type { Principal } from './agent-tokens';
 
 const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest();
 
@@ -18,16 +19,23 @@ export function tokenMatches(expected: string, presented: string | undefined): b
   return timingSafeEqual(digest(expected), digest(presented));
 }
 
-/** The body of GET /api/auth/self (spec 01 Authentication). */
-export function authSelf(input: { tokenRequired: boolean; presentedValidToken: boolean; publicRoutes: string[] }) {
+/**
+ * The body of GET /api/auth/self (spec 01 Authentication). With a valid agent token (issue 18) the
+ * caller is that agent: actor and user name it, role `agent`, and `agent` gives its token's id and scopes.
+ */
+export function authSelf(input: { tokenRequired: boolean; presentedValidToken: boolean; publicRoutes: string[]; principal?: Principal }) {
+  const agent = input.principal?.kind === 'agent' ? input.principal : undefined;
   // Without a configured token every caller acts as the operator, so the caller is authenticated.
-  const authenticated = input.tokenRequired ? input.presentedValidToken : true;
+  const authenticated = agent ? true : input.tokenRequired ? input.presentedValidToken : true;
+  const actor = agent ? agent.agentId : OPERATOR_ACTOR;
+  const role = agent ? 'agent' : OPERATOR_ROLE;
   return {
     authenticated,
     mode: 'token' as const,
-    actor: OPERATOR_ACTOR,
-    role: OPERATOR_ROLE,
-    user: { name: OPERATOR_ACTOR, role: OPERATOR_ROLE },
+    actor,
+    role,
+    user: { name: actor, role },
+    ...(agent ? { agent: { agent_id: agent.agentId, token_id: agent.tokenId, scopes: agent.scopes } } : {}),
     tokenRequired: input.tokenRequired,
     supportedSchemes: ['bearer-token'],
     publicRoutes: input.publicRoutes,

@@ -11,6 +11,7 @@ export const handler = httpHandler(async (event, app) => {
       tokenRequired: !!token,
       presentedValidToken: !!token && tokenMatches(token, bearerTokenOf(event.headers?.authorization)),
       publicRoutes: publicPaths,
+      principal: event.principal,
     }),
   );
 });

@@ -3,7 +3,10 @@ import { LogLevelThreshold } from '@aws-lambda-powertools/logger';
 import middy from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import { authorizeAgentRequest } from '../../core/auth/agent-access';
+import { isAgentToken, OPERATOR_PRINCIPAL, principalOfAgentToken, type Principal } from '../../core/auth/agent-tokens';
 import { bearerTokenOf, tokenMatches } from '../../core/auth/bearer-token';
+import { requireDb } from '../../core/storage';
 import { DomainError, UnauthorizedError, ValidationError } from '../../core/errors';
 import { jsonNestsDeeperThan, MAX_JSON_DEPTH } from '../../core/validation';
 import { ignoredQueryKeys } from '../../core/query-params';
@@ -16,8 +19,11 @@ import { routeByKey } from '../routes';
 import { statusByErrorCode } from './error-status';
 import { collectBodyStream, json, type BodyStreamingContext, type HttpResult } from './responses';
 
-/** An API Gateway v2 event whose body the JSON parser has replaced with its parsed value. */
-export type HttpEvent = Omit<APIGatewayProxyEventV2, 'body'> & { body?: unknown };
+/**
+ * An API Gateway v2 event whose body the JSON parser has replaced with its parsed value, and who
+ * the request acts as (set by the authentication middleware; undefined only before it ran).
+ */
+export type HttpEvent = Omit<APIGatewayProxyEventV2, 'body'> & { body?: unknown; principal?: Principal };
 
 export type EndpointFn = (event: HttpEvent, app: AppContext) => Promise<HttpResult>;
 
@@ -90,19 +96,53 @@ const envelope = (): middy.MiddlewareObj<APIGatewayProxyEventV2, HttpResult> => 
   };
 };
 
-/** Spec 01 Authentication: bearer token on every non-public route when DASHBOARD_AUTH_TOKEN is set. */
+/**
+ * Spec 01 Authentication: bearer token on every non-public route when DASHBOARD_AUTH_TOKEN is set.
+ * Issue 18: a bearer shaped like an agent token (and not the operator's) is looked up, with or
+ * without DASHBOARD_AUTH_TOKEN, and the request then acts as that agent; an unknown, revoked or
+ * expired one is 401 (a public route answers as for no token).
+ */
 const authentication = (): middy.MiddlewareObj<APIGatewayProxyEventV2, HttpResult> => ({
   before: async (request) => {
     // a token kept in SSM is read before the first check, never skipped: no token read, no answer
     await resolveSecretParameters();
+    const event = request.event as HttpEvent;
     const token = config().authToken;
-    if (!token) return;
-    const route = routeByKey(request.event.routeKey);
-    if (route?.public) return;
-    if (!tokenMatches(token, bearerTokenOf(header(request.event, 'authorization')))) {
+    const route = routeByKey(event.routeKey);
+    const bearer = bearerTokenOf(header(request.event, 'authorization'));
+    if (isAgentToken(bearer) && !(token && tokenMatches(token, bearer))) {
+      const { deps } = await appContext();
+      const principal = await principalOfAgentToken(requireDb(deps.storage), bearer, deps.clock.now());
+      if (principal) {
+        event.principal = principal;
+        return;
+      }
+      if (!route?.public) throw new UnauthorizedError('unknown, revoked or expired agent token');
+    }
+    event.principal = OPERATOR_PRINCIPAL;
+    if (!token || route?.public) return;
+    if (!tokenMatches(token, bearer)) {
       // thrown, not returned: an early response would skip the envelope's CORS header and log line
       throw new UnauthorizedError('missing or invalid bearer token');
     }
+  },
+});
+
+/**
+ * Issue 18: what an agent token may do (core/auth/agent-access.ts), once the body is parsed: a
+ * route beyond the agent is 403, and the body leaves with the agent's identity bound in it.
+ */
+const agentAccess = (): middy.MiddlewareObj<APIGatewayProxyEventV2, HttpResult> => ({
+  before: async (request) => {
+    const event = request.event as HttpEvent;
+    // public routes answer anyone, as they are
+    if (event.principal?.kind !== 'agent' || routeByKey(event.routeKey)?.public) return;
+    const { deps } = await appContext();
+    event.body = await authorizeAgentRequest(requireDb(deps.storage), event.principal, {
+      routeKey: event.routeKey,
+      pathParameters: event.pathParameters ?? {},
+      body: event.body,
+    });
   },
 });
 
@@ -144,6 +184,7 @@ export interface HandlerOptions {
 export function httpHandler(endpoint: EndpointFn, options: HandlerOptions = {}) {
   const stack = middy<APIGatewayProxyEventV2, HttpResult, Error, Context>().use(envelope()).use(authentication()).use(nestingLimit());
   if (!options.rawBody) stack.use(jsonBody());
+  stack.use(agentAccess());
   return stack.handler(async (event, context) => {
     const result = await endpoint(event as HttpEvent, await appContext());
     return (context as BodyStreamingContext).acceptsBodyStream ? result : collectBodyStream(result);

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { agentBillingSchema } from '../../core/agents/billing';
+import { agentTokenSchema, createAgentTokenSchema, createdAgentTokenSchema } from '../../core/auth/agent-tokens';
 import { priceTableAnswerSchema, putPriceTableSchema } from '../../core/costs/price-book';
 import { repriceAnswerSchema, repriceSchema } from '../../core/costs/reprice';
 import { auditRecordSchema } from '../../core/audit/audit-record';
@@ -234,6 +235,9 @@ export const routeSchemas: Readonly<Record<string, RouteSchemas>> = {
   'GET /api/agents/{agent}/limits': { response: agentLimitsSchema },
   'PUT /api/agents/{agent}/limits': { response: agentLimitsSchema },
   'PUT /api/agents/{agent}/billing': { response: agentBillingSchema },
+  'POST /api/agent-tokens': { body: createAgentTokenSchema, success: [201], response: createdAgentTokenSchema },
+  'GET /api/agent-tokens': { response: z.object({ tokens: z.array(agentTokenSchema) }) },
+  'DELETE /api/agent-tokens/{id}': { response: agentTokenSchema },
   'GET /api/costs/prices': { response: priceTableAnswerSchema },
   'PUT /api/costs/prices': { body: putPriceTableSchema, response: priceTableAnswerSchema },
   'POST /api/costs/reprice': { body: repriceSchema, response: repriceAnswerSchema },

@@ -4,6 +4,9 @@ import type { Route } from './route';
 export const foundationRoutes: readonly Route[] = [
   { method: 'GET', path: '/api/health', handler: 'health/get-health', public: true },
   { method: 'GET', path: '/api/auth/self', handler: 'auth/get-auth-self', public: true },
+  { method: 'POST', path: '/api/agent-tokens', handler: 'agent-tokens/create-agent-token' },
+  { method: 'GET', path: '/api/agent-tokens', handler: 'agent-tokens/list-agent-tokens' },
+  { method: 'DELETE', path: '/api/agent-tokens/:id', handler: 'agent-tokens/revoke-agent-token' },
   { method: 'GET', path: '/api/stats', handler: 'health/get-stats' },
   { method: 'GET', path: '/api/health-status', handler: 'health/get-health-status' },
   { method: 'GET', path: '/api/routes', handler: 'health/list-routes' },

@@ -1,5 +1,6 @@
 import type http from 'node:http';
 import { bearerTokenOf, tokenMatches } from '../../core/auth/bearer-token';
+import { isAgentToken } from '../../core/auth/agent-tokens';
 import type { EventChannel } from '../../core/ports';
 import { OUTBOX_RETENTION_MS } from '../../core/ports/events';
 import type { AppContext } from '../app-context';
@@ -143,7 +144,11 @@ export class EventStreams {
     const channels = channelsByStreamPath[request.path];
     if (!channels) return sendJson(res, 404, { error: `no stream at ${request.path}`, code: 'not_found' });
     if (this.closing) return sendJson(res, 503, { error: 'the server is shutting down', code: 'shutting_down' }, { 'retry-after': '5' });
-    if (!this.authorized(req, request.url)) {
+    const access = this.access(req, request.url);
+    if (access === 'agent') {
+      return sendJson(res, 403, { error: 'forbidden', code: 'forbidden', reason: `an agent token may not open ${request.path}: streams are the operator's` });
+    }
+    if (access === 'refused') {
       return sendJson(res, 401, { error: 'missing or invalid bearer token', code: 'unauthorized' });
     }
     let settings: StreamSettings;
@@ -189,13 +194,15 @@ export class EventStreams {
     if (lastEventId !== 'none') await this.replay(client, lastEventId);
   }
 
-  private authorized(req: http.IncomingMessage, url: URL): boolean {
+  /** The operator's, an agent token's (issue 18: streams are not an agent's, with or without DASHBOARD_AUTH_TOKEN), or refused. */
+  private access(req: http.IncomingMessage, url: URL): 'operator' | 'agent' | 'refused' {
     const expected = this.ctx.config.authToken;
-    if (!expected) return true;
     // The header wins when present; the query parameter is the legacy fallback for clients that cannot set one.
     const header = req.headers.authorization;
     const presented = header !== undefined ? bearerTokenOf(header) : (url.searchParams.get('token') ?? undefined);
-    return tokenMatches(expected, presented);
+    if (expected && tokenMatches(expected, presented)) return 'operator';
+    if (isAgentToken(presented)) return 'agent';
+    return expected ? 'refused' : 'operator';
   }
 
   /**

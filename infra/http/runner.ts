@@ -5,6 +5,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Context } from 'aws-lambda';
 import { bearerTokenOf, tokenMatches } from '../../core/auth/bearer-token';
+import { isAgentToken } from '../../core/auth/agent-tokens';
 import { routes as routeTable, type Route } from '../../handlers/routes';
 import { config } from '../config';
 import { logger } from '../logger';
@@ -174,8 +175,10 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
       return;
     }
     // the token is checked before any of the body is read: a caller without one gets 401, whatever it sends
+    // (an agent token is looked up by the handler's middleware, which answers 401 if it is not one)
     const token = config().authToken;
-    if (token && !match.route.public && carriesBody(req) && !tokenMatches(token, bearerTokenOf(req.headers.authorization))) {
+    const bearer = bearerTokenOf(req.headers.authorization);
+    if (token && !match.route.public && carriesBody(req) && !tokenMatches(token, bearer) && !isAgentToken(bearer)) {
       logger().info('request', { requestId, method, path, status: 401, durationMs: 0 });
       refuseBody(req, res, 401, { 'x-request-id': requestId }, { error: 'missing or invalid bearer token', code: 'unauthorized' });
       return;

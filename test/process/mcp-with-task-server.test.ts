@@ -154,6 +154,25 @@ describe('MCP tools through the SDK client against a running task server', () =>
     }
   });
 
+  it('runs with an agent token: reads as the operator would, and its mutating tools act as that agent (issue 18)', async () => {
+    const minted = await api('POST', '/api/agent-tokens', { agent_id: 'mcp-agent', label: 'tool server' });
+    expect(minted.status).toBe(201);
+    const agentToken = minted.body.token as string;
+    const mcp = await sdkClient({ DASHBOARD_AUTH_TOKEN: agentToken, RUNTIME_MCP_MUTATIONS: '1' });
+    try {
+      const listed = await mcp.call('list_tasks', { project_id: projectId });
+      expect(listed.isError).toBe(false);
+      expect((listed.payload.tasks as Array<{ title: string }>).map((t) => t.title)).toContain('Ready one');
+      // the actor is the token's agent, whose profile (none: role external) governance reads
+      const create = await mcp.call('create_task', { title: 'as an agent', project_id: projectId });
+      expect(create.isError).toBe(true);
+      expect(create.text).toMatch(/actor mcp-agent \(role external/);
+      expect(mcp.stderr()).not.toContain(agentToken);
+    } finally {
+      await mcp.close();
+    }
+  });
+
   it('reports auth_failed with a wrong token and task_server_unreachable when the server is down', async () => {
     const wrong = await sdkClient({ DASHBOARD_AUTH_TOKEN: 'not-the-token' });
     try {

@@ -1,0 +1,154 @@
+import { DomainError } from '../errors';
+import type { Db } from '../ports';
+import { uuidSchema } from '../validation';
+import type { AgentTokenScope, Principal } from './agent-tokens';
+
+/**
+ * What a request with an agent token may do (issue 18), as data: the routes an agent may use, by
+ * API Gateway route key, and how its identity binds in each. A route that is not listed is the
+ * operator's alone (tokens, settings, snapshots, restore, budgets, routing, governance, imports…):
+ * an agent token gets 403. The operator token is never checked against this table.
+ */
+export interface AgentRouteRule {
+  /** The scope a token needs: `read` routes take either scope, `agent` routes the agent scope. */
+  scope: AgentTokenScope;
+  /** Body fields set to the agent's id whatever the body says: the actor of the change. */
+  actor?: readonly string[];
+  /** Body fields that name an agent: absent, they are filled with the agent's id; another agent is 403. */
+  self?: readonly string[];
+  /** A path parameter that names an agent: it must be the token's agent. */
+  selfParam?: string;
+  /** The path parameter holding a run id: the run must be targeted at or held (owned) by the agent. */
+  ownRun?: string;
+  /** Body fields the agent must send (an agent starts only a run it holds, by its session). */
+  required?: readonly string[];
+}
+
+const read: AgentRouteRule = { scope: 'read' };
+const runWork: AgentRouteRule = { scope: 'agent', ownRun: 'id', actor: ['actor'] };
+
+export const agentRouteRules: Readonly<Record<string, AgentRouteRule>> = {
+  // what the MCP read tools read, and what an agent needs to find and follow its own work
+  'GET /api/tasks': read,
+  'GET /api/tasks/all': read,
+  'GET /api/tasks/{id}': read,
+  'GET /api/projects': read,
+  'GET /api/projects/default': read,
+  'GET /api/projects/{id}': read,
+  'GET /api/costs/summary': read,
+  'GET /api/costs/rollup': read,
+  'GET /api/budgets': read,
+  'GET /api/budgets/{id}/ledger': read,
+  'GET /api/snapshots': read,
+  'GET /api/health-status': read,
+  'GET /api/agents/status': read,
+  'GET /api/agents/{agent}/limits': read,
+  'GET /api/runtime/agents': read,
+  'GET /api/blockers/summary': read,
+  'GET /api/cron/jobs': read,
+  'GET /api/audit': read,
+  'GET /api/workflow-runs': read,
+  'GET /api/workflow-runs/{id}': read,
+  'GET /api/workflow-runs/pending': read,
+  'GET /api/workflow-runs/active': read,
+  'GET /api/workflow-runs/stuck': read,
+  'GET /api/workflow-runs/dispatcher/stats': read,
+  'GET /api/workflow-templates': read,
+  'GET /api/workflow-templates/{name}': read,
+  'GET /api/actions/catalog': read,
+  'GET /api/openapi.json': read,
+  'GET /api/routes': read,
+  // the tool server reports its own telemetry whatever its token's scope
+  'POST /api/mcp/telemetry': read,
+  // its own work: runs targeted at or held by it, task claims in its name
+  'GET /api/agents/{agent}/bridge': { scope: 'agent', selfParam: 'agent' },
+  'POST /api/agents/heartbeat': { scope: 'agent', self: ['agent_name'] },
+  'POST /api/agent/claim': { scope: 'agent', self: ['agent_name'] },
+  'POST /api/agent/claim/renew': { scope: 'agent', self: ['agent_name'] },
+  'POST /api/agent/release': { scope: 'agent', self: ['agent_name'] },
+  'POST /api/workflow-runs/{id}/claim': { scope: 'agent', ownRun: 'id', actor: ['actor'], self: ['agent_id'] },
+  'POST /api/workflow-runs/{id}/start': { ...runWork, required: ['session_id'] },
+  'POST /api/workflow-runs/{id}/heartbeat': runWork,
+  'POST /api/workflow-runs/{id}/complete': runWork,
+  'POST /api/workflow-runs/{id}/fail': runWork,
+  'PATCH /api/workflow-runs/{id}': runWork,
+  'PATCH /api/workflow-runs/{id}/steps/{stepOrder}': runWork,
+  'POST /api/workflow-runs/{id}/artifacts': runWork,
+  'POST /api/workflow-runs/{id}/approvals': runWork,
+  // governed actions: the agent is the actor, so its profile decides (spec 03 rule 3)
+  'POST /api/actions/execute': { scope: 'agent', actor: ['actor'] },
+};
+
+/** An agent token used beyond what it may do: 403 {error: 'forbidden', reason}. */
+export class AgentForbiddenError extends DomainError {
+  readonly code = 'forbidden';
+  constructor(readonly reason: string) {
+    super(reason);
+  }
+  override body() {
+    return { error: 'forbidden', code: this.code, reason: this.reason };
+  }
+}
+
+export interface AgentRequest {
+  routeKey: string;
+  pathParameters: Readonly<Record<string, string | undefined>>;
+  body: unknown;
+}
+
+/**
+ * Applies the table to a request of an agent principal: refuses (AgentForbiddenError) what the
+ * agent may not do, and answers the body with its identity bound (actor and self fields set to
+ * the agent). A body that is not an object is passed on unchanged for the handler to refuse.
+ * The run check reads the run outside the handler's transaction: a run's target changes only by
+ * the operator (redispatch, reassign), so the check cannot be raced by another agent.
+ */
+export async function authorizeAgentRequest(db: Db, principal: Extract<Principal, { kind: 'agent' }>, request: AgentRequest): Promise<unknown> {
+  const rule = agentRouteRules[request.routeKey];
+  const agent = principal.agentId;
+  if (!rule) throw new AgentForbiddenError(`an agent token may not use ${request.routeKey}: it is the operator's`);
+  if (rule.scope === 'agent' && !principal.scopes.includes('agent')) {
+    throw new AgentForbiddenError(`this token's scopes (${principal.scopes.join(', ')}) do not include agent, which ${request.routeKey} needs`);
+  }
+  if (rule.selfParam && request.pathParameters[rule.selfParam] !== agent) {
+    throw new AgentForbiddenError(`agent ${agent} may only use ${request.routeKey} for itself`);
+  }
+  let body = request.body;
+  if (body !== null && typeof body === 'object' && !Array.isArray(body)) {
+    const bound: Record<string, unknown> = { ...(body as Record<string, unknown>) };
+    for (const field of rule.self ?? []) {
+      if (bound[field] !== undefined && bound[field] !== agent) {
+        throw new AgentForbiddenError(`agent ${agent} may not act as ${String(bound[field])}: ${field} must be its own id`);
+      }
+      bound[field] = agent;
+    }
+    for (const field of rule.actor ?? []) bound[field] = agent;
+    for (const field of rule.required ?? []) {
+      if (bound[field] === undefined) throw new AgentForbiddenError(`an agent token must send ${field} to use ${request.routeKey}`);
+    }
+    body = bound;
+  } else if (rule.required?.length || rule.self?.length || rule.actor?.length) {
+    // no body: bind what can be bound, so defaults never fall back to the operator
+    const bound: Record<string, unknown> = {};
+    for (const field of [...(rule.self ?? []), ...(rule.actor ?? [])]) bound[field] = agent;
+    for (const field of rule.required ?? []) {
+      if (bound[field] === undefined) throw new AgentForbiddenError(`an agent token must send ${field} to use ${request.routeKey}`);
+    }
+    body = body === undefined ? bound : body;
+  }
+  if (rule.ownRun) await assertRunOfAgent(db, request.pathParameters[rule.ownRun], agent);
+  return body;
+}
+
+async function assertRunOfAgent(db: Db, runId: string | undefined, agent: string): Promise<void> {
+  // a malformed or unknown id is the handler's to answer (400, 404), as for the operator
+  if (!uuidSchema.safeParse(runId).success) return;
+  const { rows } = await db.query<{ target_agent_id: string | null; owner_agent_id: string | null }>(
+    'SELECT target_agent_id, owner_agent_id FROM workflow_runs WHERE id = $1',
+    [runId],
+  );
+  const run = rows[0];
+  if (run && run.target_agent_id !== agent && run.owner_agent_id !== agent) {
+    throw new AgentForbiddenError(`workflow run ${runId} is not targeted at or held by agent ${agent}`);
+  }
+}
