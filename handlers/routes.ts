@@ -10,6 +10,7 @@ import { runtimeRoutes } from './route-table/runtime';
 import { snapshotRoutes } from './route-table/snapshots';
 import { streamRoutes } from './route-table/streams';
 import { taskRoutes } from './route-table/tasks';
+import { webhookRoutes } from './route-table/webhooks';
 import { workflowRoutes } from './route-table/workflows';
 
 export type { HttpMethod, Route } from './route-table/route';
@@ -22,6 +23,7 @@ export const routes: readonly Route[] = [
   ...snapshotRoutes,
   ...runtimeRoutes,
   ...streamRoutes,
+  ...webhookRoutes,
 ];
 
 /** `GET /api/projects/{id}`: the API Gateway route key of a route. */

@@ -5,6 +5,7 @@ import { randomIds } from '../core/ports/ids';
 import type { Deps, Storage } from '../core/ports';
 import { config as loadConfig, type Config } from './config';
 import { loadModelPrices } from './costs/model-prices';
+import { httpWebhookTransport } from './webhooks/http-webhook-transport';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './db/embedded-postgres';
 import { fallbackPath, FallbackWriter, readFallbackFile } from './db/fallback-file';
 import { migrate } from './db/migrate';
@@ -60,6 +61,7 @@ export function configuredPorts(cfg: Config): Omit<Deps, 'storage' | 'prices'> {
     taskFile: markdownTaskFile(cfg.dataDir),
     citationQueue: dataFile(path.join(cfg.dataDir, 'citation-queue.json')),
     dispatcher: dispatcherSettings(cfg),
+    webhooks: httpWebhookTransport({ timeoutMs: cfg.webhookTimeoutMs, allowPrivate: cfg.webhookAllowPrivate }),
   };
 }
 

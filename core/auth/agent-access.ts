@@ -1,7 +1,7 @@
 import { DomainError } from '../errors';
 import type { Db } from '../ports';
 import { uuidSchema } from '../validation';
-import type { AgentTokenScope, Principal } from './agent-tokens';
+import type { AgentTokenScope, Principal } from './principal';
 
 /**
  * What a request with an agent token may do (issue 18), as data: the routes an agent may use, by

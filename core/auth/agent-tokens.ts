@@ -1,13 +1,14 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import * as z from 'zod';
 import { OPERATOR_ACTOR } from '../actors';
 import { recordChange } from '../audit/record-change';
 import { NotFoundError, ValidationError } from '../errors';
-import type { Db, Deps } from '../ports';
+import type { Deps } from '../ports';
 import { requireDb } from '../storage';
 import { parseId, parseInput } from '../validation';
 import { resolvesByName } from '../workflows/governance';
 import { agentIdSchema } from '../workflows/run';
+import { AGENT_TOKEN_PREFIX, agentTokenScopes, tokenDigest, type AgentTokenScope } from './principal';
 
 /**
  * Agents' own credentials (issue 18). A token is `fta_` and 43 characters of base64url (32 random
@@ -15,26 +16,6 @@ import { agentIdSchema } from '../workflows/run';
  * the database or a snapshot leaks no credential. A request that presents one acts as its agent
  * (the agentAccess middleware of handlers/middleware/http-handler.ts applies core/auth/agent-access.ts).
  */
-export const AGENT_TOKEN_PREFIX = 'fta_';
-
-export const agentTokenScopes = ['agent', 'read'] as const;
-export type AgentTokenScope = (typeof agentTokenScopes)[number];
-
-/** Who a request acts as: the operator (spec 01's one token, or loopback dev mode) or one agent. */
-export type Principal = { kind: 'operator' } | { kind: 'agent'; agentId: string; tokenId: string; scopes: readonly AgentTokenScope[] };
-
-export const OPERATOR_PRINCIPAL: Principal = { kind: 'operator' };
-
-/** The hex SHA-256 of a token: what is stored and looked up. */
-export function tokenDigest(token: string): string {
-  return createHash('sha256').update(token, 'utf8').digest('hex');
-}
-
-/** Whether a presented bearer is shaped like an agent token (any other bearer is compared with the operator's). */
-export function isAgentToken(bearer: string | undefined): bearer is string {
-  return bearer !== undefined && bearer.startsWith(AGENT_TOKEN_PREFIX);
-}
-
 export const agentTokenSchema = z.object({
   id: z.string(),
   agent_id: z.string(),
@@ -120,17 +101,4 @@ export async function revokeAgentToken(deps: Deps, rawId: unknown, actor = OPERA
     await recordChange(deps, tx, { actor, action: 'revoked', entityType: 'agent_token', entityId: id, oldValue: withStatus(before[0], now), newValue: after });
     return after;
   });
-}
-
-/**
- * The agent a presented token belongs to, or undefined when it is unknown, revoked or expired.
- * Looked up by digest on every request, so a revocation holds from its commit on.
- */
-export async function principalOfAgentToken(db: Db, token: string, now: Date): Promise<Principal | undefined> {
-  const { rows } = await db.query<{ id: string; agent_id: string; scopes: AgentTokenScope[] }>(
-    `SELECT id, agent_id, scopes FROM agent_tokens WHERE digest = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > $2)`,
-    [tokenDigest(token), now],
-  );
-  const row = rows[0];
-  return row ? { kind: 'agent', agentId: row.agent_id, tokenId: row.id, scopes: row.scopes } : undefined;
 }

@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { OPERATOR_ACTOR, OPERATOR_ROLE } from '../actors';
-import type { Principal } from './agent-tokens';
+import type { Principal } from './principal';
 
 const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest();
 

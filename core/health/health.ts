@@ -97,15 +97,33 @@ export async function healthStatus(deps: Pick<Deps, 'storage'>, gateway: Gateway
   const mode = deps.storage.mode === 'database' ? 'database' : 'fallback-readonly';
   const database = { status: dbHealthy ? 'connected' : 'unavailable', healthy: dbHealthy, mode };
   const taskServer = { healthy: true, status: 'running' };
+  const webhooks = dbHealthy ? await webhookHealth(deps) : undefined;
   return {
     status: dbHealthy ? (gateway.healthy ? 'healthy' : 'degraded') : 'unhealthy',
     database,
     gateway,
     task_server: taskServer,
+    ...(webhooks ? { webhooks } : {}),
     checks: {
       database: { ...database, latency_ms: latency ?? -1 },
       gateway_sync: { healthy: gateway.healthy, status: gateway.status, count: gateway.agent_count },
       task_server: taskServer,
+      ...(webhooks ? { webhooks } : {}),
     },
   };
+}
+
+/**
+ * Issue 18: webhooks whose delivery gave up after its retries are failing until a delivery
+ * succeeds; health-status lists them (the overall status is the spec's, from database and gateway).
+ */
+async function webhookHealth(deps: Pick<Deps, 'storage'>) {
+  if (deps.storage.mode !== 'database') return undefined;
+  try {
+    const { rows } = await deps.storage.db.query<{ id: string; url: string; failing: boolean; active: boolean }>('SELECT id, url, failing, active FROM webhooks ORDER BY created_at, id');
+    const failing = rows.filter((w) => w.active && w.failing).map((w) => ({ id: w.id, url: w.url }));
+    return { healthy: failing.length === 0, status: failing.length ? 'failing' : 'ok', active: rows.filter((w) => w.active).length, failing };
+  } catch {
+    return undefined;
+  }
 }

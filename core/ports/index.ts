@@ -7,6 +7,7 @@ import type { EventBus } from './events';
 import type { Ids } from './ids';
 import type { DataFile, LegacyJobFiles, Runtime } from './runtime';
 import type { Storage } from './storage';
+import type { WebhookTransport } from './webhooks';
 
 export type { Db, QueryResult } from './db';
 export type { Clock } from './clock';
@@ -14,6 +15,7 @@ export type { Ids } from './ids';
 export type { EventBus, DomainEvent, EventChannel } from './events';
 export type { Storage, FallbackData } from './storage';
 export type { Runtime, LegacyJobFiles, DataFile } from './runtime';
+export type { WebhookTransport, WebhookRequest, WebhookResponse } from './webhooks';
 
 /**
  * Everything a use case may touch, built once per process by infra/app-context.ts (tests replace
@@ -36,4 +38,6 @@ export interface Deps extends SnapshotPorts {
   citationQueue: DataFile;
   /** What every dispatcher tick uses, whoever starts it. */
   dispatcher: DispatcherSettings;
+  /** Webhook deliveries' HTTP and destination check (issue 18). */
+  webhooks: WebhookTransport;
 }

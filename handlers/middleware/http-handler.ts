@@ -4,7 +4,7 @@ import middy from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { authorizeAgentRequest } from '../../core/auth/agent-access';
-import { isAgentToken, OPERATOR_PRINCIPAL, principalOfAgentToken, type Principal } from '../../core/auth/agent-tokens';
+import { isAgentToken, OPERATOR_PRINCIPAL, principalOfAgentToken, type Principal } from '../../core/auth/principal';
 import { bearerTokenOf, tokenMatches } from '../../core/auth/bearer-token';
 import { requireDb } from '../../core/storage';
 import { DomainError, UnauthorizedError, ValidationError } from '../../core/errors';

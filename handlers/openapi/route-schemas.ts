@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { agentBillingSchema } from '../../core/agents/billing';
 import { agentTokenSchema, createAgentTokenSchema, createdAgentTokenSchema } from '../../core/auth/agent-tokens';
+import { createdWebhookSchema, createWebhookSchema, deliveriesQuerySchema, deliverySchema, updateWebhookSchema, webhookSchema } from '../../core/webhooks/webhooks';
 import { priceTableAnswerSchema, putPriceTableSchema } from '../../core/costs/price-book';
 import { repriceAnswerSchema, repriceSchema } from '../../core/costs/reprice';
 import { auditRecordSchema } from '../../core/audit/audit-record';
@@ -238,6 +239,14 @@ export const routeSchemas: Readonly<Record<string, RouteSchemas>> = {
   'POST /api/agent-tokens': { body: createAgentTokenSchema, success: [201], response: createdAgentTokenSchema },
   'GET /api/agent-tokens': { response: z.object({ tokens: z.array(agentTokenSchema) }) },
   'DELETE /api/agent-tokens/{id}': { response: agentTokenSchema },
+  'POST /api/webhooks': { body: createWebhookSchema, success: [201], response: createdWebhookSchema },
+  'GET /api/webhooks': { response: z.object({ webhooks: z.array(webhookSchema) }) },
+  'POST /api/webhooks/deliver': { response: z.object({ enqueued: z.number().int(), attempted: z.number().int(), delivered: z.number().int(), failed: z.number().int() }) },
+  'GET /api/webhooks/{id}': { response: webhookSchema },
+  'PATCH /api/webhooks/{id}': { body: updateWebhookSchema, response: webhookSchema },
+  'DELETE /api/webhooks/{id}': { response: z.object({ deleted: z.literal(true), id: z.string() }) },
+  'GET /api/webhooks/{id}/deliveries': { query: deliveriesQuerySchema, response: z.object({ deliveries: z.array(deliverySchema) }) },
+  'POST /api/webhooks/{id}/test': { response: deliverySchema },
   'GET /api/costs/prices': { response: priceTableAnswerSchema },
   'PUT /api/costs/prices': { body: putPriceTableSchema, response: priceTableAnswerSchema },
   'POST /api/costs/reprice': { body: repriceSchema, response: repriceAnswerSchema },

@@ -1,28 +1,25 @@
 import { tick } from '../../core/workflows/dispatcher';
+import { runWebhookDeliveries } from '../../core/webhooks/delivery';
 import type { AppContext } from '../app-context';
 import { logger } from '../logger';
 
 export interface DispatcherTimer {
-  /** Stops the timer and waits for a tick in flight to finish. */
+  /** Stops the timer and waits for a pass in flight to finish. */
   stop(): Promise<void>;
 }
 
 /**
- * The local runner's dispatcher (DISPATCHER_INTERVAL_MS): one tick per interval through the same
- * core `tick` the Lambda and the API run. Ticks in this process never overlap (a slow tick makes
- * the next one wait); ticks of other processes are kept apart by the database (SKIP LOCKED).
- * Without a database (fallback mode) the timer waits quietly.
+ * Background work of the local runner, one pass per interval: passes in this process never
+ * overlap (a slow pass makes the next one wait); passes of other processes are kept apart by the
+ * database (SKIP LOCKED, leases). Without a database (fallback mode) the timer waits quietly.
  */
-export function startDispatcherTimer(ctx: AppContext, intervalMs: number): DispatcherTimer {
+function startPeriodic(ctx: AppContext, intervalMs: number, pass: () => Promise<void>, failure: string): DispatcherTimer {
   let running: Promise<void> | undefined;
   let stopped = false;
   const once = async () => {
     if (running || stopped || ctx.deps.storage.mode !== 'database') return;
-    running = tick(ctx.deps, { source: 'timer' })
-      .then((summary) => {
-        if (summary.dispatched || summary.wakeFailed || Object.values(summary.recovered).some(Boolean)) logger().info('dispatcher tick', { summary });
-      })
-      .catch((err: Error) => logger().warn('dispatcher tick failed', { error: err.message }))
+    running = pass()
+      .catch((err: Error) => logger().warn(failure, { error: err.message }))
       .finally(() => {
         running = undefined;
       });
@@ -37,4 +34,30 @@ export function startDispatcherTimer(ctx: AppContext, intervalMs: number): Dispa
       await running;
     },
   };
+}
+
+/** The dispatcher (DISPATCHER_INTERVAL_MS): the same core `tick` the Lambda and the API run. */
+export function startDispatcherTimer(ctx: AppContext, intervalMs: number): DispatcherTimer {
+  return startPeriodic(
+    ctx,
+    intervalMs,
+    async () => {
+      const summary = await tick(ctx.deps, { source: 'timer' });
+      if (summary.dispatched || summary.wakeFailed || Object.values(summary.recovered).some(Boolean)) logger().info('dispatcher tick', { summary });
+    },
+    'dispatcher tick failed',
+  );
+}
+
+/** Webhook deliveries (WEBHOOK_DELIVERY_INTERVAL_MS, issue 18): the pass the scheduled Lambda and POST /api/webhooks/deliver run. */
+export function startWebhookTimer(ctx: AppContext, intervalMs: number): DispatcherTimer {
+  return startPeriodic(
+    ctx,
+    intervalMs,
+    async () => {
+      const pass = await runWebhookDeliveries(ctx.deps);
+      if (pass.attempted) logger().info('webhook deliveries', { pass });
+    },
+    'webhook delivery pass failed',
+  );
 }

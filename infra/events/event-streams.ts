@@ -1,6 +1,6 @@
 import type http from 'node:http';
 import { bearerTokenOf, tokenMatches } from '../../core/auth/bearer-token';
-import { isAgentToken } from '../../core/auth/agent-tokens';
+import { isAgentToken } from '../../core/auth/principal';
 import type { EventChannel } from '../../core/ports';
 import { OUTBOX_RETENTION_MS } from '../../core/ports/events';
 import type { AppContext } from '../app-context';

@@ -1,7 +1,7 @@
 import { config, ConfigError, isLoopbackHost } from '../config';
 import { createAppContext, setAppContext, startFallbackRefresher } from '../app-context';
 import { startCronManager, type CronManager } from '../cron-manager/cron-manager-server';
-import { startDispatcherTimer, type DispatcherTimer } from '../dispatcher/timer';
+import { startDispatcherTimer, startWebhookTimer, type DispatcherTimer } from '../dispatcher/timer';
 import { EventStreams } from '../events/event-streams';
 import { resolveSecretParameters } from '../secrets/secret-parameters';
 import { logger } from '../logger';
@@ -75,6 +75,7 @@ async function main(): Promise<void> {
   }
 
   let dispatcher: DispatcherTimer | undefined;
+  let webhooks: DispatcherTimer | undefined;
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) {
@@ -86,6 +87,7 @@ async function main(): Promise<void> {
     stopping = true;
     logger().info('shutting down', { signal });
     await dispatcher?.stop(); // first: no tick starts against a closing database
+    await webhooks?.stop();
     await cronManager?.close();
     await runner.close(); // ends open streams first, so in-flight requests can finish
     await streams.stop();
@@ -98,6 +100,7 @@ async function main(): Promise<void> {
   // The outbox listener and pruner start once the runner listens; stream requests wait for them.
   await streams.start();
   if (cfg.dispatcherIntervalMs > 0) dispatcher = startDispatcherTimer(ctx, cfg.dispatcherIntervalMs);
+  if (cfg.webhookDeliveryIntervalMs > 0) webhooks = startWebhookTimer(ctx, cfg.webhookDeliveryIntervalMs);
 
   process.stdout.write(`task server ready at ${runner.url} (storage: ${ctx.deps.storage.label})\n`);
 }

@@ -5,7 +5,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Context } from 'aws-lambda';
 import { bearerTokenOf, tokenMatches } from '../../core/auth/bearer-token';
-import { isAgentToken } from '../../core/auth/agent-tokens';
+import { isAgentToken } from '../../core/auth/principal';
 import { routes as routeTable, type Route } from '../../handlers/routes';
 import { config } from '../config';
 import { logger } from '../logger';

@@ -7,14 +7,15 @@ const lambdaDir = path.resolve('dist/lambda');
 const bundles = () => readdirSync(lambdaDir).filter((f) => f.endsWith('.mjs'));
 
 describe('Lambda bundles', () => {
-  it('are under 350 KB at the median (zod tree-shaken, the AWS SDK left to the runtime)', () => {
+  // 350 KB until issue 18: every handler now carries the agent access table and the webhook transport (~10 KB)
+  it('are under 365 KB at the median (zod tree-shaken, the AWS SDK left to the runtime)', () => {
     const sizes = bundles()
       .map((f) => statSync(path.join(lambdaDir, f)).size)
       .sort((a, b) => a - b);
     expect(sizes.length).toBeGreaterThan(30);
     const mid = sizes.length >> 1;
     const median = sizes.length % 2 ? sizes[mid]! : (sizes[mid - 1]! + sizes[mid]!) / 2;
-    expect(median).toBeLessThan(350 * 1024);
+    expect(median).toBeLessThan(365 * 1024);
     // the AWS SDK is the runtime's, loaded only by the code that needs it (S3 store, SSM secrets)
     for (const file of bundles()) {
       const text = readFileSync(path.join(lambdaDir, file), 'utf8');

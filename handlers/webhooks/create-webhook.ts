@@ -1,0 +1,5 @@
+import { createWebhook } from '../../core/webhooks/webhooks';
+import { httpHandler, json } from '../middleware/http-handler';
+
+/** POST /api/webhooks {url, events, secret?, active?} */
+export const handler = httpHandler(async (event, app) => json(201, await createWebhook(app.deps, event.body)));

@@ -1,0 +1,5 @@
+import { deleteWebhook } from '../../core/webhooks/webhooks';
+import { httpHandler, json } from '../middleware/http-handler';
+
+/** DELETE /api/webhooks/:id */
+export const handler = httpHandler(async (event, app) => json(200, await deleteWebhook(app.deps, event.pathParameters?.id)));
