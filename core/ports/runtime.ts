@@ -29,6 +29,33 @@ export interface RuntimeStateFiles {
    * the file is absent. The stream stops at the last complete line within the byte cap.
    */
   openTranscript(agentId: string, sessionId: string): Promise<TranscriptStream | undefined>;
+  /**
+   * The transcript with an index the core builds (issue 14): `indexer` visits every line once per
+   * file version, and the adapter keeps the state with each line's byte offsets, in a bounded cache
+   * keyed by file, size and modification time; a file that only grew is visited from where the last
+   * visit stopped. Lines are then read by their offsets alone. Optional: without it the core scans
+   * the stream (openTranscript) on every request. Undefined when the transcript is absent.
+   */
+  indexTranscript?<State>(agentId: string, sessionId: string, indexer: TranscriptIndexer<State>): Promise<IndexedTranscript<State> | undefined>;
+}
+
+/** What the core keeps about a transcript, built in one pass over its lines. */
+export interface TranscriptIndexer<State> {
+  /** Names the kind of index: states of different indexers are cached apart. */
+  readonly name: string;
+  start(): State;
+  /** Each line in order (1-based), once; lines appended later are visited when the file has grown. */
+  visit(state: State, lineNo: number, text: string): void;
+}
+
+export interface IndexedTranscript<State> {
+  state: State;
+  /** Lines of the readable window (the lines openTranscript would yield). */
+  totalLines: number;
+  /** As TranscriptStream.truncated. */
+  truncated: boolean;
+  /** Lines from..to (1-based, inclusive, clamped to totalLines), exactly as openTranscript yields them. */
+  readLines(from: number, to: number): Promise<string[]>;
 }
 
 export interface TranscriptStream {

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { parseQuery } from '../query-params';
 import { NotFoundError, RuntimeCallError, ValidationError } from '../errors';
 import type { Deps } from '../ports';
-import type { RuntimeStateFiles, TranscriptStream } from '../ports/runtime';
+import type { IndexedTranscript, RuntimeStateFiles, TranscriptIndexer, TranscriptStream } from '../ports/runtime';
 import { fileNameIdSchema, parseSessionId, parseSessionKey } from './ids';
 import { isRecord } from './payload';
 import { eventsOfLine, parseLine, toolCallIdsOf, toolResultIdOf, type ParsedLine, type ReplayEvent, type ToolCallInfo, type ToolResultInfo } from './replay';
@@ -148,6 +148,135 @@ async function openOr404(files: RuntimeStateFiles, agentId: string, sessionId: s
 /** Without copying the line (trim would): a long line is blank only if it has no visible character. */
 const isBlank = (text: string) => !/\S/.test(text);
 
+/**
+ * What replay needs to know about a whole transcript, built in one pass per file version and kept
+ * by the adapter (issue 14): a page then reads only its own lines. The pairing lists keep what each
+ * scan of the streaming reader below would have found, including its shortcuts (the detail view
+ * skips lines whose text lacks `"toolCall"` or the result's id), so both answer byte for byte alike.
+ */
+interface ReplayIndex {
+  /** A non-blank line is not JSON. */
+  partial: boolean;
+  lastNonBlankLine: number;
+  /** Lines that call each tool call id (toolCallIdsOf), ascending. */
+  callLines: Map<string, number[]>;
+  /** Of those, the lines whose text lacks `"toolCall"` (escaped in the JSON). */
+  unplainCallLines: Set<number>;
+  /** Lines that answer each id (toolResultIdOf), ascending. */
+  resultLines: Map<string, number[]>;
+  /** Of those, the lines whose text lacks the id itself. */
+  unplainResultLines: Set<number>;
+}
+
+const replayIndexer: TranscriptIndexer<ReplayIndex> = {
+  name: 'replay',
+  start: () => ({ partial: false, lastNonBlankLine: 0, callLines: new Map(), unplainCallLines: new Set(), resultLines: new Map(), unplainResultLines: new Set() }),
+  visit(index, n, text) {
+    if (isBlank(text)) return;
+    index.lastNonBlankLine = n;
+    const parsed = parseLine(text);
+    if (!parsed.ok) {
+      index.partial = true;
+      return;
+    }
+    const calls = toolCallIdsOf(parsed);
+    if (calls.length > 0 && !text.includes('"toolCall"')) index.unplainCallLines.add(n);
+    for (const id of calls) {
+      const lines = index.callLines.get(id);
+      if (!lines) index.callLines.set(id, [n]);
+      else if (lines[lines.length - 1] !== n) lines.push(n);
+    }
+    const answered = toolResultIdOf(parsed);
+    if (answered !== undefined) {
+      if (!text.includes(answered)) index.unplainResultLines.add(n);
+      const lines = index.resultLines.get(answered);
+      if (lines) lines.push(n);
+      else index.resultLines.set(answered, [n]);
+    }
+  },
+};
+
+/** The first line of an ascending list after `after` that `keep` accepts, or null. */
+function firstAfter(lines: readonly number[] | undefined, after: number, keep: (line: number) => boolean = () => true): number | null {
+  if (!lines) return null;
+  let lo = 0;
+  let hi = lines.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (lines[mid]! <= after) lo = mid + 1;
+    else hi = mid;
+  }
+  for (let i = lo; i < lines.length; i++) if (keep(lines[i]!)) return lines[i]!;
+  return null;
+}
+
+/** The transcript's index when the adapter keeps one, else undefined (the streaming reader answers). */
+async function indexedOr404(files: RuntimeStateFiles, agentId: string, sessionId: string): Promise<IndexedTranscript<ReplayIndex> | undefined> {
+  if (!files.indexTranscript) return undefined;
+  const indexed = await files.indexTranscript(agentId, sessionId, replayIndexer);
+  if (!indexed) throw new NotFoundError(SESSION_NOT_FOUND);
+  return indexed;
+}
+
+/**
+ * A page of events from the index: the lines after afterLine are read in growing batches until the
+ * page holds `limit` events (whole lines). Pairing as the streaming reader finds it: a result on the
+ * page pairs with the first call before it (by toolCallIdsOf up to afterLine, by the page's events
+ * after); a call on the page with the first result after it (by the page's events on the page, by
+ * toolResultIdOf after the page).
+ */
+async function indexedEventsPage(indexed: IndexedTranscript<ReplayIndex>, afterLine: number, limit: number) {
+  const index = indexed.state;
+  const events: ReplayEvent[] = [];
+  const pageCalls: Array<{ call: ToolCallInfo; line: number }> = [];
+  const pageFirstCall = new Map<string, number>();
+  const pageResults = new Map<string, number[]>();
+  let lastPageLine = 0;
+  let hasMore = false;
+  let next = afterLine + 1;
+  let batch = Math.max(64, limit);
+  reading: while (next <= indexed.totalLines) {
+    const lines = await indexed.readLines(next, next + batch - 1);
+    if (lines.length === 0) break;
+    for (const text of lines) {
+      const n = next++;
+      if (isBlank(text)) continue;
+      if (events.length >= limit) {
+        hasMore = true;
+        break reading;
+      }
+      lastPageLine = n;
+      for (const event of eventsOfLine(n, parseLine(text))) {
+        events.push(event);
+        if (event.kind === 'tool_call') {
+          const call = event.tool as ToolCallInfo;
+          if (call.toolCallId) {
+            pageCalls.push({ call, line: n });
+            if (!pageFirstCall.has(call.toolCallId)) pageFirstCall.set(call.toolCallId, n);
+          }
+        } else if (event.kind === 'tool_result') {
+          const result = event.tool as ToolResultInfo;
+          if (result.toolCallId) {
+            const before = index.callLines.get(result.toolCallId)?.[0];
+            const fromIndex = before !== undefined && before <= afterLine ? before : null;
+            const fromPage = pageFirstCall.get(result.toolCallId) ?? null;
+            result.callLine = fromIndex ?? fromPage;
+            const seen = pageResults.get(result.toolCallId);
+            if (seen) seen.push(n);
+            else pageResults.set(result.toolCallId, [n]);
+          }
+        }
+      }
+    }
+    batch *= 2;
+  }
+  for (const { call, line } of pageCalls) {
+    const id = call.toolCallId!;
+    call.resultLine = firstAfter(pageResults.get(id), line) ?? firstAfter(index.resultLines.get(id), Math.max(line, lastPageLine));
+  }
+  return { events, lastPageLine, hasMore };
+}
+
 const eventsQuery = z.strictObject({
   agent: agentParam,
   afterLine: lineCursor,
@@ -165,6 +294,20 @@ const eventsQuery = z.strictObject({
 export async function sessionEvents(deps: Pick<Deps, 'runtime'>, rawSessionId: unknown, query: unknown) {
   const sessionId = parseSessionId(rawSessionId);
   const q = parseQuery(eventsQuery, query);
+  const indexed = await indexedOr404(filesOf(deps), q.agent, sessionId);
+  if (indexed) {
+    const page = await indexedEventsPage(indexed, q.afterLine, q.limit);
+    return {
+      sessionId,
+      agentId: q.agent,
+      events: page.events,
+      nextAfterLine: page.hasMore ? page.lastPageLine : Math.max(q.afterLine, indexed.totalLines),
+      hasMore: page.hasMore,
+      totalLines: indexed.totalLines,
+      partial: indexed.state.partial,
+      truncated: indexed.truncated,
+    };
+  }
   const transcript = await openOr404(filesOf(deps), q.agent, sessionId);
   const events: ReplayEvent[] = [];
   const callLineById = new Map<string, number>();
@@ -233,6 +376,8 @@ export async function sessionEventDetail(deps: Pick<Deps, 'runtime'>, rawSession
   if (!lineCheck.success) throw new ValidationError('Invalid line number', [{ path: 'line', message: 'must be a whole number of 1 or more' }]);
   const line = lineCheck.data;
   const q = parseQuery(detailQuery, query);
+  const indexed = await indexedOr404(filesOf(deps), q.agent, sessionId);
+  if (indexed) return indexedEventDetail(indexed, sessionId, q.agent, line);
   const transcript = await openOr404(filesOf(deps), q.agent, sessionId);
   let target: ParsedLine | undefined;
   let events: ReplayEvent[] = [];
@@ -283,6 +428,29 @@ export async function sessionEventDetail(deps: Pick<Deps, 'runtime'>, rawSession
     totalLines,
     truncated: transcript.truncated,
   };
+}
+
+/** The detail view from the index: the line is read alone; its pairing comes from the index's lists. */
+async function indexedEventDetail(indexed: IndexedTranscript<ReplayIndex>, sessionId: string, agentId: string, line: number) {
+  const index = indexed.state;
+  const totalLines = indexed.totalLines;
+  const [text] = await indexed.readLines(line, line);
+  const target = text === undefined || isBlank(text) ? undefined : parseLine(text);
+  const events = target ? eventsOfLine(line, target, null) : [];
+  if (!target || events.length === 0) throw new NotFoundError('Event not found', { line, totalLines });
+  // as the scan: one awaiting call per id (the last block that names it)
+  const awaiting = new Map<string, ToolCallInfo>();
+  for (const event of events) {
+    if (event.kind === 'tool_call' && (event.tool as ToolCallInfo).toolCallId) awaiting.set((event.tool as ToolCallInfo).toolCallId!, event.tool as ToolCallInfo);
+    if (event.kind === 'tool_result') {
+      const result = event.tool as ToolResultInfo;
+      const first = result.toolCallId ? firstAfter(index.callLines.get(result.toolCallId), 0, (n) => !index.unplainCallLines.has(n)) : null;
+      result.callLine = first !== null && first < line ? first : null;
+    }
+  }
+  for (const [id, call] of awaiting) call.resultLine = firstAfter(index.resultLines.get(id), line, (n) => !index.unplainResultLines.has(n));
+  const [event, ...extraEvents] = events;
+  return { sessionId, agentId, line, found: true, event, extraEvents, source: target.ok ? target.value : target.text, totalLines, truncated: indexed.truncated };
 }
 
 // ---------------------------------------------------------------------------------------------

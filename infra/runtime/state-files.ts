@@ -1,8 +1,9 @@
 import { createReadStream } from 'node:fs';
-import { open, readdir, readFile, stat } from 'node:fs/promises';
+import { open, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import type { RuntimeStateFiles, TranscriptStream } from '../../core/ports/runtime';
+import { fileVersion, transcriptIndexCache } from './transcript-index';
 
 const NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
 const BACKWARD_CHUNK = 64 * 1024;
@@ -51,6 +52,20 @@ async function endOfLastCompleteLine(file: string, cap: number): Promise<number>
 
 export function runtimeStateFiles(stateDir: string, maxBytes: number): RuntimeStateFiles {
   const agentsDir = path.resolve(stateDir, 'agents');
+  const indexes = transcriptIndexCache();
+  /** The readable window of a transcript: all of it, or up to the last complete line within the cap. */
+  const windowOf = async (file: string) => {
+    let version: { size: number; mtimeMs: number } | undefined;
+    try {
+      version = await fileVersion(file);
+    } catch (err) {
+      if (isMissing(err)) return undefined;
+      throw err;
+    }
+    if (!version) return undefined;
+    const truncated = version.size > maxBytes;
+    return { ...version, truncated, windowEnd: truncated ? await endOfLastCompleteLine(file, maxBytes) : version.size };
+  };
   return {
     async listAgentIds() {
       try {
@@ -73,17 +88,9 @@ export function runtimeStateFiles(stateDir: string, maxBytes: number): RuntimeSt
 
     async openTranscript(agentId, sessionId): Promise<TranscriptStream | undefined> {
       const file = pathInside(agentsDir, agentId, 'sessions', `${sessionId}.jsonl`);
-      let size: number;
-      try {
-        const info = await stat(file);
-        if (!info.isFile()) return undefined;
-        size = info.size;
-      } catch (err) {
-        if (isMissing(err)) return undefined;
-        throw err;
-      }
-      const truncated = size > maxBytes;
-      const windowEnd = truncated ? await endOfLastCompleteLine(file, maxBytes) : size;
+      const window = await windowOf(file);
+      if (!window) return undefined;
+      const { truncated, windowEnd } = window;
       if (windowEnd === 0) {
         return { lines: (async function* () {})(), truncated, close() {} };
       }
@@ -97,6 +104,12 @@ export function runtimeStateFiles(stateDir: string, maxBytes: number): RuntimeSt
           stream.destroy();
         },
       };
+    },
+
+    async indexTranscript(agentId, sessionId, indexer) {
+      const file = pathInside(agentsDir, agentId, 'sessions', `${sessionId}.jsonl`);
+      const window = await windowOf(file);
+      return window && indexes.index(file, window, indexer);
     },
   };
 }
