@@ -180,7 +180,21 @@ export async function runWebhookDeliveries(deps: Pick<Deps, 'clock' | 'ids' | 'w
     enqueued += made;
     if (made === 0) break;
   }
-  return { enqueued, ...(await deliverDueWebhooks(deps, db)) };
+  const totals = await deliverDueWebhooks(deps, db);
+  await pruneDeliveryLog(deps, db);
+  return { enqueued, ...totals };
+}
+
+/** How long after it was made the log keeps a delivery that is done (delivered or failed). */
+export const DELIVERY_LOG_RETENTION_MS = 7 * 24 * 3_600_000;
+
+/** Drops done deliveries past the retention, a bounded batch per pass; pending ones are never dropped. */
+async function pruneDeliveryLog(deps: Pick<Deps, 'clock'>, db: Db): Promise<void> {
+  await db.query(
+    `DELETE FROM webhook_deliveries WHERE id IN (
+       SELECT id FROM webhook_deliveries WHERE status <> 'pending' AND created_at < $1 LIMIT 1000 FOR UPDATE SKIP LOCKED)`,
+    [new Date(deps.clock.now().getTime() - DELIVERY_LOG_RETENTION_MS)],
+  );
 }
 
 /**

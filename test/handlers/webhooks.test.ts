@@ -237,6 +237,24 @@ describe('delivering', () => {
     expect(taskIdsOf(received)).toEqual(tasks);
   });
 
+  it('keeps done deliveries in the log for 7 days after they were made, and a pending one until it is done', async () => {
+    const hook = await webhook();
+    await newTask('delivered at once');
+    await deliver();
+    clock.advance(6 * 24 * 3_600_000);
+    plan = Array(50).fill(500);
+    await newTask('keeps failing');
+    await deliver();
+    clock.advance(24 * 3_600_000 + 1);
+    await deliver();
+    const log = (await app.call('GET', `/api/webhooks/${hook.id}/deliveries`)).body.deliveries as Array<{ status: string; event_type: string }>;
+    // the delivered one (7 days old) is gone; the failed one (1 day old) stays
+    expect(log.map((d) => d.status)).toEqual(['failed']);
+    clock.advance(6 * 24 * 3_600_000);
+    await deliver();
+    expect((await app.call('GET', `/api/webhooks/${hook.id}/deliveries`)).body.deliveries).toEqual([]);
+  });
+
   it('sends a test event on demand and answers its delivery; a failed test holds nothing back', async () => {
     const hook = await webhook();
     const ok = await app.call('POST', `/api/webhooks/${hook.id}/test`);
