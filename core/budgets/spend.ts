@@ -1,5 +1,5 @@
 import type { Db } from '../ports';
-import { billedCostSql, roundUsd, runAgentSql, runTokensSql, subscriptionCostSql, unpricedRunSql, usageAtSql, usageDaySql } from '../costs/usage';
+import { billedCostSumSql, roundUsd, runAgentSql, runTokensSql, subscriptionCostSumSql, unpricedRunSql, usageAtSql, usageDaySql } from '../costs/usage';
 import type { BudgetBasis, BudgetScope } from './budget';
 import type { Spend } from './status';
 
@@ -51,7 +51,7 @@ async function deriveFewSpends(db: Db, budgets: readonly SpendQuery[], from: Dat
   );
   const { rows } = await db.query<Record<string, number | null>>(
     `SELECT ${totals.join(', ')} FROM (
-       SELECT ${vector}, sum(${billedCostSql}) AS usd, sum(${subscriptionCostSql}) AS shadow, sum(${runTokensSql}) AS tokens, count(*) AS runs, count(*) FILTER (WHERE ${unpricedRunSql}) AS unpriced
+       SELECT ${vector}, ${billedCostSumSql} AS usd, ${subscriptionCostSumSql} AS shadow, sum(${runTokensSql}) AS tokens, count(*) AS runs, count(*) FILTER (WHERE ${unpricedRunSql}) AS unpriced
          FROM workflow_runs r
          ${scopes.has('department') ? `LEFT JOIN agent_profiles ap ON ap.agent_id = ${runAgentSql}` : ''}
          ${scopes.has('project') ? 'LEFT JOIN tasks t ON t.id = r.task_id' : ''}
@@ -101,7 +101,7 @@ export async function deriveSpend(db: Db, budgets: readonly SpendQuery[]): Promi
          AS b(id, scope, scope_id, starts, ends, basis)
      ), daily AS (
        SELECT ${usageDaySql} AS day, ${runAgentSql} AS agent, ${projectOf} AS project,
-              sum(${billedCostSql}) AS usd, sum(${subscriptionCostSql}) AS shadow, sum(${runTokensSql}) AS tokens, count(*) AS runs, count(*) FILTER (WHERE ${unpricedRunSql}) AS unpriced
+              ${billedCostSumSql} AS usd, ${subscriptionCostSumSql} AS shadow, sum(${runTokensSql}) AS tokens, count(*) AS runs, count(*) FILTER (WHERE ${unpricedRunSql}) AS unpriced
          FROM workflow_runs r ${taskJoin}
         WHERE ${usageAtSql} >= $6 AND ${usageAtSql} < $7 ${runFilter}
         GROUP BY 1, 2, 3

@@ -3,7 +3,7 @@ import { parseQuery } from '../query-params';
 import type { Deps } from '../ports';
 import { parseInput } from '../validation';
 import { answeringValidation, degradable } from './availability';
-import { billedCostSql, roundUsd, runAgentSql, subscriptionCostSql, UNASSIGNED, unpricedAggregatesSql, unpricedOf, usageAtSql, usageDaySql } from './usage';
+import { billedCostSumSql, roundUsd, runAgentSql, subscriptionCostSumSql, UNASSIGNED, unpricedAggregatesSql, unpricedOf, usageAtSql, usageDaySql } from './usage';
 import { costWindow, windowDaysSchema } from './window';
 
 /** What a rollup groups by, and the SQL of each key (a run without one lands in "Unassigned"). */
@@ -60,8 +60,8 @@ export async function getCostRollup(deps: Pick<Deps, 'storage' | 'clock'>, query
         const grouping = rollupGroupings[group_by];
         const { rows } = await db.query<Row>(
           `SELECT g.key, to_char(g.day, 'YYYY-MM-DD') AS day, g.cost, g.subscription_cost, g.runs, g.input, g.output, g.unpriced_runs, g.unpriced_input, g.unpriced_output FROM (
-             SELECT ${grouping.key} AS key, ${usageDaySql} AS day, sum(${billedCostSql}) AS cost,
-                    sum(${subscriptionCostSql}) AS subscription_cost, count(*)::int AS runs, coalesce(sum(r.input_tokens), 0) AS input, coalesce(sum(r.output_tokens), 0) AS output,
+             SELECT ${grouping.key} AS key, ${usageDaySql} AS day, ${billedCostSumSql} AS cost,
+                    ${subscriptionCostSumSql} AS subscription_cost, count(*)::int AS runs, coalesce(sum(r.input_tokens), 0) AS input, coalesce(sum(r.output_tokens), 0) AS output,
                     ${unpricedAggregatesSql}
                FROM workflow_runs r ${grouping.join}
               WHERE ${usageAtSql} >= $1 AND ${usageAtSql} < $2

@@ -3,7 +3,7 @@ import { parseQuery } from '../query-params';
 import type { Db, Deps } from '../ports';
 import { parseInput } from '../validation';
 import { answeringValidation, degradable } from './availability';
-import { addDays, billedCostSql, isoDay, roundUsd, runAgentSql, subscriptionCostSql, unpricedAggregatesSql, unpricedOf, usageAtSql, usageDaySql, type UnpricedUsage } from './usage';
+import { addDays, billedCostSumSql, isoDay, roundUsd, runAgentSql, subscriptionCostSumSql, unpricedAggregatesSql, unpricedOf, usageAtSql, usageDaySql, type UnpricedUsage } from './usage';
 import { costWindow, windowDaysSchema, type CostWindow } from './window';
 
 export const costSummaryQuerySchema = z.object({ days: windowDaysSchema }).loose();
@@ -34,7 +34,7 @@ interface DayRow {
 export async function dailyUsage(db: Db, window: CostWindow): Promise<{ byDay: Map<string, DayBucket>; unpriced: UnpricedUsage; subscriptionCost: number }> {
   const { rows } = await db.query<DayRow>(
     `SELECT to_char(d.day, 'YYYY-MM-DD') AS day, d.cost, d.subscription_cost, d.runs, d.input, d.output, d.unpriced_runs, d.unpriced_input, d.unpriced_output FROM (
-       SELECT ${usageDaySql} AS day, sum(${billedCostSql}) AS cost, sum(${subscriptionCostSql}) AS subscription_cost, count(*)::int AS runs,
+       SELECT ${usageDaySql} AS day, ${billedCostSumSql} AS cost, ${subscriptionCostSumSql} AS subscription_cost, count(*)::int AS runs,
               coalesce(sum(r.input_tokens), 0) AS input, coalesce(sum(r.output_tokens), 0) AS output, ${unpricedAggregatesSql}
          FROM workflow_runs r
         WHERE ${usageAtSql} >= $1 AND ${usageAtSql} < $2

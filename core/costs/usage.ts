@@ -17,13 +17,14 @@ export const runAgentSql = 'coalesce(r.owner_agent_id, r.target_agent_id)';
 export const runTokensSql = '(coalesce(r.input_tokens, 0) + coalesce(r.output_tokens, 0))';
 
 /**
- * A run's billed cost (issue 16): what it adds to totals and to budgets of basis "billed". A run of
- * a subscription plan adds nothing: its cost_estimate is a shadow cost at list price.
+ * The billed cost of a set of runs (issue 16): what totals and budgets of basis "billed" count. A run
+ * of a subscription plan adds nothing: its cost_estimate is a shadow cost at list price. An
+ * aggregate with FILTER rather than a sum over CASE: one comparison per run, no value built.
  */
-export const billedCostSql = "(CASE WHEN r.billing = 'subscription' THEN NULL ELSE r.cost_estimate END)";
+export const billedCostSumSql = "sum(r.cost_estimate) FILTER (WHERE r.billing IS DISTINCT FROM 'subscription')";
 
-/** The shadow cost of a subscription run (null for any other): answered as subscription_cost. */
-export const subscriptionCostSql = "(CASE WHEN r.billing = 'subscription' THEN r.cost_estimate END)";
+/** The shadow cost of the subscription runs of a set: answered as subscription_cost. */
+export const subscriptionCostSumSql = "sum(r.cost_estimate) FILTER (WHERE r.billing = 'subscription')";
 
 /** A run with tokens but no cost is unpriced (issue 16): its model has no price, and it is never counted as free. */
 export const unpricedRunSql = `(r.cost_estimate IS NULL AND ${runTokensSql} > 0)`;
