@@ -33,6 +33,9 @@ export function webhookSignature(secret: string, timestamp: string, body: string
   return createHmac('sha256', secret).update(`${timestamp}.${body}`, 'utf8').digest('hex');
 }
 
+/** Sent to every webhook, whatever it subscribes to, when events it would have read were pruned first. */
+export const MISSED_EVENTS = 'webhook.events_missed';
+
 interface OutboxEvent {
   position: string;
   name: string;
@@ -49,14 +52,25 @@ export async function enqueueWebhookEvents(deps: Pick<Deps, 'ids' | 'clock'>, db
     );
     if (hooks.length === 0) return 0;
     const from = hooks.reduce((min, h) => (BigInt(h.cursor) < min ? BigInt(h.cursor) : min), BigInt(hooks[0]!.cursor));
-    const { rows: events } = await tx.query<OutboxEvent>(
-      'SELECT position::text AS position, name, payload, created_at FROM event_outbox WHERE position > $1 ORDER BY position LIMIT $2',
-      [from.toString(), ENQUEUE_BATCH],
-    );
-    if (events.length === 0) return 0;
+    const [{ rows: events }, { rows: mark }] = await Promise.all([
+      tx.query<OutboxEvent>('SELECT position::text AS position, name, payload, created_at FROM event_outbox WHERE position > $1 ORDER BY position LIMIT $2', [
+        from.toString(),
+        ENQUEUE_BATCH,
+      ]),
+      tx.query<{ pruned: string }>('SELECT pruned_through::text AS pruned FROM event_outbox_watermark'),
+    ]);
+    // events the outbox pruned before this webhook read them (it was behind for longer than the outbox keeps them)
+    const pruned = BigInt(mark[0]?.pruned ?? '0');
+    const behind = hooks.filter((h) => BigInt(h.cursor) < pruned);
+    if (events.length === 0 && behind.length === 0) return 0;
     const now = deps.clock.now();
     const deliveries: Array<Record<string, unknown>> = [];
     for (const hook of hooks) {
+      if (BigInt(hook.cursor) < pruned) {
+        // the receiver learns which positions it will never get, before what follows them
+        const payload = { from: (BigInt(hook.cursor) + 1n).toString(), through: pruned.toString(), reason: 'the outbox pruned these events before they were delivered' };
+        deliveries.push({ id: deps.ids.uuid(), webhook_id: hook.id, position: null, event_type: MISSED_EVENTS, payload, event_at: now });
+      }
       for (const event of events) {
         if (BigInt(event.position) <= BigInt(hook.cursor)) continue;
         for (const type of webhookTypesOf(event, hook.events)) {
@@ -74,7 +88,11 @@ export async function enqueueWebhookEvents(deps: Pick<Deps, 'ids' | 'clock'>, db
         [JSON.stringify(deliveries.map((d, n) => ({ n, ...d }))), now],
       );
     }
-    await tx.query('UPDATE webhooks SET cursor = greatest(cursor, $2::bigint) WHERE id = ANY($1::uuid[])', [hooks.map((h) => h.id), events[events.length - 1]!.position]);
+    const through = events.length > 0 ? BigInt(events[events.length - 1]!.position) : pruned;
+    await tx.query('UPDATE webhooks SET cursor = greatest(cursor, $2::bigint) WHERE id = ANY($1::uuid[])', [
+      hooks.map((h) => h.id),
+      (through > pruned ? through : pruned).toString(),
+    ]);
     return deliveries.length;
   });
 }

@@ -237,6 +237,24 @@ describe('delivering', () => {
     expect(taskIdsOf(received)).toEqual(tasks);
   });
 
+  it('tells a webhook which events the outbox pruned before it read them, then goes on', async () => {
+    await webhook();
+    const lost = await newTask('pruned before delivery');
+    // the outbox keeps events 24 hours: a webhook that fell further behind finds them gone
+    await app.db.query('SELECT event_outbox_sequence(1000)');
+    const { rows } = await app.db.query<{ p: string }>(`SELECT max(position)::text AS p FROM event_outbox`);
+    await app.db.query('DELETE FROM event_outbox WHERE position <= $1', [rows[0]!.p]);
+    await app.db.query('UPDATE event_outbox_watermark SET pruned_through = greatest(pruned_through, $1::bigint)', [rows[0]!.p]);
+    const kept = await newTask('after the pruning');
+    await deliver();
+    expect(received.map((r) => r.json.type)).toEqual(['webhook.events_missed', 'task:changed']);
+    expect(received[0]!.json.payload).toMatchObject({ through: rows[0]!.p, reason: expect.stringContaining('pruned') });
+    expect(taskIdsOf(received)).toEqual([kept]);
+    expect(taskIdsOf(received)).not.toContain(lost);
+    // said once: the next pass has nothing to say
+    expect(await deliver()).toMatchObject({ enqueued: 0, attempted: 0 });
+  });
+
   it('keeps done deliveries in the log for 7 days after they were made, and a pending one until it is done', async () => {
     const hook = await webhook();
     await newTask('delivered at once');
