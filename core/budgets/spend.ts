@@ -1,5 +1,6 @@
 import type { Db } from '../ports';
-import { billedCostSumSql, roundUsd, runAgentSql, runTokensSql, subscriptionCostSumSql, unpricedRunSql, usageAtSql, usageDaySql } from '../costs/usage';
+import { roundUsd, runAgentSql, runTokensSql, unpricedRunSql, usageAtSql } from '../costs/usage';
+import { rollupBilledCostSql, rollupSubscriptionCostSql, usageRollupSql, utcDayOf } from '../costs/usage-rollup';
 import type { BudgetBasis, BudgetScope } from './budget';
 import type { Spend } from './status';
 
@@ -17,10 +18,10 @@ export interface SpendQuery {
 const FILTERED_AGGREGATE_MAX = 16;
 
 /**
- * Spend of a few budgets in one pass over the runs of their windows. Each run gets one boolean per
- * budget (does it count there?) and the runs are grouped by that vector: a handful of groups, each
- * summed once, instead of a sum per budget and measure over every run; each budget then adds up the
- * few groups it matches. Scope matches as in deriveSpend.
+ * Spend of a few budgets in one pass over the usage rollup rows of their windows. Each row gets one
+ * boolean per budget (does it count there?) and the rows are grouped by that vector: a handful of
+ * groups, each summed once; each budget then adds up the few groups it matches. Scope matches as in
+ * deriveSpend.
  */
 async function deriveFewSpends(db: Db, budgets: readonly SpendQuery[], from: Date, to: Date): Promise<Map<string, Spend>> {
   const params: unknown[] = [from, to];
@@ -33,11 +34,11 @@ async function deriveFewSpends(db: Db, budgets: readonly SpendQuery[], from: Dat
     b.scope === 'fleet'
       ? 'true'
       : b.scope === 'agent'
-        ? `${runAgentSql} = ${param(b.scope_id)}`
+        ? `u.agent_id = ${param(b.scope_id)}`
         : b.scope === 'department'
           ? `coalesce(ap.department_id = ${param(b.scope_id)}, false)`
-          : `coalesce(t.project_id::text = ${param(b.scope_id)}, false)`;
-  const matches = budgets.map((b, i) => `(${usageAtSql} >= ${param(b.start)} AND ${usageAtSql} < ${param(b.end)} AND ${scopeSql(b)}) AS m_${i}`);
+          : `u.project_id = ${param(b.scope_id)}`;
+  const matches = budgets.map((b, i) => `(u.day >= ${utcDayOf(param(b.start))} AND u.day < ${utcDayOf(param(b.end))} AND ${scopeSql(b)}) AS m_${i}`);
   const narrowing = scopes.has('fleet') ? [] : budgets.map(scopeSql);
   const vector = budgets.map((_, i) => `m_${i}`).join(', ');
   // the sums over groups stay in SQL so that USD is added in numeric, exactly as one sum would
@@ -51,12 +52,12 @@ async function deriveFewSpends(db: Db, budgets: readonly SpendQuery[], from: Dat
   );
   const { rows } = await db.query<Record<string, number | null>>(
     `SELECT ${totals.join(', ')} FROM (
-       SELECT ${vector}, ${billedCostSumSql} AS usd, ${subscriptionCostSumSql} AS shadow, sum(${runTokensSql}) AS tokens, count(*) AS runs, count(*) FILTER (WHERE ${unpricedRunSql}) AS unpriced
-         FROM workflow_runs r
-         ${scopes.has('department') ? `LEFT JOIN agent_profiles ap ON ap.agent_id = ${runAgentSql}` : ''}
-         ${scopes.has('project') ? 'LEFT JOIN tasks t ON t.id = r.task_id' : ''}
+       SELECT ${vector}, ${rollupBilledCostSql} AS usd, ${rollupSubscriptionCostSql} AS shadow, sum(u.input_tokens + u.output_tokens) AS tokens,
+              sum(u.runs) AS runs, sum(u.unpriced_runs) AS unpriced
+         FROM ${usageRollupSql('$1', '$2')} u
+         ${scopes.has('department') ? 'LEFT JOIN agent_profiles ap ON ap.agent_id = u.agent_id' : ''}
          CROSS JOIN LATERAL (SELECT ${matches.join(', ')}) m
-        WHERE ${usageAtSql} >= $1 AND ${usageAtSql} < $2 ${scopes.has('fleet') ? '' : `AND (${narrowing.join(' OR ')})`}
+        ${scopes.has('fleet') ? '' : `WHERE ${narrowing.join(' OR ')}`}
         GROUP BY ${vector}
      ) groups`,
     params,
@@ -71,9 +72,9 @@ async function deriveFewSpends(db: Db, budgets: readonly SpendQuery[], from: Dat
 }
 
 /**
- * Derived spend of many budgets in one statement. Runs of the union of the budgets' windows are
- * first reduced to one row per (UTC day, agent, project) — periods are whole UTC days, so no
- * precision is lost — and each budget then sums the rows of its scope by equality joins
+ * Derived spend of many budgets in one statement. The usage rollup rows of the union of the
+ * budgets' windows are first reduced to one row per (UTC day, agent, project) — periods are whole
+ * UTC days, so no precision is lost — and each budget then sums the rows of its scope by equality joins
  * (agent, the agent's department through agent_profiles, the task's project, or everything).
  * USD is rounded to a micro-dollar (costs are double precision), so every path reads the same.
  */
@@ -81,18 +82,15 @@ export async function deriveSpend(db: Db, budgets: readonly SpendQuery[]): Promi
   const spend = new Map<string, Spend>(budgets.map((b) => [b.id, { usd: 0, tokens: 0, runs: 0, unpriced_runs: 0 }]));
   if (budgets.length === 0) return spend;
   const from = new Date(Math.min(...budgets.map((b) => b.start.getTime())));
-  // Without a fleet budget only the runs of the named scopes can count: say so, so that the
-  // agent index (migration 0300) narrows the scan instead of reading the whole window.
+  // Without a fleet budget only the rows of the named scopes can count
   const scopes = new Set(budgets.map((b) => b.scope));
   const narrowing: string[] = [];
-  if (scopes.has('agent')) narrowing.push(`${runAgentSql} IN (SELECT scope_id FROM b WHERE scope = 'agent')`);
+  if (scopes.has('agent')) narrowing.push(`u.agent_id IN (SELECT scope_id FROM b WHERE scope = 'agent')`);
   if (scopes.has('department')) {
-    narrowing.push(`${runAgentSql} IN (SELECT ap.agent_id FROM agent_profiles ap JOIN b ON b.scope = 'department' AND ap.department_id = b.scope_id)`);
+    narrowing.push(`u.agent_id IN (SELECT ap.agent_id FROM agent_profiles ap JOIN b ON b.scope = 'department' AND ap.department_id = b.scope_id)`);
   }
-  if (scopes.has('project')) narrowing.push(`t.project_id::text IN (SELECT scope_id FROM b WHERE scope = 'project')`);
-  const runFilter = scopes.has('fleet') ? '' : `AND (${narrowing.join(' OR ')})`;
-  const taskJoin = scopes.has('project') ? 'LEFT JOIN tasks t ON t.id = r.task_id' : '';
-  const projectOf = scopes.has('project') ? 't.project_id::text' : 'NULL::text';
+  if (scopes.has('project')) narrowing.push(`u.project_id IN (SELECT scope_id FROM b WHERE scope = 'project')`);
+  const rowFilter = scopes.has('fleet') ? '' : `WHERE ${narrowing.join(' OR ')}`;
   const to = new Date(Math.max(...budgets.map((b) => b.end.getTime())));
   if (budgets.length <= FILTERED_AGGREGATE_MAX) return deriveFewSpends(db, budgets, from, to);
   const { rows } = await db.query<{ id: string; usd: number | null; tokens: number; runs: number; unpriced_runs: number }>(
@@ -100,10 +98,9 @@ export async function deriveSpend(db: Db, budgets: readonly SpendQuery[]): Promi
        SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::timestamptz[], $5::timestamptz[], $8::text[])
          AS b(id, scope, scope_id, starts, ends, basis)
      ), daily AS (
-       SELECT ${usageDaySql} AS day, ${runAgentSql} AS agent, ${projectOf} AS project,
-              ${billedCostSumSql} AS usd, ${subscriptionCostSumSql} AS shadow, sum(${runTokensSql}) AS tokens, count(*) AS runs, count(*) FILTER (WHERE ${unpricedRunSql}) AS unpriced
-         FROM workflow_runs r ${taskJoin}
-        WHERE ${usageAtSql} >= $6 AND ${usageAtSql} < $7 ${runFilter}
+       SELECT u.day, u.agent_id AS agent, u.project_id AS project, ${rollupBilledCostSql} AS usd, ${rollupSubscriptionCostSql} AS shadow,
+              sum(u.input_tokens + u.output_tokens) AS tokens, sum(u.runs) AS runs, sum(u.unpriced_runs) AS unpriced
+         FROM ${usageRollupSql('$6', '$7')} u ${rowFilter}
         GROUP BY 1, 2, 3
      ), matched AS (
        SELECT b.id, b.starts, b.ends, b.basis, d.* FROM b JOIN daily d ON b.scope = 'fleet'

@@ -3,14 +3,15 @@ import { parseQuery } from '../query-params';
 import type { Deps } from '../ports';
 import { parseInput } from '../validation';
 import { answeringValidation, degradable } from './availability';
-import { billedCostSumSql, roundUsd, runAgentSql, subscriptionCostSumSql, UNASSIGNED, unpricedAggregatesSql, unpricedOf, usageAtSql, usageDaySql } from './usage';
+import { roundUsd, UNASSIGNED, unpricedOf } from './usage';
+import { rollupBilledCostSql, rollupSubscriptionCostSql, usageRollupSql } from './usage-rollup';
 import { costWindow, windowDaysSchema } from './window';
 
 /** What a rollup groups by, and the SQL of each key (a run without one lands in "Unassigned"). */
 export const rollupGroupings = {
-  agent: { key: runAgentSql, join: '' },
-  department: { key: 'ap.department_id', join: `LEFT JOIN agent_profiles ap ON ap.agent_id = ${runAgentSql}` },
-  workflow_type: { key: 'r.workflow_type', join: '' },
+  agent: { key: "nullif(u.agent_id, '')", join: '' },
+  department: { key: 'ap.department_id', join: 'LEFT JOIN agent_profiles ap ON ap.agent_id = u.agent_id' },
+  workflow_type: { key: 'u.workflow_type', join: '' },
 } as const;
 export type RollupGrouping = keyof typeof rollupGroupings;
 const groupings = Object.keys(rollupGroupings) as [RollupGrouping, ...RollupGrouping[]];
@@ -60,12 +61,11 @@ export async function getCostRollup(deps: Pick<Deps, 'storage' | 'clock'>, query
         const grouping = rollupGroupings[group_by];
         const { rows } = await db.query<Row>(
           `SELECT g.key, to_char(g.day, 'YYYY-MM-DD') AS day, g.cost, g.subscription_cost, g.runs, g.input, g.output, g.unpriced_runs, g.unpriced_input, g.unpriced_output FROM (
-             SELECT ${grouping.key} AS key, ${usageDaySql} AS day, ${billedCostSumSql} AS cost,
-                    ${subscriptionCostSumSql} AS subscription_cost, count(*)::int AS runs, coalesce(sum(r.input_tokens), 0) AS input, coalesce(sum(r.output_tokens), 0) AS output,
-                    ${unpricedAggregatesSql}
-               FROM workflow_runs r ${grouping.join}
-              WHERE ${usageAtSql} >= $1 AND ${usageAtSql} < $2
-              GROUP BY 1, 2) g
+             SELECT ${grouping.key} AS key, u.day, ${rollupBilledCostSql} AS cost, ${rollupSubscriptionCostSql} AS subscription_cost,
+                    sum(u.runs)::int AS runs, sum(u.input_tokens) AS input, sum(u.output_tokens) AS output, sum(u.unpriced_runs)::int AS unpriced_runs,
+                    sum(u.unpriced_input) AS unpriced_input, sum(u.unpriced_output) AS unpriced_output
+               FROM ${usageRollupSql('$1', '$2')} u ${grouping.join}
+              GROUP BY 1, 2 HAVING sum(u.runs) <> 0) g
             ORDER BY g.day`,
           [window.start, window.end],
         );

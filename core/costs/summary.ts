@@ -3,7 +3,8 @@ import { parseQuery } from '../query-params';
 import type { Db, Deps } from '../ports';
 import { parseInput } from '../validation';
 import { answeringValidation, degradable } from './availability';
-import { addDays, billedCostSumSql, isoDay, roundUsd, runAgentSql, subscriptionCostSumSql, unpricedAggregatesSql, unpricedOf, usageAtSql, usageDaySql, type UnpricedUsage } from './usage';
+import { addDays, isoDay, roundUsd, runAgentSql, unpricedOf, usageAtSql, type UnpricedUsage } from './usage';
+import { rollupBilledCostSql, rollupSubscriptionCostSql, usageRollupSql } from './usage-rollup';
 import { costWindow, windowDaysSchema, type CostWindow } from './window';
 
 export const costSummaryQuerySchema = z.object({ days: windowDaysSchema }).loose();
@@ -29,16 +30,15 @@ interface DayRow {
 
 /**
  * Daily billed cost, run and token totals over the window, one row per UTC day that had runs, and
- * the window's unpriced usage and subscription (shadow) cost.
+ * the window's unpriced usage and subscription (shadow) cost, from the usage rollup.
  */
 export async function dailyUsage(db: Db, window: CostWindow): Promise<{ byDay: Map<string, DayBucket>; unpriced: UnpricedUsage; subscriptionCost: number }> {
   const { rows } = await db.query<DayRow>(
-    `SELECT to_char(d.day, 'YYYY-MM-DD') AS day, d.cost, d.subscription_cost, d.runs, d.input, d.output, d.unpriced_runs, d.unpriced_input, d.unpriced_output FROM (
-       SELECT ${usageDaySql} AS day, ${billedCostSumSql} AS cost, ${subscriptionCostSumSql} AS subscription_cost, count(*)::int AS runs,
-              coalesce(sum(r.input_tokens), 0) AS input, coalesce(sum(r.output_tokens), 0) AS output, ${unpricedAggregatesSql}
-         FROM workflow_runs r
-        WHERE ${usageAtSql} >= $1 AND ${usageAtSql} < $2
-        GROUP BY 1) d`,
+    `SELECT to_char(u.day, 'YYYY-MM-DD') AS day, ${rollupBilledCostSql} AS cost, ${rollupSubscriptionCostSql} AS subscription_cost,
+            sum(u.runs)::int AS runs, sum(u.input_tokens) AS input, sum(u.output_tokens) AS output,
+            sum(u.unpriced_runs)::int AS unpriced_runs, sum(u.unpriced_input) AS unpriced_input, sum(u.unpriced_output) AS unpriced_output
+       FROM ${usageRollupSql('$1', '$2')} u
+      GROUP BY u.day HAVING sum(u.runs) <> 0`,
     [window.start, window.end],
   );
   const byDay = new Map(

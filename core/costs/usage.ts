@@ -1,14 +1,13 @@
 /**
  * How a workflow run's usage is attributed, in one place for cost analytics, budget spend and
  * the dispatcher gate (spec 02: bucketed by reported_at, then started_at, then created_at).
- * `r` is the workflow_runs alias every query here uses.
+ * `r` is the workflow_runs alias every query here uses. The usage rollup's triggers (migration
+ * 0960) repeat this attribution in SQL: change both together (test/handlers/usage-rollup.test.ts
+ * holds the rollup to the raw aggregate written with these).
  */
 
 /** The instant a run's usage counts at; matches the expression index workflow_runs_usage_day. */
 export const usageAtSql = 'coalesce(r.reported_at, r.started_at, r.created_at)';
-
-/** The UTC day of that instant. */
-export const usageDaySql = `(${usageAtSql} AT TIME ZONE 'UTC')::date`;
 
 /** The agent a run's spend belongs to: the agent that owns it, else the agent it was routed to. */
 export const runAgentSql = 'coalesce(r.owner_agent_id, r.target_agent_id)';
@@ -16,24 +15,8 @@ export const runAgentSql = 'coalesce(r.owner_agent_id, r.target_agent_id)';
 /** Tokens a cap in tokens counts: input plus output; cached tokens are a subset of input, never added. */
 export const runTokensSql = '(coalesce(r.input_tokens, 0) + coalesce(r.output_tokens, 0))';
 
-/**
- * The billed cost of a set of runs (issue 16): what totals and budgets of basis "billed" count. A run
- * of a subscription plan adds nothing: its cost_estimate is a shadow cost at list price. An
- * aggregate with FILTER rather than a sum over CASE: one comparison per run, no value built.
- */
-export const billedCostSumSql = "sum(r.cost_estimate) FILTER (WHERE r.billing IS DISTINCT FROM 'subscription')";
-
-/** The shadow cost of the subscription runs of a set: answered as subscription_cost. */
-export const subscriptionCostSumSql = "sum(r.cost_estimate) FILTER (WHERE r.billing = 'subscription')";
-
 /** A run with tokens but no cost is unpriced (issue 16): its model has no price, and it is never counted as free. */
 export const unpricedRunSql = `(r.cost_estimate IS NULL AND ${runTokensSql} > 0)`;
-
-/** The aggregate columns of unpriced usage: unpriced_runs, unpriced_input, unpriced_output. */
-export const unpricedAggregatesSql =
-  `count(*) FILTER (WHERE ${unpricedRunSql})::int AS unpriced_runs, ` +
-  `coalesce(sum(r.input_tokens) FILTER (WHERE ${unpricedRunSql}), 0) AS unpriced_input, ` +
-  `coalesce(sum(r.output_tokens) FILTER (WHERE ${unpricedRunSql}), 0) AS unpriced_output`;
 
 /** Unpriced usage as the cost answers show it, beside their totals. */
 export interface UnpricedUsage {

@@ -1,3 +1,4 @@
+import { rebuildUsage } from '../costs/usage-rollup';
 import { OPERATOR_ACTOR } from '../actors';
 import { recordChange } from '../audit/record-change';
 import { ConflictError, DomainError, NoDatabaseError, RestoreFailedError, RestoreInProgressError, StorageUnavailableError, UniqueClashError } from '../errors';
@@ -221,6 +222,8 @@ export async function applyRestore(deps: Deps, body: ByteSource, maxBytes: numbe
       const completedAt = deps.clock.now();
       const summary = await db.transaction(async (tx) => {
         const settings = await applySettings(tx, layout.settings, completedAt);
+        // the usage rollup followed every restored batch; recomputed once more from the runs as restored
+        await rebuildUsage(tx);
         const summary: RestoreSummary = {
           mode,
           resumed,

@@ -1,3 +1,4 @@
+import { foldUsageDeltas } from '../costs/usage-rollup';
 import type { Db, Deps } from '../ports';
 import { requireDb } from '../storage';
 import { type BudgetEnforcementCounts, type BudgetGate, type BudgetVerdict, type DispatchCandidate, type TickBudgetCheck } from './budget-gate';
@@ -83,6 +84,8 @@ export interface TickContext {
 export async function tick(deps: Deps, inputs: TickInputs = {}): Promise<TickSummary> {
   const started = deps.clock.now();
   const ctx: TickContext = { db: requireDb(deps.storage), actor: inputs.actor ?? SYSTEM_ACTOR, batchSize: inputs.batchSize ?? BATCH };
+  // the usage rollup's committed deltas folded (issue 14): budget reads, this tick's included, stay small
+  await foldUsageDeltas(ctx.db);
   const leasesExpired = await releaseExpiredLeases(deps, ctx.db, ctx.batchSize, MAX_BATCHES);
   const recovery = await recoverStaleRuns(deps, ctx);
   const dispatch = await dispatchQueuedRuns(deps, ctx);

@@ -4,6 +4,7 @@ import { agentTokenSchema, createAgentTokenSchema, createdAgentTokenSchema } fro
 import { createdWebhookSchema, createWebhookSchema, deliveriesQuerySchema, deliverySchema, updateWebhookSchema, webhookSchema } from '../../core/webhooks/webhooks';
 import { priceTableAnswerSchema, putPriceTableSchema } from '../../core/costs/price-book';
 import { repriceAnswerSchema, repriceSchema } from '../../core/costs/reprice';
+import { rebuildUsageSchema } from '../../core/costs/usage-rollup';
 import { auditRecordSchema } from '../../core/audit/audit-record';
 import { savedViewSchema } from '../../core/views/saved-view';
 import { approvalSchema } from '../../core/workflows/approvals';
@@ -250,6 +251,7 @@ export const routeSchemas: Readonly<Record<string, RouteSchemas>> = {
   'GET /api/costs/prices': { response: priceTableAnswerSchema },
   'PUT /api/costs/prices': { body: putPriceTableSchema, response: priceTableAnswerSchema },
   'POST /api/costs/reprice': { body: repriceSchema, response: repriceAnswerSchema },
+  'POST /api/costs/rebuild': { body: rebuildUsageSchema, response: z.object({ rows: z.number().int(), runs: z.number().int(), rebuilt_at: z.string() }) },
   'POST /api/agents/{agent}/resume-dispatch': { response: agentLimitsSchema.extend({ resumed: z.boolean() }) },
   'PATCH /api/projects/{id}': { body: updateProjectSchema, response: projectWithWorkflowSchema },
   'GET /api/tasks/all': { query: listAllTasksQuerySchema, response: taskSchema.array() },

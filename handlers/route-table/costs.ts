@@ -7,6 +7,7 @@ export const costRoutes: readonly Route[] = [
   { method: 'GET', path: '/api/costs/prices', handler: 'costs/get-model-prices' },
   { method: 'PUT', path: '/api/costs/prices', handler: 'costs/put-model-prices' },
   { method: 'POST', path: '/api/costs/reprice', handler: 'costs/reprice-runs' },
+  { method: 'POST', path: '/api/costs/rebuild', handler: 'costs/rebuild-usage-rollup' },
 
   { method: 'GET', path: '/api/budgets', handler: 'budgets/list-budgets' },
   { method: 'POST', path: '/api/budgets', handler: 'budgets/create-budget' },

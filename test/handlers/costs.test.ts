@@ -157,7 +157,9 @@ describe('GET /api/costs/rollup', () => {
 
 describe('cost reads when a query fails', () => {
   it('answers 200 {available: false, reason: query_failed}', async () => {
+    // the reads go to the runs and to the usage rollup (issue 14): both away
     await app.db.query('ALTER TABLE workflow_runs RENAME TO workflow_runs_away');
+    await app.db.query('ALTER TABLE run_usage_daily RENAME TO run_usage_daily_away');
     try {
       const summary = await app.call('GET', '/api/costs/summary');
       expect(summary.status).toBe(200);
@@ -166,6 +168,7 @@ describe('cost reads when a query fails', () => {
       expect(rollup.body).toMatchObject({ available: false, reason: 'query_failed' });
     } finally {
       await app.db.query('ALTER TABLE workflow_runs_away RENAME TO workflow_runs');
+      await app.db.query('ALTER TABLE run_usage_daily_away RENAME TO run_usage_daily');
     }
   });
 });

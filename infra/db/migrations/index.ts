@@ -8,6 +8,7 @@ import routingExpectedUsage from './0920_routing_expected_usage';
 import pricesAndBilling from './0930_prices_and_billing';
 import agentTokens from './0940_agent_tokens';
 import webhooks from './0950_webhooks';
+import usageRollup from './0960_usage_rollup';
 import workflowDispatcher from './0200_workflow_dispatcher';
 import workflowOwnerIndex from './0201_workflow_owner_index';
 import chatMessages from './0500_chat_messages';
@@ -41,4 +42,5 @@ export const migrations: ReadonlyArray<{ name: string; sql: string }> = [
   { name: '0930_prices_and_billing', sql: pricesAndBilling },
   { name: '0940_agent_tokens', sql: agentTokens },
   { name: '0950_webhooks', sql: webhooks },
+  { name: '0960_usage_rollup', sql: usageRollup },
 ];

@@ -1,0 +1,62 @@
+import * as z from 'zod';
+import { OPERATOR_ACTOR } from '../actors';
+import { recordChange } from '../audit/record-change';
+import type { Db, Deps } from '../ports';
+import { requireDb } from '../storage';
+import { parseInput } from '../validation';
+
+/**
+ * The usage rollup (issue 14, migration 0960): run usage per UTC day x agent x project x workflow
+ * type x billing mode, kept by triggers in the transaction of every write of a run. Cost analytics
+ * and budget spend read it instead of the runs; it answers what the raw aggregate over the runs
+ * answers (attribution of ./usage.ts), which a test checks and POST /api/costs/rebuild restores.
+ */
+
+/** The UTC day (a date) of a timestamptz parameter such as `$1`. */
+export const utcDayOf = (param: string) => `(${param}::timestamptz AT TIME ZONE 'UTC')::date`;
+
+/**
+ * The rollup rows of the UTC days of [from, to) (timestamptz parameters): folded rows and the deltas
+ * not folded yet, in one snapshot. A relation with the columns day, agent_id ('' for none),
+ * project_id ('' for none), workflow_type, billing (metered or subscription), runs, cost (numeric,
+ * every run's cost_estimate), input_tokens, output_tokens, unpriced_runs, unpriced_input, unpriced_output.
+ * Several rows may share a key: readers sum, and leave out keys whose runs sum to 0.
+ */
+export function usageRollupSql(from: string, to: string): string {
+  const cols = 'day, agent_id, project_id, workflow_type, billing, runs, cost, input_tokens, output_tokens, unpriced_runs, unpriced_input, unpriced_output';
+  const where = `day >= ${utcDayOf(from)} AND day < ${utcDayOf(to)}`;
+  return `(SELECT ${cols} FROM run_usage_daily WHERE ${where} UNION ALL SELECT ${cols} FROM run_usage_delta WHERE ${where})`;
+}
+
+/** Billed and shadow (subscription) cost of rollup rows `u`, as float8 sums. */
+export const rollupBilledCostSql = "sum(u.cost) FILTER (WHERE u.billing = 'metered')::float8";
+export const rollupSubscriptionCostSql = "sum(u.cost) FILTER (WHERE u.billing = 'subscription')::float8";
+
+/** Folds the committed deltas into the daily rows (each dispatcher tick); answers how many it folded. */
+export async function foldUsageDeltas(db: Db): Promise<number> {
+  const { rows } = await db.query<{ folded: number }>('SELECT run_usage_compact() AS folded');
+  return rows[0]?.folded ?? 0;
+}
+
+export const rebuildUsageSchema = z.strictObject({ actor: z.string().trim().min(1, 'must not be empty').max(200).default(OPERATOR_ACTOR) });
+
+/**
+ * POST /api/costs/rebuild {actor?} (operator): recomputes the rollup from the runs in one
+ * transaction (writers of runs wait for it), audited; answers the rows written and the runs they hold.
+ */
+export async function rebuildUsageRollup(deps: Deps, body: unknown) {
+  const { actor } = parseInput(rebuildUsageSchema, body ?? {}, 'rebuild');
+  return requireDb(deps.storage).transaction(async (tx) => {
+    const rows = await rebuildUsage(tx);
+    const { rows: runs } = await tx.query<{ n: number }>('SELECT coalesce(sum(runs), 0)::int8 AS n FROM run_usage_daily');
+    const answer = { rows, runs: runs[0]?.n ?? 0, rebuilt_at: deps.clock.now().toISOString() };
+    await recordChange(deps, tx, { actor, action: 'rebuilt', entityType: 'usage_rollup', entityId: 'run_usage_daily', newValue: answer });
+    return answer;
+  });
+}
+
+/** The rebuild itself, inside the caller's transaction (restore calls it last). */
+export async function rebuildUsage(tx: Db): Promise<number> {
+  const { rows } = await tx.query<{ made: number }>('SELECT run_usage_rebuild() AS made');
+  return rows[0]?.made ?? 0;
+}
