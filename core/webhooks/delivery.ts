@@ -175,7 +175,10 @@ export async function deliverDueWebhooks(deps: Pick<Deps, 'clock' | 'webhooks'>,
         [hook.id],
       );
       for (const delivery of rows) {
-        if (delivery.next_attempt_at && delivery.next_attempt_at.getTime() > deps.clock.now().getTime()) break;
+        const now = deps.clock.now();
+        if (delivery.next_attempt_at && delivery.next_attempt_at.getTime() > now.getTime()) break;
+        // the lease outlives each attempt (a slow receiver takes up to WEBHOOK_TIMEOUT_MS): no other process takes the queue meanwhile
+        await db.query('UPDATE webhooks SET lease_until = $2 WHERE id = $1', [hook.id, new Date(now.getTime() + LEASE_MS)]);
         if (!(await attempt(deps, db, hook, delivery, totals))) break;
       }
     } finally {
