@@ -1,4 +1,5 @@
 import { leaseLapsedSql } from '../agents/leases';
+import { runAgentSql, unpricedRunSql, usageAtSql } from '../costs/usage';
 import { OUTBOX_RETENTION_MS } from '../ports/events';
 import { recoveryRules } from '../workflows/recovery-rules';
 import { stuckConditionSql } from '../workflows/run-queries';
@@ -45,6 +46,19 @@ const danglingPointer = `t.active_workflow_run_id IS NOT NULL AND NOT EXISTS (
   SELECT 1 FROM workflow_runs r WHERE r.id::text = t.active_workflow_run_id::text AND r.task_id = t.id AND r.status = ANY(${active}))`;
 
 const outboxStale = `created_at < $1::timestamptz - interval '${OUTBOX_RETENTION_MS} milliseconds'`;
+
+/** Run usage per rollup key, from the runs (the attribution of core/costs/usage.ts) and from the rollup (migration 0960). */
+const usageMeasures = 'runs, cost, input_tokens, output_tokens, unpriced_runs';
+const rawUsage = `SELECT (${usageAtSql} AT TIME ZONE 'UTC')::date AS day, coalesce(${runAgentSql}, '') AS agent_id, coalesce(t.project_id::text, '') AS project_id,
+    r.workflow_type, CASE WHEN r.billing = 'subscription' THEN 'subscription' ELSE 'metered' END AS billing,
+    count(*) AS runs, round(coalesce(sum(r.cost_estimate::numeric), 0), 6) AS cost, coalesce(sum(r.input_tokens), 0) AS input_tokens,
+    coalesce(sum(r.output_tokens), 0) AS output_tokens, count(*) FILTER (WHERE ${unpricedRunSql}) AS unpriced_runs
+  FROM workflow_runs r LEFT JOIN tasks t ON t.id = r.task_id GROUP BY 1, 2, 3, 4, 5`;
+const rolledUsage = `SELECT day, agent_id, project_id, workflow_type, billing, sum(runs) AS runs, round(sum(cost), 6) AS cost,
+    sum(input_tokens) AS input_tokens, sum(output_tokens) AS output_tokens, sum(unpriced_runs) AS unpriced_runs
+  FROM (SELECT day, agent_id, project_id, workflow_type, billing, ${usageMeasures} FROM run_usage_daily
+        UNION ALL SELECT day, agent_id, project_id, workflow_type, billing, ${usageMeasures} FROM run_usage_delta) u
+  GROUP BY 1, 2, 3, 4, 5 HAVING sum(runs) <> 0`;
 
 export const doctorChecks: readonly DoctorCheck[] = [
   {
@@ -149,6 +163,23 @@ export const doctorChecks: readonly DoctorCheck[] = [
         AND coalesce(r.owner_agent_id, (SELECT w.agent_id FROM workflow_agent_routing w WHERE w.workflow_type = r.workflow_type)) IS NOT NULL
       RETURNING r.id::text AS id, jsonb_build_object('target_agent_id', r.target_agent_id) AS after`,
     event: (id) => ({ name: 'run-updated', channel: 'stream', payload: { action: 'updated', runId: id } }),
+  },
+  {
+    kind: 'usage_rollup_drift',
+    description: 'usage rollup keys (day|agent|project|workflow type|billing) whose runs, cost or tokens differ from the runs: the rollup cost reads and budgets use is a cache of run usage',
+    suggestedRepair: 'rebuild the rollup from the runs (as POST /api/costs/rebuild)',
+    entityType: 'usage_rollup',
+    bulk: true,
+    // the whole rollup is compared with the whole aggregate: one scan of the runs, nothing to lock
+    findSql: () => `WITH raw AS (${rawUsage}), rolled AS (${rolledUsage})
+      SELECT concat_ws('|', day, agent_id, project_id, workflow_type, billing) AS id,
+             jsonb_build_object('runs', raw.runs, 'rollup_runs', rolled.runs, 'cost', raw.cost, 'rollup_cost', rolled.cost) AS detail
+        FROM raw FULL JOIN rolled USING (day, agent_id, project_id, workflow_type, billing)
+       WHERE (raw.runs, raw.cost, raw.input_tokens, raw.output_tokens, raw.unpriced_runs)
+             IS DISTINCT FROM (rolled.runs, rolled.cost, rolled.input_tokens, rolled.output_tokens, rolled.unpriced_runs)
+         AND $1::timestamptz IS NOT NULL
+       ORDER BY 1`,
+    repairSql: `SELECT k AS id, jsonb_build_object('rebuilt_rows', (SELECT run_usage_rebuild())) AS after FROM unnest($2::text[]) k WHERE $1::timestamptz IS NOT NULL`,
   },
 ];
 

@@ -26,6 +26,7 @@ const kinds = [
   'inactive_budget_ledger',
   'expired_idempotency_keys',
   'run_without_target',
+  'usage_rollup_drift',
 ];
 
 async function newTask(title: string) {
@@ -46,7 +47,8 @@ async function stateDigest() {
   const { rows } = await app.db.query<{ d: string }>(
     `SELECT md5(string_agg(x, '|' ORDER BY x)) AS d FROM (
        SELECT t::text AS x FROM tasks t UNION ALL SELECT r::text FROM workflow_runs r UNION ALL SELECT (e.id, e.channel, e.name, e.payload, e.created_at)::text FROM event_outbox e
-       UNION ALL SELECT b::text FROM budget_events b UNION ALL SELECT k::text FROM run_idempotency_keys k UNION ALL SELECT a::text FROM audit_log a) s`,
+       UNION ALL SELECT b::text FROM budget_events b UNION ALL SELECT k::text FROM run_idempotency_keys k UNION ALL SELECT a::text FROM audit_log a
+       UNION ALL SELECT d::text FROM run_usage_daily d UNION ALL SELECT u::text FROM run_usage_delta u) s`,
   );
   return rows[0]!.d;
 }
@@ -94,6 +96,12 @@ describe('integrity doctor', () => {
       [clock.now()],
     );
 
+    // a usage rollup that no longer matches the runs (issue 14): a delta no run accounts for
+    await app.db.query(
+      `INSERT INTO run_usage_delta (day, agent_id, project_id, workflow_type, billing, runs, cost, input_tokens, output_tokens, unpriced_runs, unpriced_input, unpriced_output)
+       VALUES ('2026-01-01', 'ghost', '', 'ghost-flow', 'metered', 1, 0.5, 0, 0, 0, 0, 0)`,
+    );
+
     clock.advance(25 * 60 * MIN);
     const before = await stateDigest();
     const found = await report();
@@ -107,6 +115,7 @@ describe('integrity doctor', () => {
     expect(found.inactive_budget_ledger).toEqual([ledger[0]!.id]);
     expect(found.expired_idempotency_keys).toEqual(['doctor-old']);
     expect(found.stale_outbox_rows).toContain(outbox[0]!.id);
+    expect(found.usage_rollup_drift).toEqual(['2026-01-01|ghost||ghost-flow|metered']);
 
     const dry = await app.call('POST', '/api/doctor/repair', { body: { dry_run: true } });
     expect(dry.status).toBe(200);
