@@ -8,7 +8,7 @@ import { requireDb } from '../storage';
 import { parseId, parseInput } from '../validation';
 import { resolvesByName } from '../workflows/governance';
 import { agentIdSchema } from '../workflows/run';
-import { AGENT_TOKEN_PREFIX, agentTokenScopes, tokenDigest, type AgentTokenScope } from './principal';
+import { AGENT_TOKEN_PREFIX, agentTokenScopes, tokenDigest } from './principal';
 
 /**
  * Agents' own credentials (issue 18). A token is `fta_` and 43 characters of base64url (32 random

@@ -1,7 +1,6 @@
 import * as z from 'zod';
 import { parseQuery } from '../query-params';
 import type { Deps } from '../ports';
-import { parseInput } from '../validation';
 import { answeringValidation, degradable } from './availability';
 import { roundUsd, UNASSIGNED, unpricedOf } from './usage';
 import { rollupBilledCostSql, rollupSubscriptionCostSql, usageRollupSql } from './usage-rollup';

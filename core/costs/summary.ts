@@ -1,7 +1,6 @@
 import * as z from 'zod';
 import { parseQuery } from '../query-params';
 import type { Db, Deps } from '../ports';
-import { parseInput } from '../validation';
 import { answeringValidation, degradable } from './availability';
 import { addDays, isoDay, roundUsd, runAgentSql, unpricedOf, usageAtSql, type UnpricedUsage } from './usage';
 import { rollupBilledCostSql, rollupSubscriptionCostSql, usageRollupSql } from './usage-rollup';
