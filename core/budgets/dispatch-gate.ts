@@ -1,5 +1,5 @@
 import type { BudgetGate, BudgetVerdict, DispatchCandidate } from '../workflows/budget-gate';
-import { budgetsWithoutRoom, enforcementFor, evaluateActiveBudgets, inFlightRunsInScope } from './enforcement';
+import { budgetsWithoutRoom, enforcementFor, evaluateActiveBudgets, expectedUsdIn, inFlightRunsInScope, type Expectation } from './enforcement';
 import type { EvaluatedBudget } from './evaluation';
 import { budgetInChain, type ScopeChain } from './scope-chain';
 import { reservationsOf } from './spend';
@@ -31,18 +31,28 @@ export const budgetDispatchGate: BudgetGate = {
     // issue 16: reservations of live runs, re-read under each batch's lock, plus this batch's dispatches
     let reserved = new Map(evaluated.map((e) => [e.budget.id, { ...e.reserved }]));
     const blocking = evaluated.filter((e) => e.budget.active && e.budget.action_on_exceed !== 'warn');
+    // agents on a subscription: their runs' expected USD takes no room in a budget of basis billed
+    const subscribers = blocking.length
+      ? new Set((await db.query<{ agent_id: string }>(`SELECT agent_id FROM agent_profiles WHERE billing = 'subscription'`)).rows.map((r) => r.agent_id))
+      : new Set<string>();
+    const expectationOf = (candidate: DispatchCandidate): Expectation => ({
+      usd: candidate.expectedCostUsd,
+      tokens: candidate.expectedTokens,
+      subscription: subscribers.has(candidate.ownerAgentId ?? candidate.targetAgentId ?? ''),
+    });
     const shortOf = (candidate: DispatchCandidate): EvaluatedBudget[] =>
-      budgetsWithoutRoom(blocking, chainOfCandidate(candidate), { usd: candidate.expectedCostUsd, tokens: candidate.expectedTokens }, (e) => reserved.get(e.budget.id)!);
+      budgetsWithoutRoom(blocking, chainOfCandidate(candidate), expectationOf(candidate), (e) => reserved.get(e.budget.id)!);
     return {
       async beginBatch(tx) {
         if (blocking.length) reserved = new Map([...(await reservationsOf(tx, blocking.map((e) => e.budget)))].map(([id, r]) => [id, { ...r }]));
       },
       dispatched(candidate) {
         const chain = chainOfCandidate(candidate);
+        const expected = expectationOf(candidate);
         for (const e of blocking) {
           if (!budgetInChain(e.budget, chain)) continue;
           const held = reserved.get(e.budget.id)!;
-          held.usd += candidate.expectedCostUsd ?? 0;
+          held.usd += expectedUsdIn(e.budget, expected);
           held.tokens += candidate.expectedTokens ?? 0;
         }
       },

@@ -51,6 +51,13 @@ export function enforcementFor(evaluated: readonly EvaluatedBudget[], chain: Sco
 export interface Expectation {
   usd: number | null;
   tokens: number | null;
+  /** Its agent bills by subscription: its USD expectation takes no room in a budget of basis billed. */
+  subscription?: boolean;
+}
+
+/** The USD a run's expectation takes in a budget: none in one of basis billed when the run's agent bills by subscription. */
+export function expectedUsdIn(budget: Pick<BudgetRow, 'basis'>, expected: Expectation): number {
+  return expected.subscription && budget.basis === 'billed' ? 0 : (expected.usd ?? 0);
 }
 
 /**
@@ -68,7 +75,7 @@ export function budgetsWithoutRoom(
     if (!e.budget.active || e.budget.action_on_exceed === 'warn' || !budgetInChain(e.budget, chain)) return false;
     const held = reservedOf(e);
     return e.budget.cap_usd !== null
-      ? e.spend.usd + held.usd + (expected.usd ?? 0) > e.budget.cap_usd + 1e-9
+      ? e.spend.usd + held.usd + expectedUsdIn(e.budget, expected) > e.budget.cap_usd + 1e-9
       : e.spend.tokens + held.tokens + (expected.tokens ?? 0) > e.budget.cap_tokens!;
   });
 }

@@ -1,5 +1,6 @@
 import type { Db } from '../ports';
 import type { BudgetRow } from './budget';
+import type { Expectation } from './enforcement';
 import { inFlightStatuses } from './spend';
 
 /**
@@ -70,11 +71,14 @@ export async function scopeChainOfDispatch(db: Db, taskId: string, template: str
  * What the run a dispatch-class action would put in the queue expects to spend (issue 16): its
  * route's expectation. A run that is live already reserves it, so redispatching one expects nothing more.
  */
-export async function expectationOfDispatch(db: Db, kind: 'run.dispatch' | 'run.redispatch', target: string, template: string): Promise<{ usd: number | null; tokens: number | null }> {
-  const { rows } = await db.query<{ usd: number | null; tokens: number | null }>(
+export async function expectationOfDispatch(db: Db, kind: 'run.dispatch' | 'run.redispatch', target: string, template: string): Promise<Expectation> {
+  const { rows } = await db.query<Required<Expectation>>(
     kind === 'run.dispatch'
-      ? 'SELECT expected_cost_usd AS usd, expected_tokens AS tokens FROM workflow_agent_routing WHERE workflow_type = $1'
-      : `SELECT w.expected_cost_usd AS usd, w.expected_tokens AS tokens FROM workflow_runs r JOIN workflow_agent_routing w ON w.workflow_type = r.workflow_type
+      ? `SELECT w.expected_cost_usd AS usd, w.expected_tokens AS tokens, coalesce(ap.billing = 'subscription', false) AS subscription
+           FROM workflow_agent_routing w LEFT JOIN agent_profiles ap ON ap.agent_id = w.agent_id WHERE w.workflow_type = $1`
+      : `SELECT w.expected_cost_usd AS usd, w.expected_tokens AS tokens, coalesce(ap.billing = 'subscription', false) AS subscription
+           FROM workflow_runs r JOIN workflow_agent_routing w ON w.workflow_type = r.workflow_type
+           LEFT JOIN agent_profiles ap ON ap.agent_id = coalesce(r.owner_agent_id, w.agent_id)
           WHERE r.id::text = $1 AND r.status <> ALL($2::text[])`,
     kind === 'run.dispatch' ? [template] : [target, inFlightStatuses],
   );

@@ -180,16 +180,18 @@ export const inFlightStatuses = ['dispatched', 'claimed', 'running', 'waiting_fo
 /**
  * The reservations of live runs in each budget's scope, by the same attribution as derived spend,
  * in one statement: per run, its route's expected_cost_usd and expected_tokens less what it has
- * reported (never below zero). Periods do not apply: a live run reserves until it ends.
+ * reported (never below zero). Periods do not apply: a live run reserves until it ends. A run of a
+ * subscription (its own mark, else its agent's) reserves no USD in a budget of basis billed.
  */
-export async function reservationsOf(db: Db, budgets: ReadonlyArray<Pick<SpendQuery, 'id' | 'scope' | 'scope_id'>>): Promise<Map<string, Reservation>> {
+export async function reservationsOf(db: Db, budgets: ReadonlyArray<Pick<SpendQuery, 'id' | 'scope' | 'scope_id' | 'basis'>>): Promise<Map<string, Reservation>> {
   const reserved = new Map<string, Reservation>(budgets.map((b) => [b.id, { usd: 0, tokens: 0 }]));
   if (budgets.length === 0) return reserved;
   const { rows } = await db.query<{ id: string; usd: number; tokens: number }>(
     `SELECT b.id,
-            coalesce(sum(greatest(coalesce(w.expected_cost_usd, 0) - coalesce(r.cost_estimate, 0), 0)), 0) AS usd,
+            coalesce(sum(CASE WHEN b.basis = 'billed' AND coalesce(r.billing, ap.billing) = 'subscription' THEN 0
+                              ELSE greatest(coalesce(w.expected_cost_usd, 0) - coalesce(r.cost_estimate, 0), 0) END), 0) AS usd,
             coalesce(sum(greatest(coalesce(w.expected_tokens, 0) - ${runTokensSql}, 0)), 0)::bigint AS tokens
-       FROM unnest($1::uuid[], $2::text[], $3::text[]) AS b(id, scope, scope_id)
+       FROM unnest($1::uuid[], $2::text[], $3::text[], $5::text[]) AS b(id, scope, scope_id, basis)
        JOIN workflow_runs r ON r.status = ANY($4::text[])
        JOIN workflow_agent_routing w ON w.workflow_type = r.workflow_type AND (w.expected_cost_usd IS NOT NULL OR w.expected_tokens IS NOT NULL)
        LEFT JOIN tasks t ON t.id = r.task_id
@@ -197,7 +199,7 @@ export async function reservationsOf(db: Db, budgets: ReadonlyArray<Pick<SpendQu
       WHERE b.scope = 'fleet' OR (b.scope = 'agent' AND ${runAgentSql} = b.scope_id)
          OR (b.scope = 'department' AND ap.department_id = b.scope_id) OR (b.scope = 'project' AND t.project_id::text = b.scope_id)
       GROUP BY b.id`,
-    [budgets.map((b) => b.id), budgets.map((b) => b.scope), budgets.map((b) => b.scope_id), inFlightStatuses],
+    [budgets.map((b) => b.id), budgets.map((b) => b.scope), budgets.map((b) => b.scope_id), inFlightStatuses, budgets.map((b) => b.basis)],
   );
   for (const row of rows) reserved.set(row.id, { usd: roundUsd(row.usd), tokens: row.tokens });
   return reserved;

@@ -293,6 +293,29 @@ describe('reservations of live runs (issue 16)', () => {
     expect((await tick()).dispatched).toBe(2);
   });
 
+  it('lets a subscription agent\'s expected USD take no room in a budget of basis billed, and still count in one of basis list', async () => {
+    const type = await expectingRoute(0.3);
+    expect((await app.call('PUT', '/api/agents/reserver/billing', { body: { billing: 'subscription' } })).status).toBe(200);
+    try {
+      const billed = await budget({ scope: 'agent', scope_id: 'reserver', cap_usd: 1, action_on_exceed: 'pause_new_runs' });
+      await queue(type, 5);
+      // billed: the plan's runs bill nothing, so none of them is held for expected USD
+      expect((await tick()).dispatched).toBe(5);
+      const view = (await app.call('GET', '/api/budgets')).body.budgets.find((b: { id: string }) => b.id === billed.id);
+      expect(view.reserved).toEqual({ usd: 0, tokens: 0 });
+      // list: the same expectations count at their shadow price
+      await app.call('PATCH', `/api/budgets/${billed.id}`, { body: { basis: 'list' } });
+      const listed = (await app.call('GET', '/api/budgets')).body.budgets.find((b: { id: string }) => b.id === billed.id);
+      expect(listed.reserved.usd).toBe(1.5);
+      await queue(type, 2);
+      const held = await tick();
+      expect(held.dispatched).toBe(0);
+      expect(held.budgetEnforcement.held).toBe(2);
+    } finally {
+      await app.call('PUT', '/api/agents/reserver/billing', { body: { billing: null } });
+    }
+  });
+
   it('refuses a negative or non-numeric expectation with a 400 naming the field', async () => {
     const type = await templateWithRoute(app, { agent: 'reserver' });
     for (const body of [{ expected_cost_usd: -1 }, { expected_tokens: 1.5 }, { expected_cost_usd: 'lots' }]) {
