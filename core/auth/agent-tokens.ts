@@ -23,6 +23,8 @@ export const agentTokenSchema = z.object({
   scopes: z.array(z.enum(agentTokenScopes)),
   expires_at: z.date().nullable(),
   revoked_at: z.date().nullable(),
+  /** When a request last presented it (to the minute); null: never. */
+  last_used_at: z.date().nullable(),
   created_by: z.string(),
   created_at: z.date(),
   /** active, revoked or expired, at the time of the answer. */
@@ -35,7 +37,7 @@ export const createdAgentTokenSchema = agentTokenSchema.extend({
   token: z.string(),
 });
 
-const tokenColumns = 'id, agent_id, label, scopes, expires_at, revoked_at, created_by, created_at';
+const tokenColumns = 'id, agent_id, label, scopes, expires_at, revoked_at, last_used_at, created_by, created_at';
 type TokenRow = Omit<AgentToken, 'status'>;
 
 function withStatus(row: TokenRow, now: Date): AgentToken {

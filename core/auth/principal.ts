@@ -31,8 +31,13 @@ export function isAgentToken(bearer: string | undefined): bearer is string {
  * Looked up by digest on every request, so a revocation holds from its commit on.
  */
 export async function principalOfAgentToken(db: Db, token: string, now: Date): Promise<Principal | undefined> {
+  // one round trip: the lookup, and last_used_at moved forward at most once a minute (a write, not one per request)
   const { rows } = await db.query<{ id: string; agent_id: string; scopes: AgentTokenScope[] }>(
-    `SELECT id, agent_id, scopes FROM agent_tokens WHERE digest = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > $2)`,
+    `WITH t AS (SELECT id, agent_id, scopes, last_used_at FROM agent_tokens
+                 WHERE digest = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > $2)),
+          touched AS (UPDATE agent_tokens a SET last_used_at = $2 FROM t
+                       WHERE a.id = t.id AND (t.last_used_at IS NULL OR t.last_used_at < $2::timestamptz - interval '1 minute'))
+     SELECT id, agent_id, scopes FROM t`,
     [tokenDigest(token), now],
   );
   const row = rows[0];

@@ -82,7 +82,12 @@ describe('managing agent tokens (operator)', () => {
 
   it('revokes at once: the next request with the token is 401; revoking again changes nothing; an unknown id is 404', async () => {
     const { id, token } = await mint({ agent_id: 'writer' });
+    const unused = (await app.call('GET', '/api/agent-tokens', operator)).body.tokens.find((t: { id: string }) => t.id === id);
+    expect(unused.last_used_at).toBeNull();
     expect((await app.call('GET', '/api/tasks', { headers: bearer(token) })).status).toBe(200);
+    // the listing says when it was last presented
+    const used = (await app.call('GET', '/api/agent-tokens', operator)).body.tokens.find((t: { id: string }) => t.id === id);
+    expect(used.last_used_at).toBe('2026-11-20T12:00:00.000Z');
     const revoked = await app.call('DELETE', `/api/agent-tokens/${id}`, operator);
     expect(revoked.status).toBe(200);
     expect(revoked.body).toMatchObject({ id, status: 'revoked' });
