@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { recordChange } from '../audit/record-change';
-import { billingSchema, type BillingMode } from '../costs/pricing';
+import { billingModes, billingSchema, type BillingMode } from '../costs/pricing';
 import type { Deps } from '../ports';
 import { requireDb } from '../storage';
 import { parseInput } from '../validation';
@@ -11,7 +11,7 @@ import { actorSchema, agentIdSchema } from '../workflows/run';
  * A subscription agent's runs keep their list price as a shadow cost that billed totals leave out;
  * the mode applies to usage reported from now on (POST /api/costs/reprice applies it to a past window).
  */
-export const agentBillingSchema = z.object({ agent_id: z.string(), billing: z.enum(['metered', 'subscription']).nullable() });
+export const agentBillingSchema = z.object({ agent_id: z.string(), billing: z.enum(billingModes).nullable() });
 export type AgentBilling = z.infer<typeof agentBillingSchema>;
 
 const putBillingSchema = z.strictObject({

@@ -114,8 +114,11 @@ export async function authorizeAgentRequest(db: Db, principal: Extract<Principal
     throw new AgentForbiddenError(`agent ${agent} may only use ${request.routeKey} for itself`);
   }
   let body = request.body;
-  if (body !== null && typeof body === 'object' && !Array.isArray(body)) {
-    const bound: Record<string, unknown> = { ...(body as Record<string, unknown>) };
+  const binds = Boolean(rule.self?.length || rule.actor?.length || rule.required?.length);
+  // no body binds as an empty one, so that defaults never fall back to the operator; any other non-object is the handler's to refuse
+  const fields = body === undefined || body === null ? {} : typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : undefined;
+  if (binds && fields) {
+    const bound: Record<string, unknown> = { ...fields };
     for (const field of rule.self ?? []) {
       if (bound[field] !== undefined && bound[field] !== agent) {
         throw new AgentForbiddenError(`agent ${agent} may not act as ${String(bound[field])}: ${field} must be its own id`);
@@ -127,14 +130,6 @@ export async function authorizeAgentRequest(db: Db, principal: Extract<Principal
       if (bound[field] === undefined) throw new AgentForbiddenError(`an agent token must send ${field} to use ${request.routeKey}`);
     }
     body = bound;
-  } else if (rule.required?.length || rule.self?.length || rule.actor?.length) {
-    // no body: bind what can be bound, so defaults never fall back to the operator
-    const bound: Record<string, unknown> = {};
-    for (const field of [...(rule.self ?? []), ...(rule.actor ?? [])]) bound[field] = agent;
-    for (const field of rule.required ?? []) {
-      if (bound[field] === undefined) throw new AgentForbiddenError(`an agent token must send ${field} to use ${request.routeKey}`);
-    }
-    body = body === undefined ? bound : body;
   }
   if (rule.ownRun) await assertRunOfAgent(db, request.pathParameters[rule.ownRun], agent);
   return body;

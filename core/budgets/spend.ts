@@ -133,6 +133,14 @@ export async function deriveSpend(db: Db, budgets: readonly SpendQuery[]): Promi
   return spend;
 }
 
+/** The joins runInScopeSql reads: the run's task (t) and its agent's profile (ap). */
+const scopeJoinsSql = `LEFT JOIN tasks t ON t.id = r.task_id LEFT JOIN agent_profiles ap ON ap.agent_id = ${runAgentSql}`;
+
+/** A run (r) inside a budget's scope given as SQL (scope, scope_id), by the attribution of derived spend. */
+const runInScopeSql = (scope: string, scopeId: string) =>
+  `(${scope} = 'fleet' OR (${scope} = 'agent' AND ${runAgentSql} = ${scopeId}) OR (${scope} = 'department' AND ap.department_id = ${scopeId})
+    OR (${scope} = 'project' AND t.project_id::text = ${scopeId}))`;
+
 /** An unpriced run as a budget's ledger lists it (issue 16). */
 export interface UnpricedRun {
   id: string;
@@ -156,12 +164,8 @@ export async function unpricedRunsOf(
 ): Promise<UnpricedRun[]> {
   const { rows } = await db.query<UnpricedRun>(
     `SELECT r.id, r.workflow_type, ${runAgentSql} AS agent_id, r.model_id, r.input_tokens, r.output_tokens, ${usageAtSql} AS usage_at
-       FROM workflow_runs r
-       LEFT JOIN tasks t ON t.id = r.task_id
-       LEFT JOIN agent_profiles ap ON ap.agent_id = ${runAgentSql}
-      WHERE ${usageAtSql} >= $1 AND ${usageAtSql} < $2 AND ${unpricedRunSql}
-        AND ($3 = 'fleet' OR ($3 = 'agent' AND ${runAgentSql} = $4) OR ($3 = 'department' AND ap.department_id = $4)
-          OR ($3 = 'project' AND t.project_id::text = $4))
+       FROM workflow_runs r ${scopeJoinsSql}
+      WHERE ${usageAtSql} >= $1 AND ${usageAtSql} < $2 AND ${unpricedRunSql} AND ${runInScopeSql('$3', '$4')}
       ORDER BY ${usageAtSql} DESC, r.id LIMIT $5`,
     [window.start, window.end, budget.scope, budget.scope_id, limit],
   );
@@ -194,10 +198,8 @@ export async function reservationsOf(db: Db, budgets: ReadonlyArray<Pick<SpendQu
        FROM unnest($1::uuid[], $2::text[], $3::text[], $5::text[]) AS b(id, scope, scope_id, basis)
        JOIN workflow_runs r ON r.status = ANY($4::text[])
        JOIN workflow_agent_routing w ON w.workflow_type = r.workflow_type AND (w.expected_cost_usd IS NOT NULL OR w.expected_tokens IS NOT NULL)
-       LEFT JOIN tasks t ON t.id = r.task_id
-       LEFT JOIN agent_profiles ap ON ap.agent_id = ${runAgentSql}
-      WHERE b.scope = 'fleet' OR (b.scope = 'agent' AND ${runAgentSql} = b.scope_id)
-         OR (b.scope = 'department' AND ap.department_id = b.scope_id) OR (b.scope = 'project' AND t.project_id::text = b.scope_id)
+       ${scopeJoinsSql}
+      WHERE ${runInScopeSql('b.scope', 'b.scope_id')}
       GROUP BY b.id`,
     [budgets.map((b) => b.id), budgets.map((b) => b.scope), budgets.map((b) => b.scope_id), inFlightStatuses, budgets.map((b) => b.basis)],
   );

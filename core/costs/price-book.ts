@@ -68,12 +68,9 @@ export interface UsagePricing {
 }
 
 export async function usagePricing(deps: Pick<Deps, 'prices'>, db: Db, modelId: string | null, agentId: string | null): Promise<UsagePricing> {
-  const { rows } = await db.query<{ billing: BillingMode | null; prices: Array<Omit<PriceRow, 'model_id'>> | null }>(
+  const { rows } = await db.query<{ billing: BillingMode | null; prices: PriceRow[] | null }>(
     `SELECT (SELECT billing FROM agent_profiles WHERE agent_id = $2) AS billing,
-            (SELECT json_agg(json_build_object('effective_from', effective_from, 'input_per_million', input_per_million,
-                    'output_per_million', output_per_million, 'cached_input_per_million', cached_input_per_million,
-                    'cache_write_per_million', cache_write_per_million, 'billing', billing) ORDER BY effective_from)
-               FROM model_prices WHERE model_id = $1) AS prices`,
+            (SELECT json_agg(p ORDER BY p.effective_from) FROM (SELECT ${priceColumns} FROM model_prices WHERE model_id = $1) p) AS prices`,
     [modelId, agentId],
   );
   const row = rows[0];

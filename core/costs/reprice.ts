@@ -4,7 +4,7 @@ import { recordChanges } from '../audit/record-change';
 import type { Deps } from '../ports';
 import { requireDb } from '../storage';
 import { parseInput } from '../validation';
-import { runColumns, type WorkflowRun } from '../workflows/run';
+import { runColumnsOf, type WorkflowRun } from '../workflows/run';
 import { runEvent } from '../workflows/run-store';
 import { priceHistories } from './price-book';
 import { costAt, priceAt, type BillingMode } from './pricing';
@@ -57,7 +57,7 @@ export async function repriceRuns(deps: Deps, body: unknown): Promise<RepriceAns
     let after = '00000000-0000-0000-0000-000000000000';
     for (;;) {
       const { rows } = await tx.query<Candidate>(
-        `SELECT ${runColumns.split(', ').map((c) => `r.${c}`).join(', ')}, ${usageAtSql} AS usage_at, ap.billing AS agent_billing
+        `SELECT ${runColumnsOf('r')}, ${usageAtSql} AS usage_at, ap.billing AS agent_billing
            FROM workflow_runs r LEFT JOIN agent_profiles ap ON ap.agent_id = ${runAgentSql}
           WHERE ${usageAtSql} >= $1 AND ${usageAtSql} < $2 AND r.model_id IS NOT NULL AND r.id > $3
             AND (r.cost_source = 'table' OR (r.cost_source IS NULL AND ${unpricedRunSql}))
@@ -83,7 +83,7 @@ export async function repriceRuns(deps: Deps, body: unknown): Promise<RepriceAns
       const { rows: changed } = await tx.query<WorkflowRun>(
         `UPDATE workflow_runs r SET cost_estimate = u.cost, cost_source = 'table', billing = u.billing, currency = coalesce(r.currency, 'USD'), updated_at = $4
            FROM unnest($1::uuid[], $2::float8[], $3::text[]) AS u(id, cost, billing)
-          WHERE r.id = u.id RETURNING ${runColumns.split(', ').map((c) => `r.${c}`).join(', ')}`,
+          WHERE r.id = u.id RETURNING ${runColumnsOf('r')}`,
         [updates.map((u) => u.id), updates.map((u) => u.cost), updates.map((u) => u.billing), deps.clock.now()],
       );
       const before = new Map(rows.map(({ usage_at: _at, agent_billing: _billing, ...run }) => [run.id, run]));

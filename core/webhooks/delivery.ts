@@ -1,9 +1,10 @@
 import { createHmac } from 'node:crypto';
+import { NotFoundError } from '../errors';
 import type { Db, Deps } from '../ports';
 import { requireDb } from '../storage';
 import { parseId } from '../validation';
 import { webhookTypesOf } from './event-types';
-import { deliveryColumns, findWebhook, type Delivery } from './webhooks';
+import { deliveryColumns, type Delivery } from './webhooks';
 
 /**
  * Delivering webhooks (issue 18), in two steps any number of processes may run at once:
@@ -47,32 +48,31 @@ interface OutboxEvent {
 export async function enqueueWebhookEvents(deps: Pick<Deps, 'ids' | 'clock'>, db: Db): Promise<number> {
   return db.transaction(async (tx) => {
     // a webhook another process is enqueuing for is skipped, never enqueued twice
-    const { rows: hooks } = await tx.query<{ id: string; events: string[]; cursor: string }>(
+    // stream positions are bigint: read as text and compared as BigInt, never rounded through a double
+    const { rows } = await tx.query<{ id: string; events: string[]; cursor: string }>(
       'SELECT id, events, cursor::text AS cursor FROM webhooks WHERE active ORDER BY id FOR UPDATE SKIP LOCKED',
     );
-    if (hooks.length === 0) return 0;
-    const from = hooks.reduce((min, h) => (BigInt(h.cursor) < min ? BigInt(h.cursor) : min), BigInt(hooks[0]!.cursor));
-    const [{ rows: events }, { rows: mark }] = await Promise.all([
-      tx.query<OutboxEvent>('SELECT position::text AS position, name, payload, created_at FROM event_outbox WHERE position > $1 ORDER BY position LIMIT $2', [
-        from.toString(),
-        ENQUEUE_BATCH,
-      ]),
-      tx.query<{ pruned: string }>('SELECT pruned_through::text AS pruned FROM event_outbox_watermark'),
-    ]);
-    // events the outbox pruned before this webhook read them (it was behind for longer than the outbox keeps them)
+    if (rows.length === 0) return 0;
+    const hooks = rows.map((h) => ({ ...h, cursor: BigInt(h.cursor) }));
+    const from = hooks.reduce((min, h) => (h.cursor < min ? h.cursor : min), hooks[0]!.cursor);
+    const { rows: events } = await tx.query<OutboxEvent>(
+      'SELECT position::text AS position, name, payload, created_at FROM event_outbox WHERE position > $1 ORDER BY position LIMIT $2',
+      [from.toString(), ENQUEUE_BATCH],
+    );
+    const { rows: mark } = await tx.query<{ pruned: string }>('SELECT pruned_through::text AS pruned FROM event_outbox_watermark');
+    // events the outbox pruned before a webhook read them (it was behind for longer than the outbox keeps them)
     const pruned = BigInt(mark[0]?.pruned ?? '0');
-    const behind = hooks.filter((h) => BigInt(h.cursor) < pruned);
-    if (events.length === 0 && behind.length === 0) return 0;
+    if (events.length === 0 && hooks.every((h) => h.cursor >= pruned)) return 0;
     const now = deps.clock.now();
     const deliveries: Array<Record<string, unknown>> = [];
     for (const hook of hooks) {
-      if (BigInt(hook.cursor) < pruned) {
+      if (hook.cursor < pruned) {
         // the receiver learns which positions it will never get, before what follows them
-        const payload = { from: (BigInt(hook.cursor) + 1n).toString(), through: pruned.toString(), reason: 'the outbox pruned these events before they were delivered' };
+        const payload = { from: (hook.cursor + 1n).toString(), through: pruned.toString(), reason: 'the outbox pruned these events before they were delivered' };
         deliveries.push({ id: deps.ids.uuid(), webhook_id: hook.id, position: null, event_type: MISSED_EVENTS, payload, event_at: now });
       }
       for (const event of events) {
-        if (BigInt(event.position) <= BigInt(hook.cursor)) continue;
+        if (BigInt(event.position) <= hook.cursor) continue;
         for (const type of webhookTypesOf(event, hook.events)) {
           deliveries.push({ id: deps.ids.uuid(), webhook_id: hook.id, position: event.position, event_type: type, payload: event.payload, event_at: event.created_at });
         }
@@ -225,22 +225,23 @@ async function pruneDeliveryLog(deps: Pick<Deps, 'clock'>, db: Db): Promise<void
 export async function testWebhook(deps: Pick<Deps, 'clock' | 'ids' | 'webhooks' | 'storage'>, rawId: unknown) {
   const id = parseId(rawId);
   const db = requireDb(deps.storage);
-  await findWebhook(db, id);
   const { rows: hooks } = await db.query<LeasedWebhook>('SELECT id, url, secret FROM webhooks WHERE id = $1', [id]);
+  if (!hooks[0]) throw new NotFoundError(`webhook ${id} not found`);
   const now = deps.clock.now();
-  const deliveryId = deps.ids.uuid();
   const payload = { webhook_id: id, message: 'a test delivery from the task server' };
-  await db.query(
+  const { rows } = await db.query<Delivery & { payload: unknown }>(
     // never due for a delivery pass (it is sent here), so no pass sends it too
     `INSERT INTO webhook_deliveries (id, webhook_id, event_type, payload, event_at, next_attempt_at, created_at, updated_at)
-     VALUES ($1, $2, 'webhook.test', $3, $4, 'infinity', $4, $4)`,
-    [deliveryId, id, JSON.stringify(payload), now],
+     VALUES ($1, $2, 'webhook.test', $3, $4, 'infinity', $4, $4) RETURNING ${deliveryColumns}, payload`,
+    [deps.ids.uuid(), id, JSON.stringify(payload), now],
   );
-  const { rows } = await db.query<Delivery & { payload: unknown }>(`SELECT ${deliveryColumns}, payload FROM webhook_deliveries WHERE id = $1`, [deliveryId]);
-  const totals: DeliveryTotals = { attempted: 0, delivered: 0, failed: 0 };
-  const delivered = await attempt(deps, db, hooks[0]!, rows[0]!, totals);
+  const delivery = rows[0]!;
+  const delivered = await attempt(deps, db, hooks[0], delivery, { attempted: 0, delivered: 0, failed: 0 });
   // a test is one try: a failed one is closed, so it never holds the real queue behind it
-  if (!delivered) await db.query(`UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL WHERE id = $1`, [deliveryId]);
-  const { rows: after } = await db.query<Delivery>(`SELECT ${deliveryColumns} FROM webhook_deliveries WHERE id = $1`, [deliveryId]);
-  return { ...after[0]!, position: null };
+  const { rows: after } = await db.query<Delivery>(
+    `UPDATE webhook_deliveries SET status = CASE WHEN $2 THEN status ELSE 'failed' END, next_attempt_at = CASE WHEN $2 THEN next_attempt_at END
+      WHERE id = $1 RETURNING ${deliveryColumns}`,
+    [delivery.id, delivered],
+  );
+  return after[0]!;
 }

@@ -60,8 +60,8 @@ async function assertDestination(deps: Pick<Deps, 'webhooks'>, url: string): Pro
 
 /** The stream position new events will follow: a webhook sees what commits after it starts listening. */
 async function currentPosition(db: Db): Promise<number> {
-  const { rows } = await db.query<{ p: string }>('SELECT last_position AS p FROM event_outbox_watermark');
-  return Number(rows[0]?.p ?? 0);
+  const { rows } = await db.query<{ p: number }>('SELECT last_position AS p FROM event_outbox_watermark');
+  return rows[0]?.p ?? 0;
 }
 
 function webhookEvent(action: string, id: string) {
@@ -162,7 +162,7 @@ export const deliverySchema = z.object({
 export type Delivery = z.infer<typeof deliverySchema>;
 
 export const deliveryColumns =
-  'id, webhook_id, event_type, position::int8 AS position, status, attempts, response_code, response_body, last_error, next_attempt_at, event_at, delivered_at, created_at';
+  'id, webhook_id, event_type, position, status, attempts, response_code, response_body, last_error, next_attempt_at, event_at, delivered_at, created_at';
 
 export const deliveriesQuerySchema = z.object({ limit: z.coerce.number({ message: 'must be a whole number' }).int().min(1).max(500).default(100) }).loose();
 
@@ -173,5 +173,5 @@ export async function listDeliveries(deps: Pick<Deps, 'storage'>, rawId: unknown
   const db = requireDb(deps.storage);
   await findWebhook(db, id);
   const { rows } = await db.query<Delivery>(`SELECT ${deliveryColumns} FROM webhook_deliveries WHERE webhook_id = $1 ORDER BY seq DESC LIMIT $2`, [id, limit]);
-  return { deliveries: rows.map((d) => ({ ...d, position: d.position === null ? null : Number(d.position) })) };
+  return { deliveries: rows };
 }

@@ -8,7 +8,7 @@ import { recordRunBatch } from './run-audit';
 import { stuckConditionSql } from './run-queries';
 import { transitionOf } from './run-status';
 import { leaveSessionsSql, releaseTaskPointers } from './run-store';
-import { runColumns, type WorkflowRun } from './run';
+import { runColumns, runColumnsOf, type WorkflowRun } from './run';
 import { wakeAgents, type WakeOutcome } from './wake';
 import { releaseClaimsOfEndedRuns, releaseExpiredLeases } from '../agents/leases';
 import { openDispatchAdmission, type CappedCounts } from './caps';
@@ -177,7 +177,7 @@ async function recoverBatch(deps: Deps, ctx: TickContext, rule: RecoveryRule): P
   return ctx.db.transaction(async (tx) => {
     const at = deps.clock.now();
     const { rows: before } = await tx.query<WorkflowRun>(
-      `SELECT ${qualified('r')} FROM workflow_runs r LEFT JOIN workflow_agent_routing w ON w.workflow_type = r.workflow_type
+      `SELECT ${runColumnsOf('r')} FROM workflow_runs r LEFT JOIN workflow_agent_routing w ON w.workflow_type = r.workflow_type
         WHERE ${rule.where} ORDER BY r.created_at, r.id LIMIT ${ctx.batchSize} FOR UPDATE OF r SKIP LOCKED`,
       [at],
     );
@@ -185,7 +185,7 @@ async function recoverBatch(deps: Deps, ctx: TickContext, rule: RecoveryRule): P
     const assignments = { ...(rule.returnsToQueue ? leaveSessionsSql : {}), ...rule.set };
     const { rows: after } = await tx.query<WorkflowRun>(
       `UPDATE workflow_runs r SET ${Object.entries(assignments).map(([c, e]) => `${c} = ${e}`).join(', ')}, updated_at = $1
-        WHERE r.id = ANY($2::uuid[]) RETURNING ${qualified('r')}`,
+        WHERE r.id = ANY($2::uuid[]) RETURNING ${runColumnsOf('r')}`,
       [at, before.map((r) => r.id)],
     );
     await releaseTaskPointers(tx, after);
@@ -280,7 +280,7 @@ async function dispatchBatch(
   const admission = await openDispatchAdmission(tx, deps.clock.now(), { maxInFlight: deps.dispatcher.maxInFlight });
   await gate.beginBatch(tx);
   const { rows: candidates } = await tx.query<Candidate>(
-    `SELECT ${qualified('r')}, w.agent_id AS route_agent, w.max_concurrent AS route_max_concurrent, t.project_id,
+    `SELECT ${runColumnsOf('r')}, w.agent_id AS route_agent, w.max_concurrent AS route_max_concurrent, t.project_id,
             w.expected_cost_usd AS route_expected_cost_usd, w.expected_tokens AS route_expected_tokens,
             coalesce(ap.department_id, tp.department_id) AS department_id
        FROM workflow_runs r
@@ -338,7 +338,7 @@ async function dispatchBatch(
       `UPDATE workflow_runs r SET status = '${transitionOf('dispatch').to}', target_agent_id = x.target, dispatched_at = $1,
               dispatch_attempts = r.dispatch_attempts + 1, updated_at = $1
          FROM unnest($2::uuid[], $3::text[]) AS x(id, target)
-        WHERE r.id = x.id RETURNING ${qualified('r')}`,
+        WHERE r.id = x.id RETURNING ${runColumnsOf('r')}`,
       [at, toDispatch.map((d) => d.id), toDispatch.map((d) => d.target)],
     );
     await recordRunBatch(deps, tx, after.map((a) => ({ before: before.get(a.id)!, after: a })), { actor: ctx.actor, action: 'dispatched' });
@@ -399,12 +399,6 @@ export async function dispatchRunNow(deps: Deps, runId: string, actor: string = 
   };
 }
 
-function qualified(alias: string): string {
-  return runColumns
-    .split(', ')
-    .map((c) => `${alias}.${c}`)
-    .join(', ');
-}
 
 function stripCandidate(c: Candidate): WorkflowRun {
   const { route_agent: _a, route_max_concurrent: _m, route_expected_cost_usd: _c, route_expected_tokens: _t, project_id: _p, department_id: _d, ...run } = c;
@@ -428,7 +422,7 @@ export async function budgetCancel(
     `UPDATE workflow_runs r SET status = '${transitionOf('budget_stop').to}', finished_at = $1, gateway_session_active = false,
             last_error = '${BUDGET_STOP_ERROR}' || x.reason, updated_at = $1
        FROM unnest($2::uuid[], $3::text[]) AS x(id, reason)
-      WHERE r.id = x.id RETURNING ${qualified('r')}`,
+      WHERE r.id = x.id RETURNING ${runColumnsOf('r')}`,
     [at, stops.map((s) => s[0]), stops.map((s) => s[1])],
   );
   await releaseTaskPointers(tx, after);

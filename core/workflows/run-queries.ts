@@ -7,7 +7,7 @@ import { pageAndTotal } from '../list-page';
 import { parseId } from '../validation';
 import { recoveryRules, type StuckReason } from './recovery-rules';
 import { activeRunStatuses } from './run-status';
-import { listRunsQuerySchema, pendingRunsQuerySchema, runColumns, workflowRunSchema, type WorkflowRun } from './run';
+import { listRunsQuerySchema, pendingRunsQuerySchema, runColumns, runColumnsOf, workflowRunSchema, type WorkflowRun } from './run';
 import { templateStepSchema, type TemplateStep } from './template';
 
 /** Lists without a limit parameter (active, stuck) answer at most this many rows, with the full total. */
@@ -120,7 +120,7 @@ export async function listStuckRuns(deps: Pick<Deps, 'storage' | 'clock'>): Prom
   const { rows, total, truncated } = await pageAndTotal<WorkflowRun & { stuck_reason: StuckReason }>(
     db,
     {
-      select: `${runColumns.split(', ').map((c) => `r.${c}`).join(', ')}, CASE ${reasons} END AS stuck_reason`,
+      select: `${runColumnsOf('r')}, CASE ${reasons} END AS stuck_reason`,
       from: 'workflow_runs r LEFT JOIN workflow_agent_routing w ON w.workflow_type = r.workflow_type',
       where: `r.status IN ('dispatched', 'claimed', 'running') AND (${Object.values(stuckConditionSql).map((s) => `(${s})`).join(' OR ')})`,
       orderBy: 'r.updated_at, r.id',

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { OPERATOR_ACTOR } from '../actors';
+import { billingModes } from '../costs/pricing';
 import { jsonObjectSchema, uuidSchema, withAliases } from '../validation';
 import { sessionKeySchema } from '../runtime/ids';
 import { templateNameSchema } from './template';
@@ -12,6 +13,14 @@ export const runColumns = [
   'cost_estimate', 'input_tokens', 'output_tokens', 'cached_tokens', 'model_id', 'currency', 'reported_at',
   'last_error', 'created_by', 'metadata', 'created_at', 'updated_at', 'error_class', 'cache_write_tokens', 'cost_source', 'billing',
 ].join(', ');
+
+/** runColumns qualified by a table alias (`r.id, r.workflow_type, …`), for queries that join the runs. */
+export function runColumnsOf(alias: string): string {
+  return runColumns
+    .split(', ')
+    .map((c) => `${alias}.${c}`)
+    .join(', ');
+}
 
 const nullableDate = z.date().nullable();
 const nullableCount = z.number().int().nullable();
@@ -58,7 +67,7 @@ export const workflowRunSchema = z.object({
   /** Issue 16: who set cost_estimate: the agent (reported) or the price table (table); null: neither, or before this was kept. */
   cost_source: z.enum(['reported', 'table']).nullable(),
   /** Issue 16: subscription runs keep cost_estimate as a shadow (list) cost that billed totals leave out. */
-  billing: z.enum(['metered', 'subscription']).nullable(),
+  billing: z.enum(billingModes).nullable(),
 });
 export type WorkflowRun = z.infer<typeof workflowRunSchema>;
 
@@ -95,12 +104,29 @@ export const usageReportShape = {
 };
 export const usageFields = Object.keys(usageReportShape) as Array<keyof typeof usageReportShape>;
 
-const cachedWithinInput = (v: { input_tokens?: number; cached_tokens?: number }) =>
-  v.cached_tokens === undefined || v.input_tokens === undefined || v.cached_tokens <= v.input_tokens;
-const cachedIssue = { message: 'cached_tokens must not exceed input_tokens', path: ['cached_tokens'] };
-const cacheWriteWithinInput = (v: { input_tokens?: number; cached_tokens?: number; cache_write_tokens?: number }) =>
-  v.cache_write_tokens === undefined || v.input_tokens === undefined || (v.cached_tokens ?? 0) + v.cache_write_tokens <= v.input_tokens;
-const cacheWriteIssue = { message: 'cache_write_tokens must not exceed input_tokens less cached_tokens', path: ['cache_write_tokens'] };
+type CacheCounts = { input_tokens?: number | null; cached_tokens?: number | null; cache_write_tokens?: number | null };
+
+/**
+ * Cache reads (cached_tokens) and cache writes (cache_write_tokens) are parts of input_tokens: what
+ * is wrong when they exceed it, for a body and for a body merged over what a run stores. Without an
+ * input count there is nothing to hold them to.
+ */
+export function cacheOverInput(v: CacheCounts): Array<{ path: 'cached_tokens' | 'cache_write_tokens'; message: string; detail: string }> {
+  const input = v.input_tokens;
+  if (input === null || input === undefined) return [];
+  const cached = v.cached_tokens ?? 0;
+  const written = v.cache_write_tokens;
+  const over: ReturnType<typeof cacheOverInput> = [];
+  if (cached > input) over.push({ path: 'cached_tokens', message: 'cached_tokens must not exceed input_tokens', detail: 'exceeds input_tokens' });
+  if (written !== null && written !== undefined && cached + written > input) {
+    over.push({ path: 'cache_write_tokens', message: 'cache_write_tokens must not exceed input_tokens less cached_tokens', detail: 'exceeds input_tokens less cached_tokens' });
+  }
+  return over;
+}
+
+const cacheWithinInput = (v: CacheCounts, ctx: z.RefinementCtx) => {
+  for (const issue of cacheOverInput(v)) ctx.addIssue({ code: 'custom', path: [issue.path], message: issue.message });
+};
 
 /**
  * The original front end names the actor `initiator` and sends a `run_priority`, which is kept in
@@ -140,14 +166,12 @@ export const heartbeatRunSchema = z
     cost_estimate: usageReportShape.cost_estimate,
     model_id: usageReportShape.model_id,
   })
-  .refine(cachedWithinInput, cachedIssue)
-  .refine(cacheWriteWithinInput, cacheWriteIssue);
+  .superRefine(cacheWithinInput);
 /** Without session_id, the operator's start of a queued run (dispatch it now); with it, the agent's start. */
 export const startRunSchema = z.strictObject({ session_id: sessionKeySchema.optional(), actor: agentActorSchema });
 export const completeRunSchema = z
   .strictObject({ session_id: sessionKeySchema, output_summary: jsonObjectSchema.default({}), actor: agentActorSchema, ...usageReportShape })
-  .refine(cachedWithinInput, cachedIssue)
-  .refine(cacheWriteWithinInput, cacheWriteIssue);
+  .superRefine(cacheWithinInput);
 /**
  * Issue 15: what kind of failure a fail reports. quota_exhausted and rate_limited are the
  * provider's, not the run's: the run waits in the queue and dispatch to the agent pauses.
@@ -174,8 +198,7 @@ export const patchRunSchema = z
     actor: agentActorSchema,
     ...usageReportShape,
   })
-  .refine(cachedWithinInput, cachedIssue)
-  .refine(cacheWriteWithinInput, cacheWriteIssue)
+  .superRefine(cacheWithinInput)
   .refine((v) => Object.keys(v).some((k) => k !== 'actor'), { message: 'name at least one field to update' });
 export const reportStepSchema = z
   .strictObject({

@@ -2,7 +2,7 @@ import { usagePricing } from '../costs/price-book';
 import { costAt, priceAt } from '../costs/pricing';
 import { ValidationError } from '../errors';
 import type { Db, Deps } from '../ports';
-import { usageFields } from './run';
+import { cacheOverInput, usageFields } from './run';
 
 /** The usage columns an agent reports through PATCH /api/workflow-runs/:id, heartbeat and complete. */
 export interface UsageReport {
@@ -72,19 +72,12 @@ export async function usageColumns(deps: Pick<Deps, 'clock' | 'prices'>, tx: Db,
   return columns;
 }
 
-/**
- * Cache reads (cached_tokens) and cache writes (cache_write_tokens) are parts of input_tokens:
- * together they may not exceed it, also against what the run already stores. A 400 naming the field.
- */
+/** cacheOverInput (core/workflows/run.ts) of a report merged over what the run stores: a 400 naming the field. */
 export function assertCacheWithinInput(stored: Pick<StoredUsage, 'input_tokens' | 'cached_tokens' | 'cache_write_tokens'>, report: UsageReport): void {
-  const input = report.input_tokens ?? stored.input_tokens;
-  if (input === null || input === undefined) return;
-  const cached = report.cached_tokens ?? stored.cached_tokens ?? 0;
-  const written = report.cache_write_tokens ?? stored.cache_write_tokens ?? 0;
-  if (cached > input) throw new ValidationError('cached_tokens must not exceed input_tokens', [{ path: 'cached_tokens', message: 'exceeds input_tokens' }]);
-  if (cached + written > input) {
-    throw new ValidationError('cache_write_tokens must not exceed input_tokens less cached_tokens', [
-      { path: 'cache_write_tokens', message: 'exceeds input_tokens less cached_tokens' },
-    ]);
-  }
+  const [over] = cacheOverInput({
+    input_tokens: report.input_tokens ?? stored.input_tokens,
+    cached_tokens: report.cached_tokens ?? stored.cached_tokens,
+    cache_write_tokens: report.cache_write_tokens ?? stored.cache_write_tokens,
+  });
+  if (over) throw new ValidationError(over.message, [{ path: over.path, message: over.detail }]);
 }

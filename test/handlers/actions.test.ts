@@ -372,6 +372,21 @@ describe('the headroom probe and reservations (issue 16)', () => {
     expect(passes.status, JSON.stringify(passes.body)).toBe(200);
     await app.db.query(`UPDATE budgets SET active = false WHERE name = 'reserve cap'`);
   });
+
+  it('lets a dispatch to a subscription agent through a budget of basis billed that its expected USD would not fit', async () => {
+    await app.db.query(`INSERT INTO workflow_templates (name, steps) VALUES ('plan-flow', '["a"]')`);
+    await app.db.query(`INSERT INTO workflow_agent_routing (workflow_type, agent_id, expected_cost_usd) VALUES ('plan-flow', 'plan-agent', 0.6)`);
+    const cap = await app.call('POST', '/api/budgets', { body: { name: 'plan cap', scope: 'agent', scope_id: 'plan-agent', period: 'daily', cap_usd: 1, action_on_exceed: 'pause_new_runs' } });
+    expect(cap.status).toBe(201);
+    await app.db.query(`INSERT INTO workflow_runs (id, workflow_type, status, target_agent_id, dispatched_at) VALUES (gen_random_uuid(), 'plan-flow', 'dispatched', 'plan-agent', now())`);
+    const taskId = await newTask(null);
+    // metered: 0.6 reserved + 0.6 expected does not fit under $1.00
+    expect((await execute({ actionId: randomUUID(), kind: 'run.dispatch', targetId: taskId, params: { template: 'plan-flow' } })).status).toBe(422);
+    expect((await app.call('PUT', '/api/agents/plan-agent/billing', { body: { billing: 'subscription' } })).status).toBe(200);
+    const passes = await execute({ actionId: randomUUID(), kind: 'run.dispatch', targetId: taskId, params: { template: 'plan-flow' } });
+    expect(passes.status, JSON.stringify(passes.body)).toBe(200);
+    await app.db.query(`UPDATE budgets SET active = false WHERE name = 'plan cap'`);
+  });
 });
 
 describe('snapshot.create and task kinds for the tool server', () => {

@@ -217,6 +217,15 @@ describe('delivering', () => {
     expect(taskIdsOf(received)).toEqual([committed]);
   });
 
+  it('is delivered by the scheduled Lambda too, after its tick', async () => {
+    await webhook();
+    const task = await newTask('seen by the Lambda');
+    const { handler } = await import('../../infra/dispatcher/lambda');
+    const result = (await handler()) as { webhooks: { enqueued: number; delivered: number } };
+    expect(result.webhooks).toMatchObject({ enqueued: 1, delivered: 1 });
+    expect(taskIdsOf(received)).toEqual([task]);
+  });
+
   it('sends derived types to the webhooks that ask for them', async () => {
     await webhook({ events: ['run.failed'] });
     const type = await templateWithRoute(app, { agent: 'writer' });
