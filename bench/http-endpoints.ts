@@ -73,6 +73,8 @@ async function seedTasks(url: string, projectId: string): Promise<string> {
     const [task, dep1, dep2, sub1, sub2] = rows.map((r) => r.id);
     await db.query('UPDATE tasks SET dependency_ids = ARRAY[$2, $3]::uuid[] WHERE id = $1', [task, dep1, dep2]);
     await db.query('UPDATE tasks SET parent_task_id = $1 WHERE id = ANY(ARRAY[$2, $3]::uuid[])', [task, sub1, sub2]);
+    // statistics as autovacuum would leave them: without them the planner scans every task for the dependencies
+    await db.query('ANALYZE tasks');
     return task!;
   } finally {
     await db.close();

@@ -69,14 +69,19 @@ export function configuredPorts(cfg: Config): Omit<Deps, 'storage' | 'prices'> {
  * Migrations run on a connection of their own without the statement limit (an index build on a
  * large table may take minutes); the service's pool then carries the configured timeouts.
  */
-async function connectAndMigrate(url: string, cfg: Pick<Config, 'dbConnectTimeoutMs' | 'dbStatementTimeoutMs'>): Promise<{ db: PgDb; version: string }> {
-  const migrator = new PgDb(url, { max: 1, connectTimeoutMs: cfg.dbConnectTimeoutMs });
+async function connectAndMigrate(url: string, cfg: Pick<Config, 'dbConnectTimeoutMs' | 'dbStatementTimeoutMs' | 'dbPreparedStatements'>): Promise<{ db: PgDb; version: string }> {
+  // DDL changes the shapes a prepared statement was parsed against: migrations send every statement unnamed
+  const migrator = new PgDb(url, { max: 1, connectTimeoutMs: cfg.dbConnectTimeoutMs, prepareStatements: false });
   try {
     await migrate(migrator);
   } finally {
     await migrator.close().catch(() => undefined);
   }
-  const db = new PgDb(url, { connectTimeoutMs: cfg.dbConnectTimeoutMs, statementTimeoutMs: cfg.dbStatementTimeoutMs });
+  const db = new PgDb(url, {
+    connectTimeoutMs: cfg.dbConnectTimeoutMs,
+    statementTimeoutMs: cfg.dbStatementTimeoutMs,
+    prepareStatements: cfg.dbPreparedStatements,
+  });
   try {
     const { rows } = await db.query<{ server_version: string }>('SHOW server_version');
     return { db, version: rows[0]?.server_version.split(' ')[0] ?? 'unknown' };

@@ -69,12 +69,13 @@ const envSchema = z.object({
   MODEL_PRICES_FILE: z.string().min(1).optional(),
   DB_CONNECT_TIMEOUT_MS: intFrom('DB_CONNECT_TIMEOUT_MS', 1, 600_000).default(3_000),
   DB_STATEMENT_TIMEOUT_MS: intFrom('DB_STATEMENT_TIMEOUT_MS', 0, 3_600_000).default(5_000),
+  DB_PREPARED_STATEMENTS: z.enum(['0', '1'], { message: 'DB_PREPARED_STATEMENTS must be 0 or 1' }).default('1'),
   TASK_LEASE_SECONDS: intFrom('TASK_LEASE_SECONDS', leaseRules.minSeconds, leaseRules.maxSeconds).default(leaseRules.defaultSeconds),
   DISPATCH_MAX_IN_FLIGHT: intFrom('DISPATCH_MAX_IN_FLIGHT', 1, 1_000_000).optional(),
   DASHBOARD_UI_DIR: z.string().min(1).optional(),
   WEBHOOK_DELIVERY_INTERVAL_MS: intFrom('WEBHOOK_DELIVERY_INTERVAL_MS', 0, 86_400_000).default(5_000),
   WEBHOOK_TIMEOUT_MS: intFrom('WEBHOOK_TIMEOUT_MS', 100, 50_000).default(10_000),
-  WEBHOOK_ALLOW_PRIVATE: z.enum(['0', '1'], { message: 'WEBHOOK_ALLOW_PRIVATE must be 0 or 1' }).default('0'),
+  WEBHOOK_ALLOW_PRIVATE: z.enum(['0', '1'], { message: 'WEBHOOK_ALLOW_PRIVATE must be 0 or 1' }).default('1'),
 });
 
 export interface Config {
@@ -111,6 +112,8 @@ export interface Config {
   dbConnectTimeoutMs: number;
   /** Each statement's limit, a hung server included; 0 means none. Migrations run without it. */
   dbStatementTimeoutMs: number;
+  /** Repeated statements sent as named prepared statements (infra/db/pg-db.ts StatementNames). */
+  dbPreparedStatements: boolean;
   /** The lease of a task claim that names none (issue 15). */
   taskLeaseSeconds: number;
   /** Live runs the whole fleet may hold at once; undefined: no fleet cap. */
@@ -163,6 +166,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     modelPricesFile: e.MODEL_PRICES_FILE ? path.resolve(e.MODEL_PRICES_FILE) : undefined,
     dbConnectTimeoutMs: e.DB_CONNECT_TIMEOUT_MS,
     dbStatementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS,
+    dbPreparedStatements: e.DB_PREPARED_STATEMENTS === '1',
     taskLeaseSeconds: e.TASK_LEASE_SECONDS,
     dispatchMaxInFlight: e.DISPATCH_MAX_IN_FLIGHT,
     uiDir: e.DASHBOARD_UI_DIR ? path.resolve(e.DASHBOARD_UI_DIR) : undefined,

