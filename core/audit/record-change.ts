@@ -30,15 +30,16 @@ export async function recordChange(
 ): Promise<void> {
   const at = deps.clock.now();
   const state = change.newValue ?? change.oldValue;
-  // One round trip for both rows: every mutation of the server passes here.
-  await tx.query(
+  // Both rows travel with the COMMIT (Db.writeAtCommit): no use case reads its own audit row or
+  // snapshot back, and every mutation of the server passes here, so this saves each a round trip.
+  await tx.writeAtCommit(
     `WITH audit AS (
        INSERT INTO audit_log (timestamp, actor, action, entity_type, entity_id, project_id, task_id, old_value, new_value)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9))
+       VALUES ($1::timestamptz, $2, $3, $4, $5, $6::uuid, $7::uuid, $8::jsonb, $9::jsonb))
      INSERT INTO entity_snapshots (id, entity_type, entity_id, state, reason, actor, created_at)
-     SELECT $10, $4, $5, $11::jsonb, $3, $2, $1 WHERE $11::jsonb IS NOT NULL`,
+     SELECT $10::uuid, $4, $5, $11::jsonb, $3, $2, $1::timestamptz WHERE $11::jsonb IS NOT NULL`,
     [
-      at,
+      at.toISOString(),
       change.actor,
       change.action,
       change.entityType,
@@ -62,7 +63,7 @@ export function auditJson(value: unknown): string | null {
 /**
  * recordChange for many changes of one transaction (a bulk assignment): the same traces (audit
  * values redacted, state snapshots whole), written with one INSERT for the audit rows and one for
- * the state snapshots, then each change's event.
+ * the state snapshots (with the COMMIT, as recordChange's), then each change's event.
  */
 export async function recordChanges(deps: { clock: Clock; ids: Ids; events: EventBus }, tx: Db, changes: readonly Change[]): Promise<void> {
   if (changes.length === 0) return;
@@ -79,15 +80,15 @@ export async function recordChanges(deps: { clock: Clock; ids: Ids; events: Even
     snapshot_id: deps.ids.uuid(),
     state: c.newValue ?? c.oldValue ?? null,
   }));
-  await tx.query(
+  await tx.writeAtCommit(
     `WITH x AS (SELECT * FROM jsonb_to_recordset($2::jsonb) AS x(actor text, action text, entity_type text, entity_id text, project_id uuid,
                   task_id uuid, old_value jsonb, new_value jsonb, snapshot_id uuid, state jsonb)),
           audit AS (
             INSERT INTO audit_log (timestamp, actor, action, entity_type, entity_id, project_id, task_id, old_value, new_value)
-            SELECT $1, actor, action, entity_type, entity_id, project_id, task_id, nullif(old_value, 'null'), nullif(new_value, 'null') FROM x)
+            SELECT $1::timestamptz, actor, action, entity_type, entity_id, project_id, task_id, nullif(old_value, 'null'), nullif(new_value, 'null') FROM x)
      INSERT INTO entity_snapshots (id, entity_type, entity_id, state, reason, actor, created_at)
-     SELECT snapshot_id, entity_type, entity_id, state, action, actor, $1 FROM x WHERE state IS NOT NULL AND state <> 'null'`,
-    [at, JSON.stringify(rows)],
+     SELECT snapshot_id, entity_type, entity_id, state, action, actor, $1::timestamptz FROM x WHERE state IS NOT NULL AND state <> 'null'`,
+    [at.toISOString(), JSON.stringify(rows)],
   );
   for (const change of changes) if (change.event) await deps.events.publish(tx, change.event);
 }
