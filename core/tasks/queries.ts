@@ -7,6 +7,7 @@ import { requireDb } from '../storage';
 import { parseId, uuidSchema } from '../validation';
 import { queryBoolean } from '../query-params';
 import { taskColumns, taskSchema, timestampSchema, type Task } from './task';
+import { taskJsonSelect, taskJsonText, type TaskJsonRow } from './task-json';
 
 /**
  * Query of GET /api/tasks/all: `project_id` narrows to one project, `updated_since` to recent changes.
@@ -30,12 +31,14 @@ export const ALL_TASKS_PAGE_ROWS = 1000;
 
 /**
  * Every task that is not soft-deleted, oldest first; archived ones included (this is the "all"
- * listing), as pages of at most ALL_TASKS_PAGE_ROWS. Each page is its own keyset query, so a slow
- * reader holds no connection between pages; a task created while the listing runs may appear at its
- * end. The first page is read before this returns, so a failing database is an error, not a cut
- * stream. Served from the fallback copy while the database is away.
+ * listing), as pages of at most ALL_TASKS_PAGE_ROWS tasks' JSON texts (core/tasks/task-json.ts:
+ * the text is built in PostgreSQL, byte for byte what JSON.stringify of the row answers). Each page
+ * is its own keyset query, so a slow reader holds no connection between pages; a task created
+ * while the listing runs may appear at its end. The first page is read before this returns, so a
+ * failing database is an error, not a cut stream. Served from the fallback copy while the
+ * database is away.
  */
-export async function listAllTasks(deps: Pick<Deps, 'storage'>, query: unknown): Promise<AsyncIterable<ReadonlyArray<Task | FallbackTask>>> {
+export async function listAllTasks(deps: Pick<Deps, 'storage'>, query: unknown): Promise<AsyncIterable<readonly string[]>> {
   const filter = parseQuery(listAllTasksQuerySchema, query);
   const since = filter.updated_since?.getTime();
   if (deps.storage.mode === 'fallback') {
@@ -46,23 +49,26 @@ export async function listAllTasks(deps: Pick<Deps, 'storage'>, query: unknown):
         (!filter.project_id || t.project_id === filter.project_id) &&
         (since === undefined || timeOf(t.updated_at) >= since),
     );
-    return pagesOf([tasks]);
+    return pagesOf([tasks.map((t) => JSON.stringify(t))]);
   }
   const db = deps.storage.db;
-  const page = async (after: Task | undefined) =>
+  type Row = TaskJsonRow & { cursor_id: string; cursor_at: string };
+  const page = async (after: Row | undefined) =>
     (
-      await db.query<Task>(listAllTasksSql, [
+      await db.query<Row>(listAllTasksSql, [
         filter.project_id ?? null,
         filter.updated_since ?? null,
-        after?.created_at ?? null,
-        after?.id ?? null,
+        after?.cursor_at ?? null,
+        after?.cursor_id ?? null,
         ALL_TASKS_PAGE_ROWS,
         filter.include_archived === false,
       ])
     ).rows;
   const first = await page(undefined);
-  async function* pages(): AsyncGenerator<Task[]> {
-    for (let rows = first; rows.length; rows = rows.length === ALL_TASKS_PAGE_ROWS ? await page(rows[rows.length - 1]) : []) yield rows;
+  async function* pages(): AsyncGenerator<string[]> {
+    for (let rows = first; rows.length; rows = rows.length === ALL_TASKS_PAGE_ROWS ? await page(rows[rows.length - 1]) : []) {
+      yield rows.map(taskJsonText);
+    }
   }
   return pages();
 }
@@ -73,14 +79,14 @@ async function* pagesOf<T>(pages: T[][]): AsyncGenerator<T[]> {
 
 /**
  * Exported so that the index test can EXPLAIN exactly what the endpoint runs. $4 is the last row's
- * id; its created_at is read back from the table because a JS Date has lost the microseconds the
- * keyset needs ($3, the Date, only stands in if that row has gone meanwhile).
+ * id; its created_at is read back from the table ($3, the same instant as text, only stands in if
+ * that row has gone meanwhile).
  */
-export const listAllTasksSql = `SELECT ${taskColumns} FROM tasks
-  WHERE deleted_at IS NULL AND ($1::uuid IS NULL OR project_id = $1) AND ($2::timestamptz IS NULL OR updated_at >= $2)
-    AND (NOT $6::boolean OR (archived_at IS NULL AND status <> 'archived'))
-    AND ($4::uuid IS NULL OR (created_at, id) > (COALESCE((SELECT created_at FROM tasks WHERE id = $4), $3::timestamptz), $4))
-  ORDER BY created_at, id
+export const listAllTasksSql = `SELECT ${taskJsonSelect}, t.id AS cursor_id, t.created_at::text AS cursor_at FROM tasks t
+  WHERE t.deleted_at IS NULL AND ($1::uuid IS NULL OR t.project_id = $1) AND ($2::timestamptz IS NULL OR t.updated_at >= $2)
+    AND (NOT $6::boolean OR (t.archived_at IS NULL AND t.status <> 'archived'))
+    AND ($4::uuid IS NULL OR (t.created_at, t.id) > (COALESCE((SELECT created_at FROM tasks WHERE id = $4), $3::timestamptz), $4))
+  ORDER BY t.created_at, t.id
   LIMIT $5`;
 
 export async function findTask(db: Db, id: string, lock = false): Promise<Task | undefined> {

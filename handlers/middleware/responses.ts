@@ -59,13 +59,13 @@ export function json(statusCode: number, body: unknown, headers: Record<string, 
   };
 }
 
-/** A JSON array response written page by page, for listings of any length. */
-export function streamedJsonArray(statusCode: number, pages: AsyncIterable<ReadonlyArray<unknown>>): HttpResult {
+/** A JSON array response written page by page, for listings of any length: each page holds its items' JSON texts. */
+export function streamedJsonArray(statusCode: number, pages: AsyncIterable<readonly string[]>): HttpResult {
   async function* chunks(): AsyncGenerator<Uint8Array> {
     let first = true;
     for await (const page of pages) {
       if (!page.length) continue;
-      const items = page.map((item) => JSON.stringify(item)).join(',');
+      const items = page.join(',');
       yield Buffer.from(first ? `[${items}` : `,${items}`);
       first = false;
     }

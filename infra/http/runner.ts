@@ -185,7 +185,9 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
     }
     let body: string | undefined;
     try {
-      body = await readBody(req, match.route.largeBody ? options.largeBodyLimit : DEFAULT_BODY_LIMIT);
+      // a request that announces no body has none: nothing to wait for
+      if (carriesBody(req)) body = await readBody(req, match.route.largeBody ? options.largeBodyLimit : DEFAULT_BODY_LIMIT);
+      else req.resume();
     } catch (err) {
       if (err instanceof BodyTooLarge) {
         const limit = match.route.largeBody ? options.largeBodyLimit : DEFAULT_BODY_LIMIT;

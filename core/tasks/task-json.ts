@@ -1,0 +1,84 @@
+import { taskColumns } from './task';
+
+/**
+ * A task's JSON text, built mostly by PostgreSQL (issue 14, lists built in SQL): for a listing of
+ * tens of thousands of tasks, parsing every row into JavaScript values (a Date per timestamp, an
+ * array per uuid[]) only to serialize them again is most of the work. The statement answers the
+ * text of the row's plain columns in segments (row_to_json, compact, timestamps formatted as
+ * Date.prototype.toISOString formats them) and the columns whose JSON PostgreSQL writes
+ * differently (jsonb prints `{"a": 1}` with spaces and keeps `1.0`; float8 prints `1e-07`) as
+ * values, which are stringified here and spliced in place. The text is byte for byte what
+ * JSON.stringify of the task row answers (test/handlers/tasks-json-text.test.ts holds it so).
+ */
+
+/** How each column of taskColumns is written: `sql` text as is, `iso` timestamp text, `node` a value stringified here. */
+const columnKinds: Record<string, 'iso' | 'node'> = {
+  due_date: 'iso',
+  start_date: 'iso',
+  created_at: 'iso',
+  updated_at: 'iso',
+  completed_at: 'iso',
+  deleted_at: 'iso',
+  archived_at: 'iso',
+  locked_at: 'iso',
+  status_updated_at: 'iso',
+  lease_expires_at: 'iso',
+  estimated_effort: 'node',
+  actual_effort: 'node',
+  metadata: 'node',
+};
+
+/** The output names and source expressions of taskColumns, in order (`lock_generation AS lock_token` included). */
+const columns = taskColumns.split(',').map((part) => {
+  const [source, , alias] = part.trim().split(/\s+/);
+  return { source: source!, name: alias ?? source! };
+});
+
+/** Alternating runs of SQL-written columns and single spliced ones, in column order. */
+type Piece = { kind: 'segment'; index: number; columns: typeof columns } | { kind: 'node'; name: string; alias: string };
+
+const pieces: Piece[] = [];
+for (const column of columns) {
+  if (columnKinds[column.name] === 'node') {
+    pieces.push({ kind: 'node', name: column.name, alias: `json_v${pieces.length}` });
+    continue;
+  }
+  const last = pieces[pieces.length - 1];
+  if (last?.kind === 'segment') last.columns.push(column);
+  else pieces.push({ kind: 'segment', index: pieces.length, columns: [column] });
+}
+
+const isoOf = (expression: string) => `to_char(${expression} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+/**
+ * The select list of a task's JSON pieces over the tasks row aliased `t` (LATERAL joins must not be
+ * needed: each segment is a row constructor's JSON). Each segment answers `{…}` text.
+ */
+export const taskJsonSelect = pieces
+  .map((piece) =>
+    piece.kind === 'node'
+      ? `t.${piece.name} AS ${piece.alias}`
+      : `(SELECT row_to_json(s)::text FROM (SELECT ${piece.columns
+          .map((c) => `${columnKinds[c.name] === 'iso' ? isoOf(`t.${c.source}`) : `t.${c.source}`} AS ${c.name}`)
+          .join(', ')}) s) AS json_s${piece.index}`,
+  )
+  .join(', ');
+
+/** A row of taskJsonSelect's columns. */
+export type TaskJsonRow = Record<string, unknown>;
+
+/** The task's JSON text from a row of taskJsonSelect: the segments without their braces, joined with the spliced values. */
+export function taskJsonText(row: TaskJsonRow): string {
+  let text = '{';
+  for (let i = 0; i < pieces.length; i++) {
+    const piece = pieces[i]!;
+    if (i > 0) text += ',';
+    if (piece.kind === 'node') {
+      text += `"${piece.name}":${JSON.stringify(row[piece.alias])}`;
+    } else {
+      const segment = row[`json_s${piece.index}`] as string;
+      text += segment.slice(1, -1);
+    }
+  }
+  return `${text}}`;
+}

@@ -1,0 +1,95 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { taskColumns } from '../../core/tasks/task';
+import { useTestApp } from '../support/use-app';
+
+/*
+ * Issue 14, lists built in SQL: GET /api/tasks/all answers each task's JSON text as PostgreSQL
+ * builds it (core/tasks/task-json.ts). The oracle is what the listing answered before: the row read
+ * by pg and given to JSON.stringify. Random tasks go in through the API, then each is also given
+ * what only the database can hold (microsecond timestamps, efforts PostgreSQL prints with an
+ * exponent), and every byte must match.
+ */
+const app = useTestApp();
+
+/** Every task's JSON as the listing answered it before: pg's row, stringified. */
+async function oracle(): Promise<string[]> {
+  const { rows } = await app.db.query(`SELECT ${taskColumns} FROM tasks WHERE deleted_at IS NULL ORDER BY created_at, id`);
+  return rows.map((row) => JSON.stringify(row));
+}
+
+/** The items of a JSON array's text, each as the server wrote it (top-level split, strings respected). */
+function itemTexts(array: string): string[] {
+  const items: string[] = [];
+  let depth = 0;
+  let inString = false;
+  let start = 1;
+  for (let i = 0; i < array.length; i++) {
+    const c = array[i];
+    if (inString) {
+      if (c === '\\') i++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === '{' || c === '[') depth++;
+    else if (c === '}' || c === ']') {
+      depth--;
+      if (depth === 0 && c === ']') {
+        if (i > start) items.push(array.slice(start, i));
+      }
+    } else if (c === ',' && depth === 1) {
+      items.push(array.slice(start, i));
+      start = i + 1;
+    }
+  }
+  return items;
+}
+
+const jsonValue = fc.jsonValue({ maxDepth: 3 });
+const text = fc.string({ unit: 'binary', minLength: 1, maxLength: 40 }).filter((s) => s.trim().length > 0 && !s.includes('\u0000'));
+const instant = fc.date({ min: new Date('1970-01-02T00:00:00Z'), max: new Date('9999-12-30T00:00:00Z'), noInvalidDate: true });
+
+const taskBody = fc.record(
+  {
+    title: text,
+    description: fc.string({ unit: 'binary', maxLength: 60 }).filter((s) => !s.includes('\u0000')),
+    owner: fc.option(text, { nil: null }),
+    due_date: fc.option(instant.map((d) => d.toISOString()), { nil: null }),
+    estimated_effort: fc.option(fc.double({ min: 0, max: 1_000_000, noNaN: true }), { nil: null }),
+    labels: fc.array(text, { maxLength: 3 }),
+    metadata: fc.dictionary(fc.oneof(fc.string({ maxLength: 6 }), fc.nat({ max: 50 }).map(String)), jsonValue, { maxKeys: 4 }),
+  },
+  { requiredKeys: ['title'] },
+);
+
+describe('GET /api/tasks/all: JSON built in PostgreSQL', () => {
+  it('answers every task byte for byte as JSON.stringify of its row did', async () => {
+    const project = await app.call('POST', '/api/projects', { body: { name: 'json text' } });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(taskBody, { minLength: 1, maxLength: 4 }),
+        fc.array(fc.record({ micros: fc.integer({ min: 0, max: 999_999 }), effort: fc.constantFrom(1e-7, 123.456, 1e20, 5e-324, 0.1 + 0.2) }), { minLength: 1, maxLength: 2 }),
+        async (bodies, oddities) => {
+          // each run on its own tasks, so that a shrunk counterexample is the whole story
+          await app.db.query('DELETE FROM tasks');
+          const ids: string[] = [];
+          for (const body of bodies) {
+            const created = await app.call('POST', '/api/tasks', { body: { ...body, project_id: project.body.id } });
+            expect(created.status, JSON.stringify(created.body)).toBe(201);
+            ids.push(created.body.id);
+          }
+          for (const [i, odd] of oddities.entries()) {
+            await app.db.query(
+              `UPDATE tasks SET locked_at = '2026-11-26 10:20:30'::timestamptz + make_interval(secs => $2::float8 / 1e6), locked_by = 'agent x',
+                      actual_effort = $3, lease_expires_at = '2026-11-26 11:00:00.0005+00' WHERE id = $1`,
+              [ids[i % ids.length], odd.micros, odd.effort],
+            );
+          }
+          const listed = await app.call('GET', '/api/tasks/all');
+          expect(listed.status).toBe(200);
+          expect(itemTexts(listed.text)).toEqual(await oracle());
+        },
+      ),
+      { numRuns: 15 },
+    );
+  });
+});
