@@ -3,15 +3,15 @@ import { parseQuery } from '../query-params';
 import type { Db, Deps } from '../ports';
 import type { Project } from '../projects/project';
 import { requireDb } from '../storage';
-import { taskColumns, type Task } from '../tasks/task';
+import { taskJsonSelect, taskJsonText, type TaskJsonRow } from '../tasks/task-json';
 import { uuidSchema } from '../validation';
 import { requireProject } from './project-selection';
 
 /** The board's columns (spec 01 GET /api/views/board); tasks in other statuses are not on the board. */
 export const boardColumns = ['backlog', 'ready', 'in_progress', 'blocked', 'review', 'completed'] as const;
 
-/** Most urgent first inside a column, then oldest; shared by the board and the agent queue. */
-export const urgencyOrder = `CASE priority WHEN 'critical' THEN 0 WHEN 'high' THEN 1 WHEN 'medium' THEN 2 ELSE 3 END, created_at, id`;
+/** Most urgent first inside a column, then oldest (over tasks aliased t). */
+export const urgencyOrder = `CASE t.priority WHEN 'critical' THEN 0 WHEN 'high' THEN 1 WHEN 'medium' THEN 2 ELSE 3 END, t.created_at, t.id`;
 
 export const projectQuerySchema = z.strictObject({ project_id: uuidSchema.optional() });
 
@@ -30,17 +30,25 @@ async function workflowOf(db: Db, project: Project): Promise<BoardWorkflow> {
   return rows[0] ?? { id: null, name: 'Default', states: [...boardColumns] };
 }
 
-export const boardTasksSql = `SELECT ${taskColumns} FROM tasks
-  WHERE project_id = $1 AND deleted_at IS NULL AND archived_at IS NULL AND status = ANY($2::text[])
+export const boardTasksSql = `SELECT ${taskJsonSelect}, t.status AS board_status FROM tasks t
+  WHERE t.project_id = $1 AND t.deleted_at IS NULL AND t.archived_at IS NULL AND t.status = ANY($2::text[])
   ORDER BY ${urgencyOrder}`;
 
-/** GET /api/views/board?project_id=: live, unarchived tasks of the project by status column. */
-export async function getBoard(deps: Pick<Deps, 'storage'>, query: unknown) {
+/**
+ * GET /api/views/board?project_id=: live, unarchived tasks of the project by status column, as
+ * the answer's JSON text: the tasks' text is built in PostgreSQL (core/tasks/task-json.ts), the
+ * same bytes as JSON.stringify of `{project, workflow, columns}` with the task rows.
+ */
+export async function getBoardJson(deps: Pick<Deps, 'storage'>, query: unknown): Promise<string> {
   const { project_id } = parseQuery(projectQuerySchema, query);
   const db = requireDb(deps.storage);
   const project = await requireProject(db, project_id);
-  const [workflow, tasks] = await Promise.all([workflowOf(db, project), db.query<Task>(boardTasksSql, [project.id, boardColumns])]);
-  const columns = Object.fromEntries(boardColumns.map((c) => [c, [] as Task[]])) as Record<(typeof boardColumns)[number], Task[]>;
-  for (const task of tasks.rows) columns[task.status as (typeof boardColumns)[number]].push(task);
-  return { project, workflow, columns };
+  const [workflow, tasks] = await Promise.all([
+    workflowOf(db, project),
+    db.query<TaskJsonRow & { board_status: (typeof boardColumns)[number] }>(boardTasksSql, [project.id, boardColumns]),
+  ]);
+  const columns = Object.fromEntries(boardColumns.map((c) => [c, [] as string[]])) as Record<(typeof boardColumns)[number], string[]>;
+  for (const row of tasks.rows) columns[row.board_status].push(taskJsonText(row));
+  const columnsText = boardColumns.map((c) => `${JSON.stringify(c)}:[${columns[c].join(',')}]`).join(',');
+  return `${JSON.stringify({ project, workflow }).slice(0, -1)},"columns":{${columnsText}}}`;
 }

@@ -59,6 +59,11 @@ export function json(statusCode: number, body: unknown, headers: Record<string, 
   };
 }
 
+/** A JSON response whose text is already written (core built it, as for the board's tasks). */
+export function jsonText(statusCode: number, text: string): HttpResult {
+  return { statusCode, headers: { 'content-type': 'application/json; charset=utf-8' }, body: text };
+}
+
 /** A JSON array response written page by page, for listings of any length: each page holds its items' JSON texts. */
 export function streamedJsonArray(statusCode: number, pages: AsyncIterable<readonly string[]>): HttpResult {
   async function* chunks(): AsyncGenerator<Uint8Array> {

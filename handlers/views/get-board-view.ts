@@ -1,5 +1,6 @@
-import { getBoard } from '../../core/views/board';
-import { httpHandler, json } from '../middleware/http-handler';
+import { getBoardJson } from '../../core/views/board';
+import { httpHandler } from '../middleware/http-handler';
+import { jsonText } from '../middleware/responses';
 
 /** GET /api/views/board?project_id= */
-export const handler = httpHandler(async (event, app) => json(200, await getBoard(app.deps, event.queryStringParameters)));
+export const handler = httpHandler(async (event, app) => jsonText(200, await getBoardJson(app.deps, event.queryStringParameters)));

@@ -1,10 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { taskColumns } from '../../core/tasks/task';
+import { boardColumns, urgencyOrder } from '../../core/views/board';
 import { useTestApp } from '../support/use-app';
 
 /*
- * Issue 14, lists built in SQL: GET /api/tasks/all answers each task's JSON text as PostgreSQL
+ * Issue 14, lists built in SQL: GET /api/tasks/all and the board answer each task's JSON text as PostgreSQL
  * builds it (core/tasks/task-json.ts). The oracle is what the listing answered before: the row read
  * by pg and given to JSON.stringify. Random tasks go in through the API, then each is also given
  * what only the database can hold (microsecond timestamps, efforts PostgreSQL prints with an
@@ -51,6 +52,8 @@ const instant = fc.date({ min: new Date('1970-01-02T00:00:00Z'), max: new Date('
 const taskBody = fc.record(
   {
     title: text,
+    status: fc.constantFrom(...boardColumns),
+    priority: fc.constantFrom('low', 'medium', 'high', 'critical'),
     description: fc.string({ unit: 'binary', maxLength: 60 }).filter((s) => !s.includes('\u0000')),
     owner: fc.option(text, { nil: null }),
     due_date: fc.option(instant.map((d) => d.toISOString()), { nil: null }),
@@ -58,11 +61,11 @@ const taskBody = fc.record(
     labels: fc.array(text, { maxLength: 3 }),
     metadata: fc.dictionary(fc.oneof(fc.string({ maxLength: 6 }), fc.nat({ max: 50 }).map(String)), jsonValue, { maxKeys: 4 }),
   },
-  { requiredKeys: ['title'] },
+  { requiredKeys: ['title', 'status'] },
 );
 
-describe('GET /api/tasks/all: JSON built in PostgreSQL', () => {
-  it('answers every task byte for byte as JSON.stringify of its row did', async () => {
+describe('GET /api/tasks/all and the board: JSON built in PostgreSQL', () => {
+  it('answer every task byte for byte as JSON.stringify of its row did', async () => {
     const project = await app.call('POST', '/api/projects', { body: { name: 'json text' } });
     await fc.assert(
       fc.asyncProperty(
@@ -87,6 +90,19 @@ describe('GET /api/tasks/all: JSON built in PostgreSQL', () => {
           const listed = await app.call('GET', '/api/tasks/all');
           expect(listed.status).toBe(200);
           expect(itemTexts(listed.text)).toEqual(await oracle());
+
+          const board = await app.call('GET', `/api/views/board?project_id=${project.body.id}`);
+          expect(board.status).toBe(200);
+          // the whole answer is JSON.stringify's text (no jsonb spacing, no 1.0, V8's key order) ...
+          expect(board.text).toBe(JSON.stringify(JSON.parse(board.text)));
+          // ... and each column holds the rows JSON.stringify gave before, in urgency order
+          for (const column of boardColumns) {
+            const { rows } = await app.db.query(
+              `SELECT ${taskColumns} FROM tasks t WHERE project_id = $1 AND deleted_at IS NULL AND archived_at IS NULL AND status = $2 ORDER BY ${urgencyOrder}`,
+              [project.body.id, column],
+            );
+            expect(JSON.stringify(board.body.columns[column])).toBe(`[${rows.map((r) => JSON.stringify(r)).join(',')}]`);
+          }
         },
       ),
       { numRuns: 15 },
