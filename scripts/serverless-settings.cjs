@@ -74,6 +74,8 @@ function environment() {
     if (SECRETS.includes(name) || LOCAL_ONLY.includes(name) || PACKAGING_ONLY.includes(name) || !set(name)) continue;
     env[name] = process.env[name];
   }
+  // RDS Proxy (docs/deploy-aws.md) pins a session to one database connection once it prepares a named statement
+  if (!set('DB_PREPARED_STATEMENTS')) env.DB_PREPARED_STATEMENTS = '0';
   return env;
 }
 

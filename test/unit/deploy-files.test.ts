@@ -14,7 +14,10 @@ function readmeVariables(): Set<string> {
   return new Set([...readme.matchAll(/^\| `([A-Z][A-Z0-9_]*)` \|/gm)].map((m) => m[1]!));
 }
 
-const { documentedVariables } = createRequire(import.meta.url)('../../scripts/serverless-settings.cjs') as { documentedVariables(): string[] };
+const { documentedVariables, environment } = createRequire(import.meta.url)('../../scripts/serverless-settings.cjs') as {
+  documentedVariables(): string[];
+  environment(): Record<string, string>;
+};
 
 /** The FROM stages of the Dockerfile and the instructions of each. */
 function dockerStages(): string[][] {
@@ -123,5 +126,20 @@ describe('README deploy section', () => {
     }
     expect(readme).toContain('docker compose up -d');
     expect(readme).toContain('systemctl enable --now fleet-task-server');
+  });
+});
+
+describe('the Lambda environment (scripts/serverless-settings.cjs)', () => {
+  it('sends no named prepared statements unless told to: RDS Proxy pins a session that prepares one', () => {
+    const saved = process.env.DB_PREPARED_STATEMENTS;
+    try {
+      delete process.env.DB_PREPARED_STATEMENTS;
+      expect(environment().DB_PREPARED_STATEMENTS).toBe('0');
+      process.env.DB_PREPARED_STATEMENTS = '1';
+      expect(environment().DB_PREPARED_STATEMENTS).toBe('1');
+    } finally {
+      if (saved === undefined) delete process.env.DB_PREPARED_STATEMENTS;
+      else process.env.DB_PREPARED_STATEMENTS = saved;
+    }
   });
 });
