@@ -72,8 +72,8 @@ export async function recordLedgerEvents(db: Db, events: EventBus, evaluated: re
   const kinds = dueEvents.map((x) => x.kind);
   const details = dueEvents.map((x) => detailOf(x.e));
   const byId = new Map(due.map((e) => [e.budget.id, e]));
-  // a savepoint inside the caller's transaction, else a transaction of its own: the events commit with the rows
-  await db.transaction(async (tx) => {
+  // the events commit with the rows: in the caller's transaction, else in one of their own
+  const append = async (tx: Db) => {
     const { rows } = await tx.query<{ budget_id: string; period_key: string; event_kind: LedgerEventKind }>(
       `INSERT INTO budget_events (budget_id, period_key, event_kind, detail, created_at, updated_at)
        SELECT e.budget_id, e.period_key, e.kind, e.detail::jsonb, $5, $5
@@ -90,7 +90,8 @@ export async function recordLedgerEvents(db: Db, events: EventBus, evaluated: re
       const e = byId.get(row.budget_id)!;
       await events.publish(tx, budgetUpdatedEvent(e, row.event_kind));
     }
-  });
+  };
+  await (db.inTransaction ? append(db) : db.transaction(append));
 }
 
 /** budget-updated (issue 16): a budget's status changed; the ledger event that says so names how. */

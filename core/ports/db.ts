@@ -12,6 +12,12 @@ export interface Db {
   query<Row = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<QueryResult<Row>>;
   transaction<T>(work: (tx: Db) => Promise<T>): Promise<T>;
   /**
+   * Whether this Db is bound to an open transaction: what runs through it already commits or rolls
+   * back as one, so work that only needs atomicity does not need `transaction` (a savepoint, two
+   * round trips) on top.
+   */
+  readonly inTransaction: boolean;
+  /**
    * Runs `callback` once the work done through this Db is committed: after the outermost COMMIT
    * inside a transaction (never after a rollback), at once outside one. The callback gets the
    * pool-level Db, for follow-up work that must not hold the transaction's connection.

@@ -151,6 +151,8 @@ async function runStatement(
 }
 
 class ClientDb implements Db {
+  readonly inTransaction = true;
+
   constructor(
     private readonly client: pg.PoolClient,
     private readonly commit: CommitWork,
@@ -216,6 +218,7 @@ const CLIENT_TIMEOUT_MARGIN_MS = 1_000;
 
 /** The Db port over a pg connection pool. */
 export class PgDb implements Db {
+  readonly inTransaction = false;
   readonly pool: pg.Pool;
   private readonly names: StatementNames;
 

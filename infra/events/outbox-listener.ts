@@ -23,6 +23,7 @@ export interface OutboxListenerOptions {
 /** A pg.Client seen through the Db port, so the outbox SQL has one home (outbox-store.ts). */
 function clientDb(client: pg.Client): Db {
   return {
+    inTransaction: false,
     async query<Row>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<Row>> {
       const result = await client.query(sql, params as unknown[]);
       return { rows: result.rows as Row[], rowCount: result.rowCount ?? 0 };

@@ -40,6 +40,7 @@ export function recordingDb(rows: Array<Record<string, unknown>> = []) {
   const statements: Array<{ sql: string; params: readonly unknown[] }> = [];
   const db: Db & { statements: typeof statements } = {
     statements,
+    inTransaction: false,
     async query<Row>(sql: string, params: readonly unknown[] = []) {
       statements.push({ sql, params });
       return { rows: rows as Row[], rowCount: rows.length };
