@@ -209,7 +209,7 @@ type DispatchPart = Pick<TickSummary, 'dispatched' | 'unrouted' | 'budgetEnforce
 /**
  * Phase 2: queued runs with a route, highest routing priority first, batch by batch. The budget
  * gate is opened once per tick and asked about every candidate; a gate that throws fails open
- * (spec 02) and is counted. Held runs stay queued and are skipped by later batches of this tick.
+ * (spec 02) and is counted. Held runs stay queued until the next tick.
  */
 export async function dispatchQueuedRuns(deps: Deps, ctx: TickContext, onlyRunId?: string): Promise<DispatchPart> {
   const part: DispatchPart = {
@@ -246,10 +246,18 @@ export async function dispatchQueuedRuns(deps: Deps, ctx: TickContext, onlyRunId
     },
     dispatched: (candidate) => check?.dispatched?.(candidate),
   };
-  const held: string[] = [];
-  for (let i = 0; i < MAX_BATCHES; i++) {
-    const picked = await ctx.db.transaction((tx) => dispatchBatch(deps, ctx, tx, held, gate, part, onlyRunId));
-    if (picked < ctx.batchSize) break;
+  // The queue is read in order once per tick, without locks; each batch then locks its own slice
+  // of it (what another tick took meanwhile is skipped or no longer queued) instead of sorting the
+  // whole queue again. Runs queued after this read wait for the next tick.
+  const { rows: queue } = await ctx.db.query<{ id: string }>(
+    `SELECT r.id FROM workflow_runs r JOIN workflow_agent_routing w ON w.workflow_type = r.workflow_type
+      WHERE r.status = 'queued' AND ($1::uuid IS NULL OR r.id = $1)
+      ORDER BY w.priority DESC, r.created_at, r.id LIMIT ${MAX_BATCHES * ctx.batchSize}`,
+    [onlyRunId ?? null],
+  );
+  for (let start = 0; start < queue.length; start += ctx.batchSize) {
+    const slice = queue.slice(start, start + ctx.batchSize).map((r) => r.id);
+    await ctx.db.transaction((tx) => dispatchBatch(deps, ctx, tx, slice, gate, part));
   }
   if (onlyRunId) return part;
   const { rows: unrouted } = await ctx.db.query<{ n: number }>(
@@ -271,11 +279,10 @@ async function dispatchBatch(
   deps: Deps,
   ctx: TickContext,
   tx: Db,
-  held: string[],
+  slice: readonly string[],
   gate: BatchGate,
   part: DispatchPart,
-  onlyRunId: string | undefined,
-): Promise<number> {
+): Promise<void> {
   // the admission lock serialises batches across runners; reservations are read after it (issue 16)
   const admission = await openDispatchAdmission(tx, deps.clock.now(), { maxInFlight: deps.dispatcher.maxInFlight });
   await gate.beginBatch(tx);
@@ -288,12 +295,12 @@ async function dispatchBatch(
        LEFT JOIN tasks t ON t.id = r.task_id
        LEFT JOIN agent_profiles ap ON ap.agent_id = coalesce(r.owner_agent_id, w.agent_id)
        LEFT JOIN workflow_templates tp ON tp.name = r.workflow_type
-      WHERE r.status = 'queued' AND NOT (r.id = ANY($1::uuid[])) AND ($2::uuid IS NULL OR r.id = $2)
+      WHERE r.id = ANY($1::uuid[]) AND r.status = 'queued'
       ORDER BY w.priority DESC, r.created_at, r.id
-      LIMIT ${ctx.batchSize} FOR UPDATE OF r SKIP LOCKED`,
-    [held, onlyRunId ?? null],
+      FOR UPDATE OF r SKIP LOCKED`,
+    [slice],
   );
-  if (candidates.length === 0) return 0;
+  if (candidates.length === 0) return;
   const toDispatch: Array<{ id: string; target: string }> = [];
   const toStop = new Map<string, string>();
   const inFlightStops = new Map<string, string>();
@@ -312,7 +319,6 @@ async function dispatchBatch(
     };
     const verdict = await gate.verdictOf(candidate);
     if (verdict.verdict === 'hold') {
-      held.push(c.id);
       part.budgetEnforcement.held++;
     } else if (verdict.verdict === 'stop') {
       toStop.set(c.id, verdict.reason);
@@ -322,7 +328,6 @@ async function dispatchBatch(
       if (verdict.verdict === 'warn') part.budgetEnforcement.warned++;
       const refusal = admission.admit({ workflowType: c.workflow_type, targetAgentId: target, routeMaxConcurrent: c.route_max_concurrent });
       if (refusal) {
-        held.push(c.id);
         if (refusal === 'agentPaused') part.heldByPause++;
         else part.capped[refusal]++;
       } else {
@@ -360,7 +365,6 @@ async function dispatchBatch(
       new Map(inFlight.map((r) => [r.id, r])),
     );
   }
-  return candidates.length;
 }
 
 /** Phase 3: one wake per dispatched run, through the runtime; failures are counted, never undone. */

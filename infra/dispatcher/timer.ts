@@ -3,7 +3,7 @@ import { runWebhookDeliveries } from '../../core/webhooks/delivery';
 import type { AppContext } from '../app-context';
 import { logger } from '../logger';
 
-export interface DispatcherTimer {
+export interface BackgroundTimer {
   /** Stops the timer and waits for a pass in flight to finish. */
   stop(): Promise<void>;
 }
@@ -13,7 +13,7 @@ export interface DispatcherTimer {
  * overlap (a slow pass makes the next one wait); passes of other processes are kept apart by the
  * database (SKIP LOCKED, leases). Without a database (fallback mode) the timer waits quietly.
  */
-function startPeriodic(ctx: AppContext, intervalMs: number, pass: () => Promise<void>, failure: string): DispatcherTimer {
+function startPeriodic(ctx: AppContext, intervalMs: number, pass: () => Promise<void>, failure: string): BackgroundTimer {
   let running: Promise<void> | undefined;
   let stopped = false;
   const once = async () => {
@@ -37,7 +37,7 @@ function startPeriodic(ctx: AppContext, intervalMs: number, pass: () => Promise<
 }
 
 /** The dispatcher (DISPATCHER_INTERVAL_MS): the same core `tick` the Lambda and the API run. */
-export function startDispatcherTimer(ctx: AppContext, intervalMs: number): DispatcherTimer {
+export function startBackgroundTimer(ctx: AppContext, intervalMs: number): BackgroundTimer {
   return startPeriodic(
     ctx,
     intervalMs,
@@ -50,7 +50,7 @@ export function startDispatcherTimer(ctx: AppContext, intervalMs: number): Dispa
 }
 
 /** Webhook deliveries (WEBHOOK_DELIVERY_INTERVAL_MS, issue 18): the pass the scheduled Lambda and POST /api/webhooks/deliver run. */
-export function startWebhookTimer(ctx: AppContext, intervalMs: number): DispatcherTimer {
+export function startWebhookTimer(ctx: AppContext, intervalMs: number): BackgroundTimer {
   return startPeriodic(
     ctx,
     intervalMs,
