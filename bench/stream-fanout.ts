@@ -50,41 +50,52 @@ async function publish(url: string, mode: 'outbox' | 'notify'): Promise<{ sent: 
   return JSON.parse(last) as { sent: number; achievedRate: number; commitP50: number };
 }
 
-export async function run(): Promise<void> {
-  const database = await benchDatabase();
-  const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: database.url, DATA_DIR: database.dataDir, PORT: '0', LOG_LEVEL: 'ERROR', DISPATCHER_INTERVAL_MS: '0', CRON_MANAGER_PORT: '0' };
-  delete env.DASHBOARD_AUTH_TOKEN;
-  const runner = runChild(['infra/http/main.ts'], env);
+/** A runner process on the bench database, and its base URL once it listens. */
+async function startRunnerProcess(env: NodeJS.ProcessEnv): Promise<{ child: ReturnType<typeof runChild>; base: string }> {
+  const child = runChild(['infra/http/main.ts'], env);
   const deadline = Date.now() + 60_000;
   let base: string | undefined;
   while (!base) {
-    base = /task server ready at (http:\/\/\S+)/.exec(runner.output())?.[1];
-    if (!base && (Date.now() > deadline || runner.proc.exitCode !== null)) throw new Error(`runner did not start: ${runner.output()}`);
+    base = /task server ready at (http:\/\/\S+)/.exec(child.output())?.[1];
+    if (!base && (Date.now() > deadline || child.proc.exitCode !== null)) throw new Error(`runner did not start: ${child.output()}`);
     await new Promise((r) => setTimeout(r, 50));
   }
-  const admin = new pg.Client({ connectionString: database.url });
-  await admin.connect();
-  await admin.query(
-    `INSERT INTO settings (key, value, source, type) VALUES ('SSE_MAX_CLIENTS', $1, 'config', 'number')
-     ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`,
-    [JSON.stringify(clients + 10)],
-  );
+  return { child, base };
+}
 
-  // The clients.
+interface Fanout {
+  latencies: number[];
+  published: { sent: number; achievedRate: number; commitP50: number };
+  /** Events each sampled client got, at least and at most, and repeats of an id any one of them saw. */
+  fewest: number;
+  most: number;
+  repeats: number;
+  idleRss: number;
+  peakRss: number;
+}
+
+/**
+ * The clients spread over `runners` in turn (the sampled ones too), one publishing run, and what
+ * arrived: latency per frame, and per sampled client the events it got and any id it got twice.
+ */
+async function fanOut(databaseUrl: string, runners: Array<{ child: ReturnType<typeof runChild>; base: string }>): Promise<Fanout> {
   const latencies: number[] = [];
-  let frames = 0;
+  const seen = Array.from({ length: sampled }, () => new Set<string>());
+  let repeats = 0;
   const agent = new http.Agent({ keepAlive: false, maxSockets: Infinity });
   const requests: http.ClientRequest[] = [];
   await Promise.all(
     Array.from({ length: clients }, (_, i) =>
       new Promise<void>((resolve, reject) => {
+        const { base } = runners[i % runners.length]!;
         const req = http.get(`${base}/api/events`, { agent, headers: { accept: 'text/event-stream' } }, (res) => {
           if (res.statusCode !== 200) return reject(new Error(`client ${i}: ${res.statusCode}`));
           if (i < sampled) {
             const parser = createParser({
               onEvent: (e) => {
                 if (e.event !== 'bench:tick') return;
-                frames++;
+                if (e.id !== undefined && seen[i]!.has(e.id)) repeats++;
+                else seen[i]!.add(e.id ?? String(seen[i]!.size));
                 latencies.push(wallNow() - (JSON.parse(e.data) as { t: number }).t);
               },
             });
@@ -101,15 +112,34 @@ export async function run(): Promise<void> {
       }),
     ),
   );
-  const idleRss = rssMb(runner.proc.pid!);
+  const pids = runners.map((r) => r.child.proc.pid!);
+  const rssOf = () => pids.reduce((sum, pid) => sum + rssMb(pid), 0);
+  const idleRss = rssOf();
   let peakRss = idleRss;
-  const sampler = setInterval(() => (peakRss = Math.max(peakRss, rssMb(runner.proc.pid!))), 100);
-  const published = await publish(database.url, 'outbox');
+  const sampler = setInterval(() => (peakRss = Math.max(peakRss, rssOf())), 100);
+  const published = await publish(databaseUrl, 'outbox');
   // let the tail of the stream arrive (bounded)
-  for (let i = 0; i < 100 && frames < published.sent * sampled; i++) await new Promise((r) => setTimeout(r, 20));
+  const counts = () => seen.map((s) => s.size);
+  for (let i = 0; i < 100 && Math.min(...counts()) < published.sent; i++) await new Promise((r) => setTimeout(r, 20));
   clearInterval(sampler);
-  const delivered = frames / sampled;
   for (const req of requests) req.destroy();
+  return { latencies, published, fewest: Math.min(...counts()), most: Math.max(...counts()), repeats, idleRss, peakRss };
+}
+
+export async function run(): Promise<void> {
+  const database = await benchDatabase();
+  const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: database.url, DATA_DIR: database.dataDir, PORT: '0', LOG_LEVEL: 'ERROR', DISPATCHER_INTERVAL_MS: '0', CRON_MANAGER_PORT: '0' };
+  delete env.DASHBOARD_AUTH_TOKEN;
+  const first = await startRunnerProcess(env);
+  const admin = new pg.Client({ connectionString: database.url });
+  await admin.connect();
+  await admin.query(
+    `INSERT INTO settings (key, value, source, type) VALUES ('SSE_MAX_CLIENTS', $1, 'config', 'number')
+     ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`,
+    [JSON.stringify(clients + 10)],
+  );
+
+  const one = await fanOut(database.url, [first]);
 
   // The baseline: LISTEN in this process, NOTIFY from a publisher process at the same rate.
   const bare: number[] = [];
@@ -124,21 +154,41 @@ export async function run(): Promise<void> {
   const us = (ms: number) => ms * 1000;
   report(
     `SSE delivery p50 (${clients} clients, ${rate}/s)`,
-    us(percentile(latencies, 50)),
+    us(percentile(one.latencies, 50)),
     us(percentile(bare, 50)),
     'µs',
-    `vs bare NOTIFY round trip; of which the publishing transaction (insert + commit) p50 ${(published.commitP50 * 1000).toFixed(0)} µs`,
+    `vs bare NOTIFY round trip; of which the publishing transaction (insert + commit) p50 ${(one.published.commitP50 * 1000).toFixed(0)} µs`,
   );
   report(
     `SSE delivery p99 (${clients} clients, ${rate}/s)`,
-    us(percentile(latencies, 99)),
+    us(percentile(one.latencies, 99)),
     us(percentile(bare, 99)),
     'µs',
-    `published ${published.sent} at ${published.achievedRate.toFixed(0)}/s in transactions of ${batch}, each sampled client got ${delivered.toFixed(0)}; runner RSS ${idleRss.toFixed(0)} MB connected, ${peakRss.toFixed(0)} MB peak`,
+    `published ${one.published.sent} at ${one.published.achievedRate.toFixed(0)}/s in transactions of ${batch}, each sampled client got ${one.fewest}; runner RSS ${one.idleRss.toFixed(0)} MB connected, ${one.peakRss.toFixed(0)} MB peak`,
+  );
+
+  // Issue 13: two runners on the one database, the clients split between them.
+  const second = await startRunnerProcess(env);
+  const two = await fanOut(database.url, [first, second]);
+  report(
+    `SSE delivery p50, two runners (${clients} clients, ${rate}/s)`,
+    us(percentile(two.latencies, 50)),
+    us(percentile(bare, 50)),
+    'µs',
+    `clients split between two runner processes; vs the same bare NOTIFY round trip`,
+  );
+  report(
+    `SSE delivery p99, two runners (${clients} clients, ${rate}/s)`,
+    us(percentile(two.latencies, 99)),
+    us(percentile(bare, 99)),
+    'µs',
+    `published ${two.published.sent}; each sampled client got ${two.fewest === two.most ? two.fewest : `${two.fewest}-${two.most}`}, repeats ${two.repeats}; runners' RSS ${two.idleRss.toFixed(0)} MB connected, ${two.peakRss.toFixed(0)} MB peak`,
   );
 
   await admin.end();
-  runner.proc.kill('SIGTERM');
-  await runner.exited;
+  for (const runner of [first, second]) {
+    runner.child.proc.kill('SIGTERM');
+    await runner.child.exited;
+  }
   await database.close();
 }
