@@ -11,8 +11,12 @@ import { taskColumns } from './task';
  * JSON.stringify of the task row answers (test/handlers/tasks-json-text.test.ts holds it so).
  */
 
-/** How each column of taskColumns is written: `sql` text as is, `iso` timestamp text, `node` a value stringified here. */
-const columnKinds: Record<string, 'iso' | 'node'> = {
+/**
+ * The columns of taskColumns PostgreSQL cannot write as JSON.stringify would: `iso`, a timestamp,
+ * formatted as toISOString formats it; `node`, a value stringified here. Every other column's JSON
+ * is PostgreSQL's own (text, uuid, integer, arrays of text and uuid write the same bytes).
+ */
+export const taskColumnKinds: Readonly<Record<string, 'iso' | 'node'>> = {
   due_date: 'iso',
   start_date: 'iso',
   created_at: 'iso',
@@ -39,7 +43,7 @@ type Piece = { kind: 'segment'; index: number; columns: typeof columns } | { kin
 
 const pieces: Piece[] = [];
 for (const column of columns) {
-  if (columnKinds[column.name] === 'node') {
+  if (taskColumnKinds[column.name] === 'node') {
     pieces.push({ kind: 'node', name: column.name, alias: `json_v${pieces.length}` });
     continue;
   }
@@ -51,15 +55,15 @@ for (const column of columns) {
 const isoOf = (expression: string) => `to_char(${expression} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 /**
- * The select list of a task's JSON pieces over the tasks row aliased `t` (LATERAL joins must not be
- * needed: each segment is a row constructor's JSON). Each segment answers `{…}` text.
+ * The select list of a task's JSON pieces over the tasks row aliased `t`: each segment a scalar
+ * subquery answering `{…}` text, each spliced column as its value.
  */
 export const taskJsonSelect = pieces
   .map((piece) =>
     piece.kind === 'node'
       ? `t.${piece.name} AS ${piece.alias}`
       : `(SELECT row_to_json(s)::text FROM (SELECT ${piece.columns
-          .map((c) => `${columnKinds[c.name] === 'iso' ? isoOf(`t.${c.source}`) : `t.${c.source}`} AS ${c.name}`)
+          .map((c) => `${taskColumnKinds[c.name] === 'iso' ? isoOf(`t.${c.source}`) : `t.${c.source}`} AS ${c.name}`)
           .join(', ')}) s) AS json_s${piece.index}`,
   )
   .join(', ');
