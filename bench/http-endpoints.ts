@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { PgDb } from '../infra/db/pg-db';
 import { startRunner } from '../infra/http/runner';
 import { projectColumns } from '../core/projects/project';
-import { benchAppContext, benchDatabase, report, requestsPerSecond } from './support';
+import { bareDb, benchAppContext, benchDatabase, report, requestsPerSecond } from './support';
 
 /**
  * GET /api/health, GET /api/projects/:id and GET /api/tasks/:id through the local runner (event
@@ -20,7 +20,7 @@ export async function run(): Promise<void> {
   const { id } = (await created.json()) as { id: string };
   const taskId = await seedTasks(database.url, id);
 
-  const raw = new PgDb(database.url);
+  const raw = bareDb(database.url);
   const baseline = http.createServer(async (req, res) => {
     try {
       if (req.url === '/api/health') {

@@ -6,7 +6,7 @@ import type { Deps } from '../core/ports';
 import { configuredPorts, createAppContext, setAppContext, type AppContext } from '../infra/app-context';
 import { config, parseConfig, resetConfig } from '../infra/config';
 import { startEmbeddedPostgres } from '../infra/db/embedded-postgres';
-import type { PgDb } from '../infra/db/pg-db';
+import { PgDb } from '../infra/db/pg-db';
 
 export const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 export const connections = Number(process.env.BENCH_CONNECTIONS ?? 20);
@@ -26,6 +26,15 @@ export async function benchDatabase(): Promise<{ url: string; dataDir: string; c
       await rm(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The database as a baseline server uses it: every statement parsed and planned anew, as the
+ * driver worked before the server named its repeated statements (DB_PREPARED_STATEMENTS), so that
+ * baselines stay what they measured.
+ */
+export function bareDb(url: string): PgDb {
+  return new PgDb(url, { prepareStatements: false });
 }
 
 /** Requests per second of GET url, measured in-process, bounded in time. */

@@ -1,9 +1,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import autocannon from 'autocannon';
-import { PgDb } from '../infra/db/pg-db';
 import { startRunner } from '../infra/http/runner';
-import { benchAppContext, benchDatabase, connections, report, seconds } from './support';
+import { bareDb, benchAppContext, benchDatabase, connections, report, seconds } from './support';
 
 /**
  * POST /api/tasks/:id/move through the local runner, BENCH_CONNECTIONS clients (20) moving random
@@ -42,7 +41,7 @@ export async function run(): Promise<void> {
   const database = await benchDatabase();
   const app = await benchAppContext(database);
   const runner = await startRunner({ host: '127.0.0.1', port: 0, largeBodyLimit: 1024 });
-  const raw = new PgDb(database.url);
+  const raw = bareDb(database.url);
   const { rows: project } = await raw.query<{ id: string }>(`INSERT INTO projects (id, name) VALUES (gen_random_uuid(), 'bench moves') RETURNING id`);
   const { rows } = await raw.query<{ id: string }>(
     `INSERT INTO tasks (id, project_id, title, status) SELECT gen_random_uuid(), $1, 'move me ' || g, 'ready' FROM generate_series(1, $2) g RETURNING id`,

@@ -1,10 +1,9 @@
 import { taskColumns } from '../core/tasks/task';
-import { PgDb } from '../infra/db/pg-db';
 import { startRunner } from '../infra/http/runner';
 import { auditPageSql, parseAuditQuery } from '../core/audit/list-audit';
 import { taskStateAtSql } from '../core/history/history';
 import { boardColumns, urgencyOrder } from '../core/views/board';
-import { benchAppContext, benchDatabase, report, seconds } from './support';
+import { bareDb, benchAppContext, benchDatabase, report, seconds } from './support';
 
 const TASKS = Number(process.env.BENCH_TASKS ?? 50_000);
 const AUDIT_ROWS = Number(process.env.BENCH_AUDIT_ROWS ?? 500_000);
@@ -35,7 +34,7 @@ async function medianMs(work: () => Promise<unknown>): Promise<number> {
 export async function run(): Promise<void> {
   const database = await benchDatabase();
   const app = await benchAppContext(database);
-  const raw = new PgDb(database.url);
+  const raw = bareDb(database.url);
   const started = Date.now();
   await raw.query(
     `INSERT INTO projects (id, name) SELECT ('00000000-0000-4000-b000-' || lpad(to_hex(g), 12, '0'))::uuid, 'bench ' || g FROM generate_series(1, ${PROJECTS}) g`,
