@@ -2,7 +2,8 @@ import * as z from 'zod';
 import type { Deps } from '../ports';
 import { pageQuery, pagination, parseQuery } from '../query-params';
 import { requireDb } from '../storage';
-import { agentNameSchema, taskColumns, type Task } from '../tasks/task';
+import { agentNameSchema } from '../tasks/task';
+import { taskJsonSelect, taskJsonText, type TaskJsonRow } from '../tasks/task-json';
 
 /** `agent_name` is the original front end's name for `agent`; `agent` wins when both are given. */
 export const agentQueueQuerySchema = z
@@ -19,20 +20,23 @@ export const agentQueueQuerySchema = z
 /**
  * GET /api/views/agent?agent=&page=&limit=: the agent's queue, tasks it owns that are ready or
  * in progress (not archived or deleted); work in progress first, then most urgent, then oldest.
+ * Answered as JSON text: the tasks' text is built in PostgreSQL (core/tasks/task-json.ts), the same
+ * bytes as JSON.stringify of `{agent, tasks, pagination}` with the task rows.
  */
-export async function getAgentQueue(deps: Pick<Deps, 'storage'>, query: unknown) {
+export async function getAgentQueueJson(deps: Pick<Deps, 'storage'>, query: unknown): Promise<string> {
   const { agent, page, limit } = parseQuery(agentQueueQuerySchema, query);
   const db = requireDb(deps.storage);
-  const where = `owner = $1 AND status IN ('ready', 'in_progress') AND deleted_at IS NULL AND archived_at IS NULL`;
+  const where = `t.owner = $1 AND t.status IN ('ready', 'in_progress') AND t.deleted_at IS NULL AND t.archived_at IS NULL`;
   const [tasks, count] = await Promise.all([
-    db.query<Task>(
-      `SELECT ${taskColumns} FROM tasks WHERE ${where}
-        ORDER BY (status = 'in_progress') DESC, CASE priority WHEN 'critical' THEN 0 WHEN 'high' THEN 1 WHEN 'medium' THEN 2 ELSE 3 END,
-                 due_date NULLS LAST, created_at, id
+    db.query<TaskJsonRow>(
+      `SELECT ${taskJsonSelect} FROM tasks t WHERE ${where}
+        ORDER BY (t.status = 'in_progress') DESC, CASE t.priority WHEN 'critical' THEN 0 WHEN 'high' THEN 1 WHEN 'medium' THEN 2 ELSE 3 END,
+                 t.due_date NULLS LAST, t.created_at, t.id
         LIMIT $2 OFFSET $3`,
       [agent, limit, (page - 1) * limit],
     ),
-    db.query<{ n: number }>(`SELECT count(*)::int AS n FROM tasks WHERE ${where}`, [agent]),
+    db.query<{ n: number }>(`SELECT count(*)::int AS n FROM tasks t WHERE ${where}`, [agent]),
   ]);
-  return { agent, tasks: tasks.rows, pagination: pagination(page, limit, count.rows[0]?.n ?? 0) };
+  const paging = pagination(page, limit, count.rows[0]?.n ?? 0);
+  return `{"agent":${JSON.stringify(agent)},"tasks":[${tasks.rows.map(taskJsonText).join(',')}],"pagination":${JSON.stringify(paging)}}`;
 }

@@ -1,5 +1,6 @@
-import { getAgentQueue } from '../../core/views/agent-queue';
-import { httpHandler, json } from '../middleware/http-handler';
+import { getAgentQueueJson } from '../../core/views/agent-queue';
+import { httpHandler } from '../middleware/http-handler';
+import { jsonText } from '../middleware/responses';
 
 /** GET /api/views/agent?agent=&page=&limit= */
-export const handler = httpHandler(async (event, app) => json(200, await getAgentQueue(app.deps, event.queryStringParameters)));
+export const handler = httpHandler(async (event, app) => jsonText(200, await getAgentQueueJson(app.deps, event.queryStringParameters)));

@@ -6,7 +6,7 @@ import { boardColumns, urgencyOrder } from '../../core/views/board';
 import { useTestApp } from '../support/use-app';
 
 /*
- * Issue 14, lists built in SQL: GET /api/tasks/all and the board answer each task's JSON text as PostgreSQL
+ * Issue 14, lists built in SQL: GET /api/tasks/all, the board and the agent queue answer each task's JSON text as PostgreSQL
  * builds it (core/tasks/task-json.ts). The oracle is what the listing answered before: the row read
  * by pg and given to JSON.stringify. Random tasks go in through the API, then each is also given
  * what only the database can hold (microsecond timestamps, efforts PostgreSQL prints with an
@@ -56,7 +56,7 @@ const taskBody = fc.record(
     status: fc.constantFrom(...boardColumns),
     priority: fc.constantFrom('low', 'medium', 'high', 'critical'),
     description: fc.string({ unit: 'binary', maxLength: 60 }).filter((s) => !s.includes('\u0000')),
-    owner: fc.option(text, { nil: null }),
+    owner: fc.option(fc.oneof(text, fc.constant('queue-agent')), { nil: null }),
     due_date: fc.option(instant.map((d) => d.toISOString()), { nil: null }),
     estimated_effort: fc.option(fc.double({ min: 0, max: 1_000_000, noNaN: true }), { nil: null }),
     labels: fc.array(text, { maxLength: 3 }),
@@ -65,7 +65,7 @@ const taskBody = fc.record(
   { requiredKeys: ['title', 'status'] },
 );
 
-describe('GET /api/tasks/all and the board: JSON built in PostgreSQL', () => {
+describe('GET /api/tasks/all, the board and the agent queue: JSON built in PostgreSQL', () => {
   it('knows how to write every column of the tasks table whose JSON PostgreSQL writes its own way', async () => {
     // a column added later (a timestamp, jsonb, a float) must be listed, or its bytes would change
     const { rows } = await app.db.query<{ column_name: string; data_type: string }>(
@@ -117,6 +117,16 @@ describe('GET /api/tasks/all and the board: JSON built in PostgreSQL', () => {
             );
             expect(JSON.stringify(board.body.columns[column])).toBe(`[${rows.map((r) => JSON.stringify(r)).join(',')}]`);
           }
+
+          const queue = await app.call('GET', '/api/views/agent?agent=queue-agent&limit=200');
+          expect(queue.status).toBe(200);
+          expect(queue.text).toBe(JSON.stringify(JSON.parse(queue.text)));
+          const { rows: queued } = await app.db.query(
+            `SELECT ${taskColumns} FROM tasks WHERE owner = 'queue-agent' AND status IN ('ready', 'in_progress') AND deleted_at IS NULL AND archived_at IS NULL
+              ORDER BY (status = 'in_progress') DESC, CASE priority WHEN 'critical' THEN 0 WHEN 'high' THEN 1 WHEN 'medium' THEN 2 ELSE 3 END,
+                       due_date NULLS LAST, created_at, id`,
+          );
+          expect(JSON.stringify(queue.body.tasks)).toBe(`[${queued.map((r) => JSON.stringify(r)).join(',')}]`);
         },
       ),
       { numRuns: 15 },
