@@ -1,5 +1,6 @@
-import { getTimeline } from '../../core/views/timeline';
-import { httpHandler, json } from '../middleware/http-handler';
+import { getTimelineJson } from '../../core/views/timeline';
+import { httpHandler } from '../middleware/http-handler';
+import { jsonText } from '../middleware/responses';
 
 /** GET /api/views/timeline?project_id=&start=&end= */
-export const handler = httpHandler(async (event, app) => json(200, await getTimeline(app.deps, event.queryStringParameters)));
+export const handler = httpHandler(async (event, app) => jsonText(200, await getTimelineJson(app.deps, event.queryStringParameters)));

@@ -6,7 +6,7 @@ import { boardColumns, urgencyOrder } from '../../core/views/board';
 import { useTestApp } from '../support/use-app';
 
 /*
- * Issue 14, lists built in SQL: GET /api/tasks/all, the board and the agent queue answer each task's JSON text as PostgreSQL
+ * Issue 14, lists built in SQL: GET /api/tasks/all, the board, the agent queue and the timeline answer each task's JSON text as PostgreSQL
  * builds it (core/tasks/task-json.ts). The oracle is what the listing answered before: the row read
  * by pg and given to JSON.stringify. Random tasks go in through the API, then each is also given
  * what only the database can hold (microsecond timestamps, efforts PostgreSQL prints with an
@@ -65,7 +65,7 @@ const taskBody = fc.record(
   { requiredKeys: ['title', 'status'] },
 );
 
-describe('GET /api/tasks/all, the board and the agent queue: JSON built in PostgreSQL', () => {
+describe('task lists and views: JSON built in PostgreSQL', () => {
   it('knows how to write every column of the tasks table whose JSON PostgreSQL writes its own way', async () => {
     // a column added later (a timestamp, jsonb, a float) must be listed, or its bytes would change
     const { rows } = await app.db.query<{ column_name: string; data_type: string }>(
@@ -127,6 +127,16 @@ describe('GET /api/tasks/all, the board and the agent queue: JSON built in Postg
                        due_date NULLS LAST, created_at, id`,
           );
           expect(JSON.stringify(queue.body.tasks)).toBe(`[${queued.map((r) => JSON.stringify(r)).join(',')}]`);
+
+          const timeline = await app.call('GET', `/api/views/timeline?project_id=${project.body.id}`);
+          expect(timeline.status).toBe(200);
+          expect(timeline.text).toBe(JSON.stringify(JSON.parse(timeline.text)));
+          const { rows: dated } = await app.db.query(
+            `SELECT ${taskColumns} FROM tasks WHERE project_id = $1 AND deleted_at IS NULL AND archived_at IS NULL AND (start_date IS NOT NULL OR due_date IS NOT NULL)
+              ORDER BY coalesce(start_date, due_date), created_at, id`,
+            [project.body.id],
+          );
+          expect(JSON.stringify(timeline.body.tasks.map((e: { task: unknown }) => e.task))).toBe(`[${dated.map((r) => JSON.stringify(r)).join(',')}]`);
         },
       ),
       { numRuns: 15 },
