@@ -75,7 +75,7 @@ const envSchema = z.object({
   DASHBOARD_UI_DIR: z.string().min(1).optional(),
   WEBHOOK_DELIVERY_INTERVAL_MS: intFrom('WEBHOOK_DELIVERY_INTERVAL_MS', 0, 86_400_000).default(5_000),
   WEBHOOK_TIMEOUT_MS: intFrom('WEBHOOK_TIMEOUT_MS', 100, 50_000).default(10_000),
-  WEBHOOK_ALLOW_PRIVATE: z.enum(['0', '1'], { message: 'WEBHOOK_ALLOW_PRIVATE must be 0 or 1' }).default('1'),
+  WEBHOOK_ALLOW_PRIVATE: z.enum(['0', '1'], { message: 'WEBHOOK_ALLOW_PRIVATE must be 0 or 1' }).default('0'),
 });
 
 export interface Config {

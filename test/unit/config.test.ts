@@ -1,6 +1,7 @@
 import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { configuredPorts } from '../../infra/app-context';
 import { ConfigError, isLoopbackHost, parseConfig } from '../../infra/config';
 
 describe('configuration from the environment', () => {
@@ -45,6 +46,18 @@ describe('configuration from the environment', () => {
     expect(() => parseConfig({ TASK_LEASE_SECONDS: '86401' })).toThrow(/TASK_LEASE_SECONDS/);
     expect(() => parseConfig({ DISPATCH_MAX_IN_FLIGHT: '0' })).toThrow(/DISPATCH_MAX_IN_FLIGHT/);
     expect(() => parseConfig({ DISPATCH_MAX_IN_FLIGHT: 'many' })).toThrow(/DISPATCH_MAX_IN_FLIGHT/);
+  });
+
+  it('refuses webhooks to loopback and private addresses unless WEBHOOK_ALLOW_PRIVATE=1, and prepares repeated statements by default', async () => {
+    const defaults = parseConfig({ DATA_DIR: '/tmp/task-server-config-test' });
+    expect(defaults).toMatchObject({ webhookAllowPrivate: false, dbPreparedStatements: true, webhookDeliveryIntervalMs: 5000, webhookTimeoutMs: 10000 });
+    // the transport the server is built with, not only the flag
+    expect(await configuredPorts(defaults).webhooks.refusedDestination('http://127.0.0.1:9/hook')).toMatch(/loopback or private/);
+    const allowing = parseConfig({ DATA_DIR: '/tmp/task-server-config-test', WEBHOOK_ALLOW_PRIVATE: '1', DB_PREPARED_STATEMENTS: '0' });
+    expect(allowing).toMatchObject({ webhookAllowPrivate: true, dbPreparedStatements: false });
+    expect(await configuredPorts(allowing).webhooks.refusedDestination('http://127.0.0.1:9/hook')).toBeUndefined();
+    expect(() => parseConfig({ WEBHOOK_ALLOW_PRIVATE: 'yes' })).toThrow(/WEBHOOK_ALLOW_PRIVATE/);
+    expect(() => parseConfig({ DB_PREPARED_STATEMENTS: 'true' })).toThrow(/DB_PREPARED_STATEMENTS/);
   });
 
   it('accepts any postgres:// or postgresql:// URL with a host, and refuses every other DATABASE_URL without echoing it', () => {
