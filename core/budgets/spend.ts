@@ -17,6 +17,10 @@ export interface SpendQuery {
 /** Up to this many budgets (a dispatch's chain), runs are grouped by the budgets they count in; beyond, by day, agent and project. */
 const FILTERED_AGGREGATE_MAX = 16;
 
+/** What a budget's spend sums over rollup rows `u`, in both plans below. */
+const spendTotalsSql = `${rollupBilledCostSql} AS usd, ${rollupSubscriptionCostSql} AS shadow, sum(u.input_tokens + u.output_tokens) AS tokens,
+  sum(u.runs) AS runs, sum(u.unpriced_runs) AS unpriced`;
+
 /**
  * Spend of a few budgets in one pass over the usage rollup rows of their windows. Each row gets one
  * boolean per budget (does it count there?) and the rows are grouped by that vector: a handful of
@@ -52,8 +56,7 @@ async function deriveFewSpends(db: Db, budgets: readonly SpendQuery[], from: Dat
   );
   const { rows } = await db.query<Record<string, number | null>>(
     `SELECT ${totals.join(', ')} FROM (
-       SELECT ${vector}, ${rollupBilledCostSql} AS usd, ${rollupSubscriptionCostSql} AS shadow, sum(u.input_tokens + u.output_tokens) AS tokens,
-              sum(u.runs) AS runs, sum(u.unpriced_runs) AS unpriced
+       SELECT ${vector}, ${spendTotalsSql}
          FROM ${usageRollupSql('$1', '$2')} u
          ${scopes.has('department') ? 'LEFT JOIN agent_profiles ap ON ap.agent_id = u.agent_id' : ''}
          CROSS JOIN LATERAL (SELECT ${matches.join(', ')}) m
@@ -98,8 +101,7 @@ export async function deriveSpend(db: Db, budgets: readonly SpendQuery[]): Promi
        SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::timestamptz[], $5::timestamptz[], $8::text[])
          AS b(id, scope, scope_id, starts, ends, basis)
      ), daily AS (
-       SELECT u.day, u.agent_id AS agent, u.project_id AS project, ${rollupBilledCostSql} AS usd, ${rollupSubscriptionCostSql} AS shadow,
-              sum(u.input_tokens + u.output_tokens) AS tokens, sum(u.runs) AS runs, sum(u.unpriced_runs) AS unpriced
+       SELECT u.day, u.agent_id AS agent, u.project_id AS project, ${spendTotalsSql}
          FROM ${usageRollupSql('$6', '$7')} u ${rowFilter}
         GROUP BY 1, 2, 3
      ), matched AS (

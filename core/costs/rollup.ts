@@ -3,7 +3,7 @@ import { parseQuery } from '../query-params';
 import type { Deps } from '../ports';
 import { answeringValidation, degradable } from './availability';
 import { roundUsd, UNASSIGNED, unpricedOf } from './usage';
-import { rollupBilledCostSql, rollupSubscriptionCostSql, usageRollupSql } from './usage-rollup';
+import { rollupTotalsSql, usageRollupSql } from './usage-rollup';
 import { costWindow, windowDaysSchema } from './window';
 
 /** What a rollup groups by, and the SQL of each key (a run without one lands in "Unassigned"). */
@@ -60,9 +60,7 @@ export async function getCostRollup(deps: Pick<Deps, 'storage' | 'clock'>, query
         const grouping = rollupGroupings[group_by];
         const { rows } = await db.query<Row>(
           `SELECT g.key, to_char(g.day, 'YYYY-MM-DD') AS day, g.cost, g.subscription_cost, g.runs, g.input, g.output, g.unpriced_runs, g.unpriced_input, g.unpriced_output FROM (
-             SELECT ${grouping.key} AS key, u.day, ${rollupBilledCostSql} AS cost, ${rollupSubscriptionCostSql} AS subscription_cost,
-                    sum(u.runs)::int AS runs, sum(u.input_tokens) AS input, sum(u.output_tokens) AS output, sum(u.unpriced_runs)::int AS unpriced_runs,
-                    sum(u.unpriced_input) AS unpriced_input, sum(u.unpriced_output) AS unpriced_output
+             SELECT ${grouping.key} AS key, u.day, ${rollupTotalsSql}
                FROM ${usageRollupSql('$1', '$2')} u ${grouping.join}
               GROUP BY 1, 2 HAVING sum(u.runs) <> 0) g
             ORDER BY g.day`,

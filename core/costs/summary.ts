@@ -3,7 +3,7 @@ import { parseQuery } from '../query-params';
 import type { Db, Deps } from '../ports';
 import { answeringValidation, degradable } from './availability';
 import { addDays, isoDay, roundUsd, runAgentSql, unpricedOf, usageAtSql, type UnpricedUsage } from './usage';
-import { rollupBilledCostSql, rollupSubscriptionCostSql, usageRollupSql } from './usage-rollup';
+import { rollupTotalsSql, usageRollupSql } from './usage-rollup';
 import { costWindow, windowDaysSchema, type CostWindow } from './window';
 
 export const costSummaryQuerySchema = z.object({ days: windowDaysSchema }).loose();
@@ -33,9 +33,7 @@ interface DayRow {
  */
 export async function dailyUsage(db: Db, window: CostWindow): Promise<{ byDay: Map<string, DayBucket>; unpriced: UnpricedUsage; subscriptionCost: number }> {
   const { rows } = await db.query<DayRow>(
-    `SELECT to_char(u.day, 'YYYY-MM-DD') AS day, ${rollupBilledCostSql} AS cost, ${rollupSubscriptionCostSql} AS subscription_cost,
-            sum(u.runs)::int AS runs, sum(u.input_tokens) AS input, sum(u.output_tokens) AS output,
-            sum(u.unpriced_runs)::int AS unpriced_runs, sum(u.unpriced_input) AS unpriced_input, sum(u.unpriced_output) AS unpriced_output
+    `SELECT to_char(u.day, 'YYYY-MM-DD') AS day, ${rollupTotalsSql}
        FROM ${usageRollupSql('$1', '$2')} u
       GROUP BY u.day HAVING sum(u.runs) <> 0`,
     [window.start, window.end],

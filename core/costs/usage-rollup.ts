@@ -32,6 +32,11 @@ export function usageRollupSql(from: string, to: string): string {
 export const rollupBilledCostSql = "sum(u.cost) FILTER (WHERE u.billing = 'metered')::float8";
 export const rollupSubscriptionCostSql = "sum(u.cost) FILTER (WHERE u.billing = 'subscription')::float8";
 
+/** What cost answers sum over rollup rows `u`: cost, subscription_cost, runs, input, output and the unpriced three. */
+export const rollupTotalsSql = `${rollupBilledCostSql} AS cost, ${rollupSubscriptionCostSql} AS subscription_cost,
+  sum(u.runs)::int AS runs, sum(u.input_tokens) AS input, sum(u.output_tokens) AS output,
+  sum(u.unpriced_runs)::int AS unpriced_runs, sum(u.unpriced_input) AS unpriced_input, sum(u.unpriced_output) AS unpriced_output`;
+
 /** Folds the committed deltas into the daily rows (each dispatcher tick); answers how many it folded. */
 export async function foldUsageDeltas(db: Db): Promise<number> {
   const { rows } = await db.query<{ folded: number }>('SELECT run_usage_compact() AS folded');

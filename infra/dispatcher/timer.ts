@@ -37,7 +37,7 @@ function startPeriodic(ctx: AppContext, intervalMs: number, pass: () => Promise<
 }
 
 /** The dispatcher (DISPATCHER_INTERVAL_MS): the same core `tick` the Lambda and the API run. */
-export function startBackgroundTimer(ctx: AppContext, intervalMs: number): BackgroundTimer {
+export function startDispatcherTimer(ctx: AppContext, intervalMs: number): BackgroundTimer {
   return startPeriodic(
     ctx,
     intervalMs,

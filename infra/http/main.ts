@@ -1,7 +1,7 @@
 import { config, ConfigError, isLoopbackHost } from '../config';
 import { createAppContext, setAppContext, startFallbackRefresher } from '../app-context';
 import { startCronManager, type CronManager } from '../cron-manager/cron-manager-server';
-import { startBackgroundTimer, startWebhookTimer, type BackgroundTimer } from '../dispatcher/timer';
+import { startDispatcherTimer, startWebhookTimer, type BackgroundTimer } from '../dispatcher/timer';
 import { EventStreams } from '../events/event-streams';
 import { resolveSecretParameters } from '../secrets/secret-parameters';
 import { logger } from '../logger';
@@ -99,7 +99,7 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void shutdown('SIGINT'));
   // The outbox listener and pruner start once the runner listens; stream requests wait for them.
   await streams.start();
-  if (cfg.dispatcherIntervalMs > 0) dispatcher = startBackgroundTimer(ctx, cfg.dispatcherIntervalMs);
+  if (cfg.dispatcherIntervalMs > 0) dispatcher = startDispatcherTimer(ctx, cfg.dispatcherIntervalMs);
   if (cfg.webhookDeliveryIntervalMs > 0) webhooks = startWebhookTimer(ctx, cfg.webhookDeliveryIntervalMs);
 
   process.stdout.write(`task server ready at ${runner.url} (storage: ${ctx.deps.storage.label})\n`);
