@@ -63,18 +63,20 @@ interface CommitWork {
   callbacks: Array<(db: Db) => void>;
 }
 
+/** One writeAtCommit parameter as an SQL literal. */
+function sqlLiteral(value: string | number | null | undefined, n: number): string {
+  if (value === undefined) throw new Error(`writeAtCommit: no parameter $${n}`);
+  if (value === null) return 'NULL';
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) throw new Error('writeAtCommit: a number parameter must be finite');
+    return String(value);
+  }
+  return pg.escapeLiteral(value);
+}
+
 /** `$n` placeholders replaced by literals: only for writeAtCommit's simple statements (no dollar quoting in them). */
 function inlineParams(sql: string, params: ReadonlyArray<string | number | null>): string {
-  return sql.replace(/\$(\d+)/g, (_m, n: string) => {
-    const value = params[Number(n) - 1];
-    if (value === undefined) throw new Error(`writeAtCommit: no parameter $${n}`);
-    if (value === null) return 'NULL';
-    if (typeof value === 'number') {
-      if (!Number.isFinite(value)) throw new Error('writeAtCommit: a number parameter must be finite');
-      return String(value);
-    }
-    return pg.escapeLiteral(value);
-  });
+  return sql.replace(/\$(\d+)/g, (_m, n: string) => sqlLiteral(params[Number(n) - 1], Number(n)));
 }
 
 /** Distinct texts one pool prepares at most: each costs every connection a parsed statement and a plan cache entry. */
@@ -96,7 +98,11 @@ export class StatementNames {
   /** Never reused: a connection keeps a refused text's name parsed. */
   private issued = 0;
 
-  constructor(private readonly enabled: boolean) {}
+  constructor(
+    private readonly enabled: boolean,
+    /** Protocol-level names and SQL PREPARE names share one namespace per connection: each user has its own prefix. */
+    private readonly prefix = 'fts',
+  ) {}
 
   /** The name to send `sql` under, or undefined to send it unnamed. */
   nameOf(sql: string, paramCount: number): string | undefined {
@@ -110,7 +116,7 @@ export class StatementNames {
       return undefined;
     }
     this.counted.delete(sql);
-    const assigned = `fts_${this.issued++}`;
+    const assigned = `${this.prefix}_${this.issued++}`;
     this.names.set(sql, assigned);
     return assigned;
   }
@@ -150,6 +156,33 @@ async function runStatement(
   }
 }
 
+/**
+ * The statement names of writeAtCommit texts, and which of them each connection has PREPAREd. The
+ * COMMIT message is simple protocol (literals, several statements), where a text would be parsed,
+ * analysed and planned at every commit; `EXECUTE name(literals)` of a statement the connection
+ * prepared skips that (a mutation's audit + snapshot statement is the costliest part of its commit
+ * message to plan). PREPARE outlives the transaction that ran it, even one that rolls back, so what
+ * a connection has prepared is known exactly.
+ */
+class CommitStatements {
+  private readonly prepared = new WeakMap<pg.PoolClient, Set<string>>();
+
+  constructor(readonly names: StatementNames) {}
+
+  /** The statement to send with the COMMIT for one write through `client`, preparing it there first when needed. */
+  async statementFor(client: pg.PoolClient, sql: string, params: ReadonlyArray<string | number | null>): Promise<string> {
+    const name = this.names.nameOf(sql, params.length);
+    if (name === undefined) return inlineParams(sql, params);
+    let done = this.prepared.get(client);
+    if (!done) this.prepared.set(client, (done = new Set()));
+    if (!done.has(name)) {
+      await client.query(`PREPARE ${name} AS ${sql}`);
+      done.add(name);
+    }
+    return `EXECUTE ${name}(${params.map((value, i) => sqlLiteral(value, i + 1)).join(', ')})`;
+  }
+}
+
 class ClientDb implements Db {
   readonly inTransaction = true;
 
@@ -157,10 +190,17 @@ class ClientDb implements Db {
     private readonly client: pg.PoolClient,
     private readonly commit: CommitWork,
     private readonly names: StatementNames,
+    private readonly commitStatements: CommitStatements,
   ) {}
 
   async writeAtCommit(sql: string, params: ReadonlyArray<string | number | null>): Promise<void> {
-    this.commit.writes.push(inlineParams(sql, params));
+    let statement: string;
+    try {
+      statement = await this.commitStatements.statementFor(this.client, sql, params);
+    } catch (err) {
+      throw translatePgError(err);
+    }
+    this.commit.writes.push(statement);
   }
 
   /** A savepoint that rolls back keeps its callbacks: they are wake-ups, harmless when nothing new committed. */
@@ -221,10 +261,12 @@ export class PgDb implements Db {
   readonly inTransaction = false;
   readonly pool: pg.Pool;
   private readonly names: StatementNames;
+  private readonly commitStatements: CommitStatements;
 
   constructor(connectionString: string, options: PgDbOptions = {}) {
     const statementTimeout = options.statementTimeoutMs ?? 0;
     this.names = new StatementNames(options.prepareStatements ?? true);
+    this.commitStatements = new CommitStatements(new StatementNames(options.prepareStatements ?? true, 'fw'));
     this.pool = new pg.Pool({
       connectionString,
       max: options.max ?? 10,
@@ -257,7 +299,7 @@ export class PgDb implements Db {
     const commit: CommitWork = { writes: [], callbacks: [] };
     try {
       await client.query('BEGIN');
-      const result = await work(new ClientDb(client, commit, this.names));
+      const result = await work(new ClientDb(client, commit, this.names, this.commitStatements));
       // One round trip: the deferred writes and the COMMIT as one simple-protocol message; a failing write aborts the lot.
       await client.query(commit.writes.length === 0 ? 'COMMIT' : `${commit.writes.join(';\n')};\nCOMMIT`);
       for (const callback of commit.callbacks) runCallback(callback, this);

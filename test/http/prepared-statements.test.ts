@@ -69,6 +69,53 @@ describe('prepared statements through the Db port', () => {
       const read = 'SELECT $1::int + 1 AS n';
       for (let i = 0; i < 3; i++) expect((await db.query(read, [i])).rows).toEqual([{ n: i + 1 }]);
       expect(await preparedOf(db, read)).toBe(0);
+      await db.query('CREATE TABLE prep_unnamed_writes (label text)');
+      const write = 'INSERT INTO prep_unnamed_writes (label) VALUES ($1)';
+      for (let i = 0; i < 3; i++) await db.transaction((tx) => tx.writeAtCommit(write, [`w${i}`]));
+      expect(await preparedOf(db, `PREPARE fw_0 AS ${write}`)).toBe(0);
+      expect((await db.query('SELECT count(*)::int AS n FROM prep_unnamed_writes')).rows).toEqual([{ n: 3 }]);
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('a write at commit repeated is PREPAREd once per connection and sent as EXECUTE; values, rollbacks and failed commits come out as unprepared', async () => {
+    const db = new PgDb(database.url, { max: 1 });
+    try {
+      await db.query('CREATE TABLE prep_writes (label text, n bigint, doc jsonb, at timestamptz, CHECK (n >= 0))');
+      const write = 'INSERT INTO prep_writes (label, n, doc, at) VALUES ($1, $2, $3::jsonb, $4::timestamptz)';
+      const labels = [`it's`, 'back\\slash', 'ünïcode ✓', '$1 $$ dollars', ''];
+      for (const [i, label] of labels.entries()) {
+        await db.transaction((tx) => tx.writeAtCommit(write, [label, i, JSON.stringify({ label, i }), '2026-01-02T03:04:05.678Z']));
+      }
+      await db.transaction((tx) => tx.writeAtCommit(write, [null, 7, null, null]));
+      const prepared = await db.query<{ statement: string }>(`SELECT statement FROM pg_prepared_statements WHERE name LIKE 'fw\\_%'`);
+      expect(prepared.rows).toEqual([{ statement: `PREPARE fw_0 AS ${write}` }]);
+
+      // a savepoint that rolls back drops its write; a transaction that rolls back leaves nothing
+      await db.transaction(async (tx) => {
+        await tx.transaction(async (inner) => {
+          await inner.writeAtCommit(write, ['dropped', 1, null, null]);
+          throw new Error('undo');
+        }).catch(() => undefined);
+        await tx.writeAtCommit(write, ['kept', 8, null, null]);
+      });
+      await expect(db.transaction(async (tx) => {
+        await tx.writeAtCommit(write, ['rolled back', 9, null, null]);
+        throw new Error('give up');
+      })).rejects.toThrow('give up');
+      // a write that fails at commit fails the whole commit, and the connection goes on
+      await expect(db.transaction(async (tx) => {
+        await tx.writeAtCommit(write, ['fine', 10, null, null]);
+        await tx.writeAtCommit(write, ['negative', -1, null, null]);
+      })).rejects.toThrow(/prep_writes_n_check/);
+      await db.transaction((tx) => tx.writeAtCommit(write, ['after', 11, null, null]));
+
+      const { rows } = await db.query<{ label: string | null; n: number; doc: unknown; at: Date | null }>('SELECT label, n, doc, at FROM prep_writes ORDER BY n');
+      expect(rows.map((r) => r.label)).toEqual([...labels, null, 'kept', 'after']);
+      expect(rows[1]!.doc).toEqual({ label: labels[1], i: 1 });
+      expect(rows[0]!.at?.toISOString()).toBe('2026-01-02T03:04:05.678Z');
+      expect(rows[5]).toEqual({ label: null, n: 7, doc: null, at: null });
     } finally {
       await db.close();
     }
@@ -114,6 +161,9 @@ describe('DB_PREPARED_STATEMENTS=0', () => {
     const counts = await preparedPerConnection(app, projectRead);
     expect(counts.length).toBeGreaterThan(0);
     expect(counts.every((n) => n === 0)).toBe(true);
+    // nor are the audit rows written with each commit prepared
+    for (let i = 0; i < 3; i++) expect((await app.call('PATCH', `/api/projects/${created.body.id}`, { body: { description: `d${i}` } })).status).toBe(200);
+    expect((await preparedPerConnection(app, 'INSERT INTO audit_log')).every((n) => n === 0)).toBe(true);
   });
 });
 
@@ -129,5 +179,17 @@ describe('DB_PREPARED_STATEMENTS unset', () => {
     }
     const counts = await preparedPerConnection(app, projectRead);
     expect(counts.some((n) => n > 0)).toBe(true);
+    // the audit and snapshot rows each mutation sends with its COMMIT too, and the trail is whole
+    for (let i = 0; i < 3; i++) expect((await app.call('PATCH', `/api/projects/${created.body.id}`, { body: { description: `d${i}` } })).status).toBe(200);
+    expect((await preparedPerConnection(app, 'INSERT INTO audit_log')).some((n) => n > 0)).toBe(true);
+    const audit = await app.call('GET', '/api/audit?entity_type=project');
+    expect(audit.status).toBe(200);
+    const trail = audit.body.filter((e: { entity_id: string }) => e.entity_id === created.body.id);
+    expect(trail.map((e: { action: string; new_value: { description?: string } | null }) => [e.action, e.new_value?.description])).toEqual([
+      ['updated', 'd2'],
+      ['updated', 'd1'],
+      ['updated', 'd0'],
+      ['created', ''],
+    ]);
   });
 });
