@@ -225,7 +225,12 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
     }
     const payload = result.isBase64Encoded && result.body ? Buffer.from(result.body, 'base64') : result.body;
     if (!res.headersSent) {
-      res.writeHead(result.statusCode ?? 200, { ...CORS, ...headers });
+      // a known length: headers and body leave in one write, not as chunked encoding's four pieces
+      const status = result.statusCode ?? 200;
+      if (payload !== undefined && status !== 204 && status !== 304 && headers['content-length'] === undefined) {
+        headers['content-length'] = String(Buffer.byteLength(payload));
+      }
+      res.writeHead(status, { ...CORS, ...headers });
       res.end(payload);
     }
   };

@@ -23,6 +23,16 @@ describe('local runner over real HTTP', () => {
     expect(gone.headers['access-control-allow-origin']).toBe('*');
   });
 
+  it('sends a buffered answer with its byte length, not chunked, multi-byte text included', async () => {
+    const created = await app.http('POST', '/api/projects', { body: { name: 'Größe ✓ 名前' } });
+    expect(created.status).toBe(201);
+    const read = await fetch(`${await app.baseUrl()}/api/projects/${created.body.id}`);
+    const bytes = Buffer.from(await read.arrayBuffer());
+    expect(read.headers.get('transfer-encoding')).toBeNull();
+    expect(read.headers.get('content-length')).toBe(String(bytes.length));
+    expect(JSON.parse(bytes.toString('utf8')).name).toBe('Größe ✓ 名前');
+  });
+
   it('prefers static segments over parameters (/api/projects/default is not a project id)', async () => {
     await app.http('POST', '/api/projects', { body: { name: 'Any' } });
     const res = await app.http('GET', '/api/projects/default');
