@@ -114,14 +114,44 @@ export class OutboxListener {
     }
     this.client = client;
     this.retryDelay = this.options.reconnectMinMs ?? 250;
-    client.on('notification', (message) => {
-      if (this.cursor !== undefined && Number(message.payload) <= this.cursor) return;
-      this.read();
-    });
+    client.on('notification', (message) => this.notified(message.payload ?? ''));
     this.options.onLog?.('outbox listener connected', { cursor: this.cursor });
     this.sweepTimer ??= setInterval(() => void this.sweep(), this.options.sweepIntervalMs ?? 1_000);
     this.sweepTimer.unref();
     void this.sweep();
+  }
+
+  /**
+   * A pass's notification: the events it numbered (migration 0990), used as they are when they
+   * start right after the cursor, or the last position it handed out, read up to when beyond the cursor.
+   */
+  private notified(payload: string): void {
+    if (this.cursor === undefined) return;
+    if (payload.startsWith('[')) {
+      let carried: OutboxEvent[];
+      try {
+        carried = JSON.parse(payload) as OutboxEvent[];
+      } catch {
+        this.read();
+        return;
+      }
+      const last = carried[carried.length - 1]?.id;
+      if (last === undefined || last <= this.cursor) return;
+      // a read running now may bring them too: deliver() hands out each position once
+      if (carried[0]!.id === this.cursor + 1) this.deliver(carried);
+      else this.read();
+      return;
+    }
+    if (Number(payload) > this.cursor) this.read();
+  }
+
+  /** Hands the events after the cursor to onEvents and moves the cursor past them; positions already handed out are dropped. */
+  private deliver(events: OutboxEvent[]): void {
+    const cursor = this.cursor ?? 0;
+    const fresh = events[0] && events[0].id > cursor ? events : events.filter((e) => e.id > cursor);
+    if (fresh.length === 0) return;
+    this.cursor = fresh[fresh.length - 1]!.id;
+    this.options.onEvents(fresh);
   }
 
   /** Sequences what is waiting (a no-op read when nothing is), then reads after the cursor. */
@@ -162,8 +192,7 @@ export class OutboxListener {
             if (page.length === 0) break;
             // The connection may have been replaced while reading; a stale page is dropped, the cursor decides.
             if (this.client !== client) return;
-            this.cursor = page[page.length - 1]!.id;
-            this.options.onEvents(page);
+            this.deliver(page);
             if (page.length < (this.options.pageSize ?? 1_000)) break;
           }
         } while (this.readAgain);

@@ -11,6 +11,7 @@ import webhooks from './0950_webhooks';
 import usageRollup from './0960_usage_rollup';
 import agentTokenLastUse from './0970_agent_token_last_use';
 import snapshotIndexPrefixes from './0980_snapshot_index_prefixes';
+import outboxNotifyCarriesEvents from './0990_outbox_notify_carries_events';
 import workflowDispatcher from './0200_workflow_dispatcher';
 import workflowOwnerIndex from './0201_workflow_owner_index';
 import chatMessages from './0500_chat_messages';
@@ -47,4 +48,5 @@ export const migrations: ReadonlyArray<{ name: string; sql: string }> = [
   { name: '0960_usage_rollup', sql: usageRollup },
   { name: '0970_agent_token_last_use', sql: agentTokenLastUse },
   { name: '0980_snapshot_index_prefixes', sql: snapshotIndexPrefixes },
+  { name: '0990_outbox_notify_carries_events', sql: outboxNotifyCarriesEvents },
 ];
