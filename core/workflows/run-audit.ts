@@ -43,13 +43,28 @@ export async function recordRunBatch(
   });
 }
 
+/**
+ * Whether two column values write the same JSON. Most columns of a run do not change and compare
+ * equal at once; timestamps arrive as distinct Date objects and compare by instant. A tick
+ * compares ~30 columns of each of thousands of runs, so stringifying every one cost it ~5%.
+ */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (a instanceof Date && b instanceof Date) {
+    const [x, y] = [a.getTime(), b.getTime()];
+    // an invalid date writes null, like any other invalid one
+    return x === y || (Number.isNaN(x) && Number.isNaN(y));
+  }
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
 /** The fields that differ between two versions of a run (updated_at aside), as {before, after} objects. */
 function changedFields(before: WorkflowRun, after: WorkflowRun): [Record<string, unknown>, Record<string, unknown>] {
   const old: Record<string, unknown> = { id: before.id };
   const next: Record<string, unknown> = { id: after.id };
   for (const key of Object.keys(after) as Array<keyof WorkflowRun>) {
     if (key === 'updated_at') continue;
-    if (JSON.stringify(before[key]) !== JSON.stringify(after[key])) {
+    if (!sameJson(before[key], after[key])) {
       old[key] = before[key];
       next[key] = after[key];
     }

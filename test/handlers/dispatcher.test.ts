@@ -119,6 +119,32 @@ describe('stale-run recovery (time moved by the clock)', () => {
     expect(failed.last_error).toMatch(/not claimed within 5 minutes after 3 dispatch attempts/);
   });
 
+  it('audits each dispatch and re-dispatch with exactly the fields that changed, timestamps as the API writes them', async () => {
+    const type = await templateWithRoute(app, { agent: 'writer' });
+    const run = await createRun(app, type, { input_payload: { nested: { keep: [1, 2] } } });
+    await tick(app);
+    clock.advance(5 * MIN);
+    await tick(app);
+    const { rows } = await app.db.query<{ action: string; old_value: unknown; new_value: unknown }>(
+      `SELECT action, old_value, new_value FROM audit_log WHERE entity_type = 'workflow_run' AND entity_id = $1 AND action IN ('dispatched', 'redispatched') ORDER BY id`,
+      [run.id],
+    );
+    const first = '2026-11-01T12:00:00.000Z';
+    const second = '2026-11-01T12:05:00.000Z';
+    expect(rows).toEqual([
+      {
+        action: 'dispatched',
+        old_value: { id: run.id, status: 'queued', target_agent_id: null, dispatched_at: null, dispatch_attempts: 0 },
+        new_value: { id: run.id, status: 'dispatched', target_agent_id: 'writer', dispatched_at: first, dispatch_attempts: 1 },
+      },
+      {
+        action: 'redispatched',
+        old_value: { id: run.id, dispatched_at: first, dispatch_attempts: 1 },
+        new_value: { id: run.id, dispatched_at: second, dispatch_attempts: 2 },
+      },
+    ]);
+  });
+
   it('releases a claimed run without a heartbeat for 10 minutes back to dispatched, moving its session to history', async () => {
     const type = await templateWithRoute(app);
     const run = await createRun(app, type);
