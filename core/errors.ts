@@ -4,11 +4,21 @@
  * HTTP answer itself: every answer that is not the use case's result is one of these.
  */
 export abstract class DomainError extends Error {
+  /**
+   * Whether an error of this kind records where it was thrown. Most are answers (a 409 to the 49
+   * losers of a claim race, a 404), whose stacks nobody reads and whose capture cost ~5 µs each,
+   * more than the rest of a losing claim's work in the process; a kind that is logged as a failure
+   * (StorageUnavailableError, answered 503) keeps its stack.
+   */
+  static readonly traced: boolean = false;
   abstract readonly code: string;
   /** Extra fields merged into the JSON error body. */
   readonly extra: Record<string, unknown>;
   constructor(message: string, extra: Record<string, unknown> = {}) {
+    const limit = Error.stackTraceLimit;
+    if (!(new.target as unknown as typeof DomainError).traced) Error.stackTraceLimit = 0;
     super(message);
+    Error.stackTraceLimit = limit;
     this.name = new.target.name;
     this.extra = extra;
   }
@@ -44,6 +54,7 @@ export class ConflictError extends DomainError {
 
 /** The database is absent (fallback mode) or went away: the caller should retry later. */
 export class StorageUnavailableError extends DomainError {
+  static override readonly traced = true;
   readonly code = 'storage_unavailable';
 }
 
@@ -66,6 +77,7 @@ export class ResponseTooLargeError extends DomainError {
 
 /** A dependency outside the server (the agent runtime) failed. */
 export class UpstreamError extends DomainError {
+  static override readonly traced = true;
   readonly code = 'upstream_failed';
 }
 
@@ -74,6 +86,7 @@ export type RuntimeFailure = 'unavailable' | 'failed' | 'timed_out' | 'bad_outpu
 
 /** A runtime CLI call failed; `failure` says how. Mapped to 502 unless an endpoint says otherwise. */
 export class RuntimeCallError extends DomainError {
+  static override readonly traced = true;
   readonly code = 'runtime_failed';
   constructor(message: string, readonly failure: RuntimeFailure) {
     super(message, { failure });
@@ -88,11 +101,13 @@ export class RuntimeCallError extends DomainError {
 
 /** A secret named by a *_SSM variable (the bearer token, the connection string) could not be read: nothing is served without it. */
 export class SecretsUnavailableError extends DomainError {
+  static override readonly traced = true;
   readonly code = 'secrets_unavailable';
 }
 
 /** Spec 02: mutating endpoints without a database answer 503 {available: false, reason: 'no_database'}. */
 export class NoDatabaseError extends DomainError {
+  static override readonly traced = true;
   readonly code = 'no_database';
   constructor(explanation = 'no database: nothing was written') {
     super('no_database', { available: false, reason: 'no_database', message: explanation });
@@ -145,6 +160,7 @@ export class UniqueClashError extends DomainError {
 
 /** A restore apply failed part-way; re-sending the same restoreId resumes it (spec 02 Restore lifecycle). */
 export class RestoreFailedError extends DomainError {
+  static override readonly traced = true;
   readonly code = 'restore_failed';
   constructor(restoreId: string, step: string, explanation: string, completedTables: string[]) {
     super('restore_failed', { message: explanation, restoreId, failed_step: step, completed_tables: completedTables });
@@ -163,6 +179,7 @@ const snapshotWriteExplanations: Record<SnapshotWriteFailure, string> = {
 
 /** The artifact store refused the write (disk full, read-only, …); nothing was kept. */
 export class SnapshotWriteFailedError extends DomainError {
+  static override readonly traced = true;
   readonly code = 'snapshot_write_failed';
   constructor(readonly reason: SnapshotWriteFailure) {
     super('snapshot_write_failed', { message: `${snapshotWriteExplanations[reason]}; nothing was written`, reason });
@@ -179,6 +196,7 @@ export class RestoreInProgressError extends DomainError {
 
 /** An action the caller asked for ran and failed (spec 01: a cron run-now or a job-file write answers 500). */
 export class ExecutionFailedError extends DomainError {
+  static override readonly traced = true;
   readonly code = 'execution_failed';
 }
 
@@ -256,6 +274,7 @@ export type ActionRefusal = 'no_database' | 'receipts_unavailable' | 'query_fail
 
 /** Without durable receipts no action executes: 503 {available: false, reason}. */
 export class ActionsUnavailableError extends DomainError {
+  static override readonly traced = true;
   readonly code = 'actions_unavailable';
   constructor(readonly reason: ActionRefusal) {
     super(`actions unavailable: ${reason}`);

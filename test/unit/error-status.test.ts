@@ -20,6 +20,22 @@ describe('the one error table (handlers/middleware/error-status.ts)', () => {
     expect(Object.keys(statusByErrorCode).filter((c) => !codes.includes(c))).toEqual([]);
   });
 
+  it('a kind answered 5xx (logged as a failure) records its stack; a kind answered 4xx (an answer) does not', () => {
+    const source = readFileSync(path.resolve(__dirname, '../../core/errors.ts'), 'utf8');
+    const classes = [...source.matchAll(/export class (\w+) extends DomainError \{[^]*?readonly code = '([a-z_]+)'/g)];
+    expect(classes.length).toBeGreaterThan(20);
+    for (const [, name, code] of classes) {
+      const kind = (errors as unknown as Record<string, typeof errors.DomainError>)[name!]!;
+      expect(kind.traced, `${name} (${code} -> ${statusByErrorCode[code!]})`).toBe(statusByErrorCode[code!]! >= 500);
+    }
+    const conflict = new errors.ConflictError('task t is already locked by a');
+    expect(conflict.stack).toBe('ConflictError: task t is already locked by a');
+    expect(new errors.StorageUnavailableError('database unavailable').stack).toMatch(/\n\s+at /);
+    // the process's own limit is left as it was
+    expect(Error.stackTraceLimit).toBeGreaterThan(0);
+    expect(new Error('plain').stack).toMatch(/\n\s+at /);
+  });
+
   it('answers only 2xx for the degraded read and 4xx or 5xx for everything else', () => {
     for (const [code, status] of Object.entries(statusByErrorCode)) {
       if (code === 'degraded') expect(status).toBe(200);
