@@ -166,12 +166,23 @@ async function runStatement(
  */
 class CommitStatements {
   private readonly prepared = new WeakMap<pg.PoolClient, Set<string>>();
+  private off = false;
 
   constructor(readonly names: StatementNames) {}
 
+  /**
+   * Behind a pooler that hands each transaction to any server connection (PgBouncer or another in
+   * transaction mode), a statement PREPAREd in one transaction is missing in the next: the first
+   * commit that finds its statement gone fails (SQLSTATE 26000), and from then on this pool sends
+   * its commit writes inline. docs/adr/0006 says to set DB_PREPARED_STATEMENTS=0 there.
+   */
+  noteFailure(err: unknown): void {
+    if ((err as { code?: string })?.code === '26000') this.off = true;
+  }
+
   /** The statement to send with the COMMIT for one write through `client`, preparing it there first when needed. */
   async statementFor(client: pg.PoolClient, sql: string, params: ReadonlyArray<string | number | null>): Promise<string> {
-    const name = this.names.nameOf(sql, params.length);
+    const name = this.off ? undefined : this.names.nameOf(sql, params.length);
     if (name === undefined) return inlineParams(sql, params);
     let done = this.prepared.get(client);
     if (!done) this.prepared.set(client, (done = new Set()));
@@ -247,8 +258,8 @@ export interface PgDbOptions {
   statementTimeoutMs?: number;
   /**
    * Send repeated statements as named prepared statements (default true). Off behind a pooler that
-   * hands one session's statements to several server connections (PgBouncer in transaction mode
-   * before 1.21) or that pins a connection to a client for them (RDS Proxy).
+   * hands one session's statements to several server connections (PgBouncer in transaction mode,
+   * whose 1.21 and later keep the protocol's named statements but not SQL PREPARE) or that pins a connection to a client for them (RDS Proxy).
    */
   prepareStatements?: boolean;
 }
@@ -301,7 +312,10 @@ export class PgDb implements Db {
       await client.query('BEGIN');
       const result = await work(new ClientDb(client, commit, this.names, this.commitStatements));
       // One round trip: the deferred writes and the COMMIT as one simple-protocol message; a failing write aborts the lot.
-      await client.query(commit.writes.length === 0 ? 'COMMIT' : `${commit.writes.join(';\n')};\nCOMMIT`);
+      await client.query(commit.writes.length === 0 ? 'COMMIT' : `${commit.writes.join(';\n')};\nCOMMIT`).catch((err: unknown) => {
+        this.commitStatements.noteFailure(err);
+        throw err;
+      });
       for (const callback of commit.callbacks) runCallback(callback, this);
       return result;
     } catch (err) {

@@ -79,6 +79,24 @@ describe('prepared statements through the Db port', () => {
     }
   });
 
+  it('a commit whose prepared write has gone (a transaction-mode pooler) fails once, and the pool writes inline from then on', async () => {
+    const db = new PgDb(database.url, { max: 1 });
+    try {
+      await db.query('CREATE TABLE prep_pooled (label text)');
+      const write = 'INSERT INTO prep_pooled (label) VALUES ($1)';
+      await db.transaction((tx) => tx.writeAtCommit(write, ['one']));
+      await db.transaction((tx) => tx.writeAtCommit(write, ['two']));
+      // what a pooler does: the next transaction's server connection never saw the PREPARE
+      await db.query('DEALLOCATE fw_0');
+      await expect(db.transaction((tx) => tx.writeAtCommit(write, ['lost']))).rejects.toMatchObject({ code: '26000' });
+      for (const label of ['three', 'four']) await db.transaction((tx) => tx.writeAtCommit(write, [label]));
+      expect((await db.query<{ label: string }>('SELECT label FROM prep_pooled')).rows.map((r) => r.label)).toEqual(['one', 'two', 'three', 'four']);
+      expect(await preparedOf(db, `PREPARE fw_0 AS ${write}`)).toBe(0);
+    } finally {
+      await db.close();
+    }
+  });
+
   it('a write at commit repeated is PREPAREd once per connection and sent as EXECUTE; values, rollbacks and failed commits come out as unprepared', async () => {
     const db = new PgDb(database.url, { max: 1 });
     try {
