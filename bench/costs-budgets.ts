@@ -36,6 +36,8 @@ export async function run(): Promise<void> {
   await migrate(db);
   const now = new Date();
   console.log(`costs and budgets: seeding ${RUNS} runs over 90 days and 200 budgets…`);
+  // the 200 budgets below are the only ones: in a full run, snapshot-restore has left ~7,400 in this database
+  await db.query('TRUNCATE budgets CASCADE');
   await db.query(`INSERT INTO departments (id, name) SELECT 'dept-' || d, 'Department ' || d FROM generate_series(0, ${DEPARTMENTS - 1}) d`);
   await db.query(`INSERT INTO agent_profiles (agent_id, department_id) SELECT 'agent-' || a, 'dept-' || (a % ${DEPARTMENTS}) FROM generate_series(0, ${AGENTS - 1}) a`);
   await db.query(`INSERT INTO projects (id, name) SELECT ('00000000-0000-4000-8000-' || lpad(p::text, 12, '0'))::uuid, 'P' || p FROM generate_series(0, ${PROJECTS - 1}) p`);

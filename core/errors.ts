@@ -7,8 +7,8 @@ export abstract class DomainError extends Error {
   /**
    * Whether an error of this kind records where it was thrown. Most are answers (a 409 to the 49
    * losers of a claim race, a 404), whose stacks nobody reads and whose capture cost ~5 µs each,
-   * more than the rest of a losing claim's work in the process; a kind that is logged as a failure
-   * (StorageUnavailableError, answered 503) keeps its stack.
+   * more than the rest of a losing claim's work in the process. A kind answered 5xx is logged as a
+   * failure, with its stack, and sets this (test/unit/error-status.test.ts holds the two sets).
    */
   static readonly traced: boolean = false;
   abstract readonly code: string;

@@ -259,7 +259,8 @@ export interface PgDbOptions {
   /**
    * Send repeated statements as named prepared statements (default true). Off behind a pooler that
    * hands one session's statements to several server connections (PgBouncer in transaction mode,
-   * whose 1.21 and later keep the protocol's named statements but not SQL PREPARE) or that pins a connection to a client for them (RDS Proxy).
+   * whose 1.21 and later keep the protocol's named statements but not SQL PREPARE) or that pins a
+   * connection to a client for them (RDS Proxy).
    */
   prepareStatements?: boolean;
 }
