@@ -227,9 +227,8 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
     if (!res.headersSent) {
       // a known length: headers and body leave in one write, not as chunked encoding's four pieces
       const status = result.statusCode ?? 200;
-      if (payload !== undefined && status !== 204 && status !== 304 && headers['content-length'] === undefined) {
-        headers['content-length'] = String(Buffer.byteLength(payload));
-      }
+      const lengthGiven = Object.keys(headers).some((k) => k.toLowerCase() === 'content-length');
+      if (payload !== undefined && status !== 204 && status !== 304 && !lengthGiven) headers['content-length'] = String(Buffer.byteLength(payload));
       res.writeHead(status, { ...CORS, ...headers });
       res.end(payload);
     }
