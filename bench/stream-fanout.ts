@@ -42,12 +42,12 @@ function runChild(args: string[], env: NodeJS.ProcessEnv): { proc: ReturnType<ty
   return { proc, output: () => out, exited: new Promise((r) => proc.on('exit', (code) => r(code))) };
 }
 
-async function publish(url: string, mode: 'outbox' | 'notify'): Promise<{ sent: number; achievedRate: number; commitP50: number }> {
+async function publish(url: string, mode: 'outbox' | 'notify'): Promise<{ sent: number; achievedRate: number; commitP50: number; commitP99: number }> {
   const child = runChild(['bench/stream-publisher.ts', url, mode, String(rate), String(seconds), String(batch)], process.env);
   const code = await child.exited;
   const last = child.output().trim().split('\n').pop() ?? '';
   if (code !== 0) throw new Error(`publisher failed: ${child.output()}`);
-  return JSON.parse(last) as { sent: number; achievedRate: number; commitP50: number };
+  return JSON.parse(last) as { sent: number; achievedRate: number; commitP50: number; commitP99: number };
 }
 
 /** A runner process on the bench database, and its base URL once it listens. */
@@ -65,7 +65,7 @@ async function startRunnerProcess(env: NodeJS.ProcessEnv): Promise<{ child: Retu
 
 interface Fanout {
   latencies: number[];
-  published: { sent: number; achievedRate: number; commitP50: number };
+  published: { sent: number; achievedRate: number; commitP50: number; commitP99: number };
   /** Events each sampled client got, at least and at most, and repeats of an id any one of them saw. */
   fewest: number;
   most: number;
@@ -157,7 +157,7 @@ export async function run(): Promise<void> {
     us(percentile(one.latencies, 50)),
     us(percentile(bare, 50)),
     'µs',
-    `vs bare NOTIFY round trip; of which the publishing transaction (insert + commit) p50 ${(one.published.commitP50 * 1000).toFixed(0)} µs`,
+    `vs bare NOTIFY round trip; of which the publishing transaction (insert + commit) p50 ${(one.published.commitP50 * 1000).toFixed(0)} µs, p99 ${(one.published.commitP99 * 1000).toFixed(0)} µs`,
   );
   report(
     `SSE delivery p99 (${clients} clients, ${rate}/s)`,

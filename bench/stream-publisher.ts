@@ -55,4 +55,5 @@ await db.close();
 const events = mode === 'notify' ? sent : sent * batch;
 commitMs.sort((a, b) => a - b);
 const commitP50 = commitMs[Math.floor(commitMs.length / 2)] ?? 0;
-console.log(JSON.stringify({ sent: events, failed, achievedRate: events / elapsed, commitP50 }));
+const commitP99 = commitMs[Math.min(commitMs.length - 1, Math.floor(commitMs.length * 0.99))] ?? 0;
+console.log(JSON.stringify({ sent: events, failed, achievedRate: events / elapsed, commitP50, commitP99 }));
