@@ -63,6 +63,17 @@ interface CommitWork {
   callbacks: Array<(db: Db) => void>;
 }
 
+/**
+ * A string as an SQL literal, the same text pg.escapeLiteral writes (quotes doubled; backslashes
+ * doubled inside E'…' when there are any), built with two native replaces instead of a loop that
+ * appends one character at a time: a mutation's audit values are hundreds of characters each,
+ * where that loop took ~3 µs a string.
+ */
+function quotedLiteral(value: string): string {
+  const quotesDoubled = value.includes("'") ? value.replace(/'/g, "''") : value;
+  return value.includes('\\') ? ` E'${quotesDoubled.replace(/\\/g, '\\\\')}'` : `'${quotesDoubled}'`;
+}
+
 /** One writeAtCommit parameter as an SQL literal. */
 function sqlLiteral(value: string | number | null | undefined, n: number): string {
   if (value === undefined) throw new Error(`writeAtCommit: no parameter $${n}`);
@@ -71,7 +82,7 @@ function sqlLiteral(value: string | number | null | undefined, n: number): strin
     if (!Number.isFinite(value)) throw new Error('writeAtCommit: a number parameter must be finite');
     return String(value);
   }
-  return pg.escapeLiteral(value);
+  return quotedLiteral(value);
 }
 
 /** `$n` placeholders replaced by literals: only for writeAtCommit's simple statements (no dollar quoting in them). */

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireDb } from '../../core/storage';
 import { PgDb } from '../../infra/db/pg-db';
@@ -74,6 +75,32 @@ describe('prepared statements through the Db port', () => {
       for (let i = 0; i < 3; i++) await db.transaction((tx) => tx.writeAtCommit(write, [`w${i}`]));
       expect(await preparedOf(db, `PREPARE fw_0 AS ${write}`)).toBe(0);
       expect((await db.query('SELECT count(*)::int AS n FROM prep_unnamed_writes')).rows).toEqual([{ n: 3 }]);
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('any text written at commit, inline or as EXECUTE, reads back as it was written', async () => {
+    const db = new PgDb(database.url, { max: 2 });
+    try {
+      await db.query('CREATE TABLE prep_texts (n int PRIMARY KEY, label text, doc jsonb)');
+      const write = 'INSERT INTO prep_texts (n, label, doc) VALUES ($1, $2, $3::jsonb)';
+      // PostgreSQL text holds no NUL character; everything else goes (quotes, backslashes, `$1`, any plane)
+      const text = fc.string({ unit: fc.oneof(fc.constantFrom("'", '\\', '$', '1', '"', 'E', ' ', '\n'), fc.string({ unit: 'grapheme', minLength: 1, maxLength: 1 })), maxLength: 40 }).filter((s) => !s.includes('\u0000'));
+      let n = 0;
+      await fc.assert(
+        fc.asyncProperty(fc.array(text, { minLength: 1, maxLength: 4 }), async (labels) => {
+          const first = n;
+          await db.transaction(async (tx) => {
+            for (const label of labels) await tx.writeAtCommit(write, [n++, label, JSON.stringify({ label })]);
+          });
+          const { rows } = await db.query<{ label: string; doc: { label: string } }>('SELECT label, doc FROM prep_texts WHERE n >= $1 ORDER BY n', [first]);
+          expect(rows.map((r) => r.label)).toEqual(labels);
+          expect(rows.map((r) => r.doc.label)).toEqual(labels);
+        }),
+        { numRuns: 60 },
+      );
+      expect((await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_prepared_statements WHERE name LIKE 'fw\\_%'`)).rows[0]!.n).toBeGreaterThan(0);
     } finally {
       await db.close();
     }
