@@ -7,7 +7,9 @@ import { taskColumns } from './task';
  * text of the row's plain columns in segments (row_to_json, compact, timestamps formatted as
  * Date.prototype.toISOString formats them) and the columns whose JSON PostgreSQL writes
  * differently (jsonb prints `{"a": 1}` with spaces and keeps `1.0`; float8 prints `1e-07`) as
- * values, which are stringified here and spliced in place. The text is byte for byte what
+ * values, which are stringified here and spliced in place. A segment is concatenated from each
+ * value's to_json (the escaping row_to_json uses): row_to_json needed a subquery per segment to name
+ * its columns, and those subqueries cost PostgreSQL ~a third more than the concatenation. The text is byte for byte what
  * JSON.stringify of the task row answers (test/handlers/tasks-json-text.test.ts holds it so).
  */
 
@@ -52,19 +54,21 @@ for (const column of columns) {
   else pieces.push({ kind: 'segment', index: pieces.length, columns: [column] });
 }
 
-const isoOf = (expression: string) => `to_char(${expression} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+/** A column's JSON value as text, `null` for NULL: a timestamp as toISOString writes it, anything else as to_json writes it. */
+const jsonValueOf = (column: { source: string; name: string }) =>
+  taskColumnKinds[column.name] === 'iso'
+    ? `coalesce('"' || to_char(t.${column.source} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || '"', 'null')`
+    : `coalesce(to_json(t.${column.source})::text, 'null')`;
 
 /**
- * The select list of a task's JSON pieces over the tasks row aliased `t`: each segment a scalar
- * subquery answering `{…}` text, each spliced column as its value.
+ * The select list of a task's JSON pieces over the tasks row aliased `t`: each segment its `{…}`
+ * text, each spliced column as its value.
  */
 export const taskJsonSelect = pieces
   .map((piece) =>
     piece.kind === 'node'
       ? `t.${piece.name} AS ${piece.alias}`
-      : `(SELECT row_to_json(s)::text FROM (SELECT ${piece.columns
-          .map((c) => `${taskColumnKinds[c.name] === 'iso' ? isoOf(`t.${c.source}`) : `t.${c.source}`} AS ${c.name}`)
-          .join(', ')}) s) AS json_s${piece.index}`,
+      : `'{' || ${piece.columns.map((c) => `'${JSON.stringify(c.name)}:' || ${jsonValueOf(c)}`).join(` || ',' || `)} || '}' AS json_s${piece.index}`,
   )
   .join(', ');
 
