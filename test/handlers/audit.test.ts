@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { auditPageSql, parseAuditQuery } from '../../core/audit/list-audit';
-import { listAllTasksSql } from '../../core/tasks/queries';
+import { allTasksPageSql } from '../../core/tasks/queries';
 import { boardColumns, boardTasksSql } from '../../core/views/board';
 import { movableClock } from '../support/fakes';
 import { useTestApp } from '../support/use-app';
@@ -152,15 +152,36 @@ describe('filters are served by indexes', () => {
       expect(text, `${search}\n${text}`).not.toMatch(/Seq Scan on audit_log/);
     }
     const project = '00000000-0000-4000-a000-000000000007';
-    for (const [sql, params] of [
-      [listAllTasksSql, [project, null, null, null, 1000, false]],
-      [listAllTasksSql, [null, new Date(Date.now() - 30 * 60_000), null, null, 1000, false]],
+    const laterPage = { cursor_at: new Date(Date.now() - 600 * 60_000).toISOString(), cursor_id: '00000000-0000-4000-a000-000000000001' };
+    for (const { sql, params } of [
+      allTasksPageSql({ project_id: project }, undefined),
+      allTasksPageSql({ updated_since: new Date(Date.now() - 30 * 60_000) }, undefined),
       // a later page of the unfiltered listing starts at its keyset position
-      [listAllTasksSql, [null, null, new Date(Date.now() - 600 * 60_000), '00000000-0000-4000-a000-000000000001', 1000, false]],
-      [boardTasksSql, [project, boardColumns]],
-    ] as const) {
-      const text = await plan(sql, [...params]);
+      allTasksPageSql({}, laterPage),
+      allTasksPageSql({ project_id: project, include_archived: false }, laterPage),
+      { sql: boardTasksSql, params: [project, boardColumns] },
+    ]) {
+      const text = await plan(sql, params);
       expect(text, text).not.toMatch(/Seq Scan on tasks/);
     }
+  });
+
+  it('a later page of GET /api/tasks/all seeks to its keyset position in the generic plan of its prepared statement too', async () => {
+    const { sql, params } = allTasksPageSql({}, { cursor_at: new Date().toISOString(), cursor_id: '00000000-0000-4000-a000-000000000001' });
+    // the plan PostgreSQL keeps for a named statement it has run often: no parameter value known
+    const text = await app.db.transaction(async (tx) => {
+      await tx.query(`SET LOCAL plan_cache_mode = force_generic_plan`);
+      await tx.query(`PREPARE all_tasks_page AS ${sql}`);
+      try {
+        // EXPLAIN takes no bind parameters: the values go in as literals (a number, a uuid and a timestamp)
+        const literals = params.map((p) => (typeof p === 'number' ? String(p) : `'${String(p)}'`)).join(', ');
+        return (await tx.query<{ 'QUERY PLAN': string }>(`EXPLAIN EXECUTE all_tasks_page(${literals})`)).rows
+          .map((r) => r['QUERY PLAN'])
+          .join('\n');
+      } finally {
+        await tx.query('DEALLOCATE all_tasks_page');
+      }
+    });
+    expect(text, text).toMatch(/Index Cond: \(ROW\(created_at, id\) > ROW\(/);
   });
 });
