@@ -96,6 +96,14 @@ const MAX_PREPARED_TEXTS = 400;
 const MAX_COUNTED_TEXTS = 4_000;
 
 /**
+ * A catch-all filter (`$1::uuid IS NULL OR project_id = $1`): which plan is right depends on which
+ * parameters are null, and the generic plan PostgreSQL may settle on for a named statement turns
+ * such a condition into a filter over whatever index it picked (GET /api/tasks/all's keyset pages
+ * did that: every page read the listing from its start).
+ */
+const CATCH_ALL = /\$\d+(?:::[a-z_]+(?:\[\])?)?\s+IS\s+NULL\s+OR\b/i;
+
+/**
  * Which statements go to the server as named prepared statements. A text sent with parameters for
  * the second time gets a name (a one-off text never does), up to MAX_PREPARED_TEXTS per pool; each
  * connection then parses it once and afterwards sends only Bind and Execute, and the server skips
@@ -115,11 +123,15 @@ export class StatementNames {
     private readonly prefix = 'fts',
   ) {}
 
-  /** The name to send `sql` under, or undefined to send it unnamed. */
+  /** The name to send `sql` under, or undefined to send it unnamed (one-off texts, and texts with catch-all filters: planned per call). */
   nameOf(sql: string, paramCount: number): string | undefined {
     if (!this.enabled || paramCount === 0) return undefined;
     const name = this.names.get(sql);
     if (name !== undefined || this.issued >= MAX_PREPARED_TEXTS || this.refused.has(sql)) return name;
+    if (CATCH_ALL.test(sql)) {
+      this.refused.add(sql);
+      return undefined;
+    }
     const uses = (this.counted.get(sql) ?? 0) + 1;
     if (uses < 2) {
       if (this.counted.size >= MAX_COUNTED_TEXTS) this.counted.clear();

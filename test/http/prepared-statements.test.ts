@@ -24,7 +24,7 @@ describe('prepared statements through the Db port', () => {
   const preparedOf = async (db: PgDb, text: string) =>
     (await db.transaction((tx) => tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_prepared_statements WHERE statement = $1`, [text]))).rows[0]!.n;
 
-  it('prepares a text on its second use with parameters, never a one-off or a text without parameters, and answers alike', async () => {
+  it('prepares a text on its second use with parameters, never a one-off, a catch-all or a text without parameters, and answers alike', async () => {
     // one connection, so the statements of the test and of the check share a session
     const db = new PgDb(database.url, { max: 1 });
     try {
@@ -39,6 +39,11 @@ describe('prepared statements through the Db port', () => {
       const inTx = await db.transaction(async (tx) => (await tx.query(read, [4])).rows);
       expect(inTx).toEqual([{ id: 4, label: 'item 4' }]);
       expect(await preparedOf(db, read)).toBe(1);
+      // a catch-all filter is planned with its values every time: never named
+      const catchAll = 'SELECT id FROM prep_items WHERE ($1::int IS NULL OR id = $1) ORDER BY id';
+      for (const value of [1, null, 2]) await db.query(catchAll, [value]);
+      expect((await db.query(catchAll, [3])).rows).toEqual([{ id: 3 }]);
+      expect(await preparedOf(db, catchAll)).toBe(0);
       const noParams = 'SELECT count(*)::int AS n FROM prep_items';
       await db.query(noParams);
       await db.query(noParams);
