@@ -4,12 +4,12 @@ import { taskColumns } from './task';
  * A task's JSON text, built mostly by PostgreSQL (issue 14, lists built in SQL): for a listing of
  * tens of thousands of tasks, parsing every row into JavaScript values (a Date per timestamp, an
  * array per uuid[]) only to serialize them again is most of the work. The statement answers the
- * text of the row's plain columns in segments (row_to_json, compact, timestamps formatted as
- * Date.prototype.toISOString formats them) and the columns whose JSON PostgreSQL writes
- * differently (jsonb prints `{"a": 1}` with spaces and keeps `1.0`; float8 prints `1e-07`) as
- * values, which are stringified here and spliced in place. A segment is concatenated from each
- * value's to_json (the escaping row_to_json uses): row_to_json needed a subquery per segment to name
- * its columns, and those subqueries cost PostgreSQL ~a third more than the concatenation. The text is byte for byte what
+ * text of the row's plain columns in segments, each concatenated from its values' to_json (compact,
+ * escaped as JSON.stringify escapes; timestamps formatted as Date.prototype.toISOString formats
+ * them), and the columns whose JSON PostgreSQL writes differently (jsonb prints `{"a": 1}` with
+ * spaces and keeps `1.0`; float8 prints `1e-07`) as values, which are stringified here and spliced
+ * in place. (Segments were row_to_json over a subquery each, which only named the columns: a page of
+ * 1,000 tasks executed in ~3.9 ms, ~3.5 ms concatenated.) The text is byte for byte what
  * JSON.stringify of the task row answers (test/handlers/tasks-json-text.test.ts holds it so).
  */
 
