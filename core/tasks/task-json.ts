@@ -41,7 +41,7 @@ const columns = taskColumns.split(',').map((part) => {
 });
 
 /** Alternating runs of SQL-written columns and single spliced ones, in column order. */
-type Piece = { kind: 'segment'; index: number; columns: typeof columns } | { kind: 'node'; name: string; alias: string };
+type Piece = { kind: 'segment'; alias: string; columns: typeof columns } | { kind: 'node'; alias: string; name: string };
 
 const pieces: Piece[] = [];
 for (const column of columns) {
@@ -51,7 +51,7 @@ for (const column of columns) {
   }
   const last = pieces[pieces.length - 1];
   if (last?.kind === 'segment') last.columns.push(column);
-  else pieces.push({ kind: 'segment', index: pieces.length, columns: [column] });
+  else pieces.push({ kind: 'segment', alias: `json_s${pieces.length}`, columns: [column] });
 }
 
 /** A column's JSON value as text, `null` for NULL: a timestamp as toISOString writes it, anything else as to_json writes it. */
@@ -61,32 +61,28 @@ const jsonValueOf = (column: { source: string; name: string }) =>
     : `coalesce(to_json(t.${column.source})::text, 'null')`;
 
 /**
- * The select list of a task's JSON pieces over the tasks row aliased `t`: each segment its `{…}`
- * text, each spliced column as its value.
+ * The select list of a task's JSON pieces over the tasks row aliased `t`: each segment its
+ * `"name":value,…` text (no braces: taskJsonText joins it with the spliced values), each spliced
+ * column as its value.
  */
 export const taskJsonSelect = pieces
   .map((piece) =>
     piece.kind === 'node'
       ? `t.${piece.name} AS ${piece.alias}`
-      : `'{' || ${piece.columns.map((c) => `'${JSON.stringify(c.name)}:' || ${jsonValueOf(c)}`).join(` || ',' || `)} || '}' AS json_s${piece.index}`,
+      : `${piece.columns.map((c) => `'${JSON.stringify(c.name)}:' || ${jsonValueOf(c)}`).join(` || ',' || `)} AS ${piece.alias}`,
   )
   .join(', ');
 
 /** A row of taskJsonSelect's columns. */
 export type TaskJsonRow = Record<string, unknown>;
 
-/** The task's JSON text from a row of taskJsonSelect: the segments without their braces, joined with the spliced values. */
+/** The task's JSON text from a row of taskJsonSelect: the segments joined with the spliced values. */
 export function taskJsonText(row: TaskJsonRow): string {
   let text = '{';
   for (let i = 0; i < pieces.length; i++) {
     const piece = pieces[i]!;
     if (i > 0) text += ',';
-    if (piece.kind === 'node') {
-      text += `"${piece.name}":${JSON.stringify(row[piece.alias])}`;
-    } else {
-      const segment = row[`json_s${piece.index}`] as string;
-      text += segment.slice(1, -1);
-    }
+    text += piece.kind === 'node' ? `"${piece.name}":${JSON.stringify(row[piece.alias])}` : (row[piece.alias] as string);
   }
   return `${text}}`;
 }
