@@ -212,7 +212,11 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
     const context = { awsRequestId: requestId, functionName: 'local-runner', callbackWaitsForEmptyEventLoop: false, acceptsBodyStream: true } as unknown as Context & { acceptsBodyStream: boolean };
     const result = await handler(event, context);
     const headers: Record<string, string> = {};
-    for (const [k, v] of Object.entries(result.headers ?? {})) headers[k] = String(v);
+    let lengthGiven = false;
+    for (const [k, v] of Object.entries(result.headers ?? {})) {
+      headers[k] = String(v);
+      lengthGiven ||= k.toLowerCase() === 'content-length';
+    }
     if (result.bodyStream) {
       res.writeHead(result.statusCode ?? 200, { ...CORS, ...headers });
       // a read failure after the headers went out can only cut the response short
@@ -227,7 +231,6 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
     if (!res.headersSent) {
       // a known length: headers and body leave in one write, not as chunked encoding's four pieces
       const status = result.statusCode ?? 200;
-      const lengthGiven = Object.keys(headers).some((k) => k.toLowerCase() === 'content-length');
       if (payload !== undefined && status !== 204 && status !== 304 && !lengthGiven) headers['content-length'] = String(Buffer.byteLength(payload));
       res.writeHead(status, { ...CORS, ...headers });
       res.end(payload);
