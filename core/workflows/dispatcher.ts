@@ -249,11 +249,12 @@ export async function dispatchQueuedRuns(deps: Deps, ctx: TickContext, onlyRunId
   // The queue is read in order once per tick, without locks; each batch then locks its own slice
   // of it (what another tick took meanwhile is skipped or no longer queued) instead of sorting the
   // whole queue again. Runs queued after this read wait for the next tick.
+  // one run (the operator's start) by its key, else the whole queue in order: two texts, each with its own plan
   const { rows: queue } = await ctx.db.query<{ id: string }>(
     `SELECT r.id FROM workflow_runs r JOIN workflow_agent_routing w ON w.workflow_type = r.workflow_type
-      WHERE r.status = 'queued' AND ($1::uuid IS NULL OR r.id = $1)
+      WHERE r.status = 'queued' ${onlyRunId ? 'AND r.id = $1' : ''}
       ORDER BY w.priority DESC, r.created_at, r.id LIMIT ${MAX_BATCHES * ctx.batchSize}`,
-    [onlyRunId ?? null],
+    onlyRunId ? [onlyRunId] : [],
   );
   for (let start = 0; start < queue.length; start += ctx.batchSize) {
     const slice = queue.slice(start, start + ctx.batchSize).map((r) => r.id);
