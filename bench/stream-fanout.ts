@@ -42,12 +42,20 @@ function runChild(args: string[], env: NodeJS.ProcessEnv): { proc: ReturnType<ty
   return { proc, output: () => out, exited: new Promise((r) => proc.on('exit', (code) => r(code))) };
 }
 
-async function publish(url: string, mode: 'outbox' | 'notify'): Promise<{ sent: number; achievedRate: number; commitP50: number; commitP99: number }> {
+/** The publisher's summary line (bench/stream-publisher.ts). */
+interface Published {
+  sent: number;
+  achievedRate: number;
+  commitP50: number;
+  commitP99: number;
+}
+
+async function publish(url: string, mode: 'outbox' | 'notify'): Promise<Published> {
   const child = runChild(['bench/stream-publisher.ts', url, mode, String(rate), String(seconds), String(batch)], process.env);
   const code = await child.exited;
   const last = child.output().trim().split('\n').pop() ?? '';
   if (code !== 0) throw new Error(`publisher failed: ${child.output()}`);
-  return JSON.parse(last) as { sent: number; achievedRate: number; commitP50: number; commitP99: number };
+  return JSON.parse(last) as Published;
 }
 
 /** A runner process on the bench database, and its base URL once it listens. */
@@ -65,7 +73,7 @@ async function startRunnerProcess(env: NodeJS.ProcessEnv): Promise<{ child: Retu
 
 interface Fanout {
   latencies: number[];
-  published: { sent: number; achievedRate: number; commitP50: number; commitP99: number };
+  published: Published;
   /** Events each sampled client got, at least and at most, and repeats of an id any one of them saw. */
   fewest: number;
   most: number;
