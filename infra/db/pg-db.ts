@@ -129,6 +129,8 @@ export class StatementNames {
     const name = this.names.get(sql);
     if (name !== undefined || this.issued >= MAX_PREPARED_TEXTS || this.refused.has(sql)) return name;
     if (CATCH_ALL.test(sql)) {
+      // bounded like the counts: texts built per call must not grow it (a refused shape change is only retried, once)
+      if (this.refused.size >= MAX_COUNTED_TEXTS) this.refused.clear();
       this.refused.add(sql);
       return undefined;
     }
