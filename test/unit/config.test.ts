@@ -48,6 +48,16 @@ describe('configuration from the environment', () => {
     expect(() => parseConfig({ DISPATCH_MAX_IN_FLIGHT: 'many' })).toThrow(/DISPATCH_MAX_IN_FLIGHT/);
   });
 
+  it('reads DB_PREPARED_STATEMENTS as 0 or 1 and refuses anything else, naming it', () => {
+    expect(parseConfig({ DB_PREPARED_STATEMENTS: '0' }).dbPreparedStatements).toBe(false);
+    expect(parseConfig({ DB_PREPARED_STATEMENTS: '1' }).dbPreparedStatements).toBe(true);
+    // empty is unset, as for every variable: the default
+    expect(parseConfig({ DB_PREPARED_STATEMENTS: '' }).dbPreparedStatements).toBe(true);
+    for (const bad of ['yes', 'true', '2', ' 1']) {
+      expect(() => parseConfig({ DB_PREPARED_STATEMENTS: bad }), bad).toThrow(/DB_PREPARED_STATEMENTS must be 0 or 1/);
+    }
+  });
+
   it('refuses webhooks to loopback and private addresses unless WEBHOOK_ALLOW_PRIVATE=1, and prepares repeated statements by default', async () => {
     const defaults = parseConfig({ DATA_DIR: '/tmp/task-server-config-test' });
     expect(defaults).toMatchObject({ webhookAllowPrivate: false, dbPreparedStatements: true, webhookDeliveryIntervalMs: 5000, webhookTimeoutMs: 10000 });
