@@ -46,6 +46,11 @@ export interface TranscriptIndexer<State> {
   start(): State;
   /** Each line in order (1-based), once; lines appended later are visited when the file has grown. */
   visit(state: State, lineNo: number, text: string): void;
+  /**
+   * The same visit from the line's UTF-8 bytes [start, end) of `bytes`, where the adapter has them:
+   * false when the line needs its text, which `visit` is then given instead.
+   */
+  visitBytes?(state: State, lineNo: number, bytes: Uint8Array, start: number, end: number): boolean;
 }
 
 export interface IndexedTranscript<State> {

@@ -5,6 +5,7 @@ import type { Deps } from '../ports';
 import type { IndexedTranscript, RuntimeStateFiles, TranscriptIndexer, TranscriptStream } from '../ports/runtime';
 import { fileNameIdSchema, parseSessionId, parseSessionKey } from './ids';
 import { isRecord } from './payload';
+import { ReplayLineScanner } from './replay-line-scan';
 import { eventsOfLine, parseLine, toolCallIdsOf, toolResultIdOf, type ParsedLine, type ReplayEvent, type ToolCallInfo, type ToolResultInfo } from './replay';
 
 /** Spec 01 "Agent-runtime session reader" limits. */
@@ -159,18 +160,43 @@ interface ReplayIndex {
   partial: boolean;
   lastNonBlankLine: number;
   /** Lines that call each tool call id (toolCallIdsOf), ascending. */
-  callLines: Map<string, number[]>;
+  callLines: LinesById;
   /** Of those, the lines whose text lacks `"toolCall"` (escaped in the JSON). */
   unplainCallLines: Set<number>;
   /** Lines that answer each id (toolResultIdOf), ascending. */
-  resultLines: Map<string, number[]>;
+  resultLines: LinesById;
   /** Of those, the lines whose text lacks the id itself. */
   unplainResultLines: Set<number>;
+  /** Reads lines from bytes while the index is built or grown. */
+  scanner: ReplayLineScanner;
+}
+
+/** Lines per id, ascending; most ids are on one line, kept as the number itself rather than a list. */
+type LinesById = Map<string, number | number[]>;
+
+/** Adds line n to id's lines, unless it is already the last one. */
+function addLine(lines: LinesById, id: string, n: number): void {
+  const known = lines.get(id);
+  if (known === undefined) lines.set(id, n);
+  else if (typeof known === 'number') {
+    if (known !== n) lines.set(id, [known, n]);
+  } else if (known[known.length - 1] !== n) {
+    known.push(n);
+  }
+}
+
+function linesOf(lines: LinesById, id: string): readonly number[] | undefined {
+  const known = lines.get(id);
+  return typeof known === 'number' ? [known] : known;
+}
+
+function noteCalls(index: ReplayIndex, n: number, calls: readonly string[]): void {
+  for (const id of calls) addLine(index.callLines, id, n);
 }
 
 const replayIndexer: TranscriptIndexer<ReplayIndex> = {
   name: 'replay',
-  start: () => ({ partial: false, lastNonBlankLine: 0, callLines: new Map(), unplainCallLines: new Set(), resultLines: new Map(), unplainResultLines: new Set() }),
+  start: () => ({ partial: false, lastNonBlankLine: 0, callLines: new Map(), unplainCallLines: new Set(), resultLines: new Map(), unplainResultLines: new Set(), scanner: new ReplayLineScanner() }),
   visit(index, n, text) {
     if (isBlank(text)) return;
     index.lastNonBlankLine = n;
@@ -181,18 +207,22 @@ const replayIndexer: TranscriptIndexer<ReplayIndex> = {
     }
     const calls = toolCallIdsOf(parsed);
     if (calls.length > 0 && !text.includes('"toolCall"')) index.unplainCallLines.add(n);
-    for (const id of calls) {
-      const lines = index.callLines.get(id);
-      if (!lines) index.callLines.set(id, [n]);
-      else if (lines[lines.length - 1] !== n) lines.push(n);
-    }
+    noteCalls(index, n, calls);
     const answered = toolResultIdOf(parsed);
     if (answered !== undefined) {
       if (!text.includes(answered)) index.unplainResultLines.add(n);
-      const lines = index.resultLines.get(answered);
-      if (lines) lines.push(n);
-      else index.resultLines.set(answered, [n]);
+      addLine(index.resultLines, answered, n);
     }
+  },
+  // ids read from bytes are written plainly, so the text holds `"toolCall"` and the id: never unplain
+  visitBytes(index, n, bytes, start, end) {
+    const facts = index.scanner.scan(bytes, start, end);
+    if (!facts) return false;
+    if (facts.blank) return true;
+    index.lastNonBlankLine = n;
+    noteCalls(index, n, facts.callIds);
+    if (facts.resultId !== undefined) addLine(index.resultLines, facts.resultId, n);
+    return true;
   },
 };
 
@@ -257,7 +287,7 @@ async function indexedEventsPage(indexed: IndexedTranscript<ReplayIndex>, afterL
         } else if (event.kind === 'tool_result') {
           const result = event.tool as ToolResultInfo;
           if (result.toolCallId) {
-            const before = index.callLines.get(result.toolCallId)?.[0];
+            const before = linesOf(index.callLines, result.toolCallId)?.[0];
             const fromIndex = before !== undefined && before <= afterLine ? before : null;
             const fromPage = pageFirstCall.get(result.toolCallId) ?? null;
             result.callLine = fromIndex ?? fromPage;
@@ -272,7 +302,7 @@ async function indexedEventsPage(indexed: IndexedTranscript<ReplayIndex>, afterL
   }
   for (const { call, line } of pageCalls) {
     const id = call.toolCallId!;
-    call.resultLine = firstAfter(pageResults.get(id), line) ?? firstAfter(index.resultLines.get(id), Math.max(line, lastPageLine));
+    call.resultLine = firstAfter(pageResults.get(id), line) ?? firstAfter(linesOf(index.resultLines, id), Math.max(line, lastPageLine));
   }
   return { events, lastPageLine, hasMore };
 }
@@ -444,11 +474,11 @@ async function indexedEventDetail(indexed: IndexedTranscript<ReplayIndex>, sessi
     if (event.kind === 'tool_call' && (event.tool as ToolCallInfo).toolCallId) awaiting.set((event.tool as ToolCallInfo).toolCallId!, event.tool as ToolCallInfo);
     if (event.kind === 'tool_result') {
       const result = event.tool as ToolResultInfo;
-      const first = result.toolCallId ? firstAfter(index.callLines.get(result.toolCallId), 0, (n) => !index.unplainCallLines.has(n)) : null;
+      const first = result.toolCallId ? firstAfter(linesOf(index.callLines, result.toolCallId), 0, (n) => !index.unplainCallLines.has(n)) : null;
       result.callLine = first !== null && first < line ? first : null;
     }
   }
-  for (const [id, call] of awaiting) call.resultLine = firstAfter(index.resultLines.get(id), line, (n) => !index.unplainResultLines.has(n));
+  for (const [id, call] of awaiting) call.resultLine = firstAfter(linesOf(index.resultLines, id), line, (n) => !index.unplainResultLines.has(n));
   const [event, ...extraEvents] = events;
   return { sessionId, agentId, line, found: true, event, extraEvents, source: target.ok ? target.value : target.text, totalLines, truncated: indexed.truncated };
 }

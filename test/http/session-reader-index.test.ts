@@ -49,6 +49,15 @@ const lineArb: fc.Arbitrary<string> = fc.oneof(
   fc.constant(JSON.stringify({ type: 'session', id: 's', cwd: '/' })),
   fc.constant(''),
   fc.constant('   '),
+  // what the index reads from bytes must agree with what the pages parse: spacing, repeated names
+  // (the last wins), ids that are no strings or lie beyond ASCII, grammar JSON.parse refuses
+  ids.map((id) => `{ "type" : "message" ,\t"message" : { "role" : "assistant" , "content" : [ { "type" : "toolCall" , "id" : "${id}" } ] } }`),
+  ids.map((id) => `{"type":"message","message":{"role":"toolResult","toolCallId":"${id}","toolCallId":"${id}x"}}`),
+  ids.map((id) => `{"type":"message","message":{"role":"assistant","content":[{"type":"toolCall","id":"${id}"}]},"message":{"role":"user","content":"later"}}`),
+  ids.map((id) => `{"type":"message","message":{"role":"assistant","content":[{"type":"toolCall","id":"${id}","id":7}]}}`),
+  ids.map((id) => `{"type":"message","message":{"role":"toolResult","toolCallId":"${id}é"}}`),
+  ids.map((id) => `{"type":"message","message":{"role":"toolResult","toolCallId":"${id}",}}`),
+  fc.constant('{"type":"message","message":{"role":"user","content":"tab\there"}}'),
   fc.constant('{not json'),
   fc.constant('"just a string"'),
 );
