@@ -145,18 +145,23 @@ function isPlain(b: Uint8Array, from: number, to: number): boolean {
   return true;
 }
 
+/** Per place, the indexes in NAMES of the names that matter there. */
+const NAMES_AT: ReadonlyArray<readonly number[]> = [OTHER, LINE, MESSAGE, CONTENT, BLOCK].map((place) => NAMES.flatMap((n, k) => (n.where === place ? [k] : [])));
+
 /** The index in NAMES of the member name [from, to) (quotes included) of a container at `where`; NO_NAME; UNSURE for an escaped name there. */
 function nameAt(b: Uint8Array, from: number, to: number, where: number): number {
-  if (where === OTHER) return NO_NAME;
-  if (isEscaped(b, from, to)) return UNSURE; // it might spell one of the names
-  for (let k = 0; k < NAMES.length; k++) if (NAMES[k]!.where === where && bytesAre(b, from + 1, to - 1, NAMES[k]!.name)) return k;
-  return NO_NAME;
+  const candidates = NAMES_AT[where]!;
+  for (let k = 0; k < candidates.length; k++) if (bytesAre(b, from + 1, to - 1, NAMES[candidates[k]!]!.name)) return candidates[k]!;
+  // a name written with an escape might spell one of them
+  return candidates.length > 0 && isEscaped(b, from, to) ? UNSURE : NO_NAME;
 }
 
 /** The ASCII string [from, to) (quotes included) as text, when it is short enough to be an id read from bytes. */
 function idOf(b: Uint8Array, from: number, to: number): string | undefined {
   if (to - from - 2 > MAX_ID_BYTES) return undefined;
-  return String.fromCharCode.apply(null, b.subarray(from + 1, to - 1) as unknown as number[]);
+  let id = '';
+  for (let k = from + 1; k < to - 1; k++) id += String.fromCharCode(b[k]!);
+  return id;
 }
 
 const ROLE_OTHER = 0;
