@@ -70,7 +70,7 @@ export async function run(): Promise<void> {
   const search = parseAuditQuery({ q: 'bench row 4242' });
   const audit = auditPageSql(search, search.limit, search.offset);
   const scenarios: Array<[string, string, () => Promise<unknown>]> = [
-    // baseline: every row in one bare query; ours reads pages of 1000 and streams them
+    // baseline: every row in one bare query; ours reads pages of ALL_TASKS_PAGE_ROWS and streams them
     ['GET /api/tasks/all', '/api/tasks/all', () => raw.query(`SELECT ${taskColumns} FROM tasks WHERE deleted_at IS NULL ORDER BY created_at, id`)],
     // baseline: the board's rows as the endpoint read them before its JSON was built in SQL
     ['GET /api/views/board', `/api/views/board?project_id=${project}`, () => raw.query(boardRowsSql, [project, boardColumns])],

@@ -27,16 +27,16 @@ type FallbackTask = Record<string, unknown>;
 const timeOf = (value: unknown): number => (value ? new Date(value as string).getTime() : Number.NaN);
 
 /** Tasks per page while GET /api/tasks/all streams. */
-export const ALL_TASKS_PAGE_ROWS = 1000;
+export const ALL_TASKS_PAGE_ROWS = 2000;
 
 /**
  * Every task that is not soft-deleted, oldest first; archived ones included (this is the "all"
  * listing), as pages of at most ALL_TASKS_PAGE_ROWS tasks' JSON texts (core/tasks/task-json.ts:
  * the text is built in PostgreSQL, byte for byte what JSON.stringify of the row answers). Each page
- * is its own keyset query, so a slow reader holds no connection between pages; a task created
- * while the listing runs may appear at its end. The first page is read before this returns, so a
- * failing database is an error, not a cut stream. Served from the fallback copy while the
- * database is away.
+ * is its own keyset query, so a slow reader holds no connection between pages (the next page is
+ * read while the current one is written); a task created while the listing runs may appear at its
+ * end. The first page is read before this returns, so a failing database is an error, not a cut
+ * stream. Served from the fallback copy while the database is away.
  */
 export async function listAllTasks(deps: Pick<Deps, 'storage'>, query: unknown): Promise<AsyncIterable<readonly string[]>> {
   const filter = parseQuery(listAllTasksQuerySchema, query);
@@ -59,8 +59,15 @@ export async function listAllTasks(deps: Pick<Deps, 'storage'>, query: unknown):
   };
   const first = await page(undefined);
   async function* pages(): AsyncGenerator<string[]> {
-    for (let rows = first; rows.length; rows = rows.length === ALL_TASKS_PAGE_ROWS ? await page(rows[rows.length - 1]) : []) {
+    let rows = first;
+    while (rows.length) {
+      // the next page is asked for before this one is handed on, so that PostgreSQL builds its JSON
+      // while this process writes the current one (the reader lets the statement go out first)
+      const next = rows.length === ALL_TASKS_PAGE_ROWS ? page(rows[rows.length - 1]) : undefined;
+      // a reader that stops early leaves it unawaited: its failure then has nobody to tell
+      next?.catch(() => undefined);
       yield rows.map(taskJsonText);
+      rows = next ? await next : [];
     }
   }
   return pages();

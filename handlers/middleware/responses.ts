@@ -70,6 +70,10 @@ export function streamedJsonArray(statusCode: number, pages: AsyncIterable<reado
     let first = true;
     for await (const page of pages) {
       if (!page.length) continue;
+      // the source may have started reading its next page: let that statement go out before this
+      // page's work, so the database builds it meanwhile (/api/tasks/all over 50,000 tasks: ~380 → ~310 ms;
+      // pages of 2000 rather than 1000: ~300 ms)
+      await new Promise((resolve) => setImmediate(resolve));
       const items = page.join(',');
       yield Buffer.from(first ? `[${items}` : `,${items}`);
       first = false;

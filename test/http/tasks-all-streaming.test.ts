@@ -1,3 +1,4 @@
+import http from 'node:http';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ALL_TASKS_PAGE_ROWS } from '../../core/tasks/queries';
 import { useTestApp } from '../support/use-app';
@@ -9,10 +10,11 @@ let projectB: string;
 beforeAll(async () => {
   projectA = (await app.call('POST', '/api/projects', { body: { name: 'Stream A' } })).body.id;
   projectB = (await app.call('POST', '/api/projects', { body: { name: 'Stream B' } })).body.id;
-  // one statement: 2 500 tasks share created_at to the microsecond, so only the id orders them
+  // one statement: thousands of tasks share created_at to the microsecond, so only the id orders
+  // them; project B alone still spans more than a page
   await app.db.query(
-    `INSERT INTO tasks (id, project_id, title) SELECT gen_random_uuid(), CASE WHEN g % 3 = 0 THEN $2::uuid ELSE $1::uuid END, 'same ' || g FROM generate_series(1, 2500) g`,
-    [projectA, projectB],
+    `INSERT INTO tasks (id, project_id, title) SELECT gen_random_uuid(), CASE WHEN g % 3 = 0 THEN $2::uuid ELSE $1::uuid END, 'same ' || g FROM generate_series(1, $3::int) g`,
+    [projectA, projectB, 3 * ALL_TASKS_PAGE_ROWS + 500],
   );
   // and 300 that differ by single microseconds, which a JS Date cannot tell apart
   await app.db.query(
@@ -43,11 +45,29 @@ describe('GET /api/tasks/all across pages', () => {
 
   it('keeps the project and updated_since filters on every page', async () => {
     const onlyB = await app.http('GET', `/api/tasks/all?project_id=${projectB}`);
+    expect(onlyB.body.length).toBeGreaterThan(ALL_TASKS_PAGE_ROWS);
     expect(onlyB.body.map((t: { id: string }) => t.id)).toEqual(await expectedIds('project_id = $1', [projectB]));
     const since = '2029-12-31T00:00:00Z';
     const recent = await app.http('GET', `/api/tasks/all?updated_since=${since}`);
     expect(recent.body).toHaveLength(299);
     expect(recent.body.map((t: { id: string }) => t.id)).toEqual(await expectedIds('updated_at >= $1', [since]));
+  });
+
+  it('lets a client go after the first bytes: the page read ahead is dropped, and the next listing is whole', async () => {
+    const base = await app.baseUrl();
+    const firstBytes = await new Promise<number>((resolve, reject) => {
+      const req = http.get(`${base}/api/tasks/all`, (res) => {
+        res.once('data', (chunk: Buffer) => {
+          req.destroy();
+          resolve(chunk.length);
+        });
+      });
+      req.on('error', (err: NodeJS.ErrnoException) => (err.code === 'ECONNRESET' ? undefined : reject(err)));
+    });
+    expect(firstBytes).toBeGreaterThan(0);
+    // the listing after it reads every page, on a pool that got its connections back
+    const again = await app.http('GET', '/api/tasks/all');
+    expect(again.body.map((t: { id: string }) => t.id)).toEqual(await expectedIds());
   });
 
   it('answers an empty array for a listing with no rows, and 400 before streaming for a bad filter', async () => {
