@@ -6,10 +6,11 @@
  * cold replay).
  *
  * It answers only what it is sure of: undefined means "read the text instead" (the caller then
- * decodes the line and asks JSON.parse, whose verdict is the rule). So a line that is not JSON, or
- * whose relevant names or values are written with escapes or non-ASCII bytes, or any line this
- * scan does not follow, costs what it cost before, and an answer given here is what
- * `toolCallIdsOf(parseLine(text))` and `toolResultIdOf(parseLine(text))` answer for the line's text.
+ * decodes the line and asks JSON.parse, whose verdict is the rule). So a line that is not JSON, one
+ * where a name that matters is written with an escape or a value that matters (role, type, ids) with
+ * an escape or beyond ASCII, or any line this scan does not follow, costs what it cost before; an
+ * answer given here is what `toolCallIdsOf(parseLine(text))` and `toolResultIdOf(parseLine(text))`
+ * answer for the line's text (test/unit/replay-line-scan.test.ts holds it to JSON.parse).
  */
 export type ReplayLineFacts = { blank: true } | { blank: false; callIds: readonly string[]; resultId: string | undefined };
 
