@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { LogLevelThreshold } from '@aws-lambda-powertools/logger';
 import middy from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
@@ -13,7 +12,7 @@ import { ignoredQueryKeys } from '../../core/query-params';
 import { appContext, type AppContext } from '../../infra/app-context';
 import { config } from '../../infra/config';
 import { resolveSecretParameters } from '../../infra/secrets/secret-parameters';
-import { logger } from '../../infra/logger';
+import { logger, logsInfo } from '../../infra/logger';
 import { observations } from '../../infra/metrics/observations';
 import { routeByKey } from '../routes';
 import { statusByErrorCode } from './error-status';
@@ -84,7 +83,7 @@ const envelope = (): middy.MiddlewareObj<APIGatewayProxyEventV2, HttpResult> => 
     const durationMs = Date.now() - (started.get(request) ?? Date.now());
     const method = request.event.requestContext?.http?.method;
     // the logger reads the environment on every call, even for a line its level drops
-    if (logger().level <= LogLevelThreshold.INFO) logger().info('request', { requestId, method, path: request.event.rawPath, status: response.statusCode, durationMs });
+    if (logsInfo()) logger().info('request', { requestId, method, path: request.event.rawPath, status: response.statusCode, durationMs });
     observations.request(request.event.routeKey, method ?? 'GET', response.statusCode, durationMs / 1000);
   };
   return {

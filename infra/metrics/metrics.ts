@@ -51,11 +51,23 @@ const sseClients = new Gauge({ name: 'fleet_sse_clients', help: 'Connected event
 const poolConnections = new Gauge({ name: 'fleet_db_pool_connections', help: 'Database pool connections by state (total, idle, waiting)', labelNames: ['state'] as const, registers });
 
 /** Route label: the route table path, so ids never become label values. */
+/**
+ * The request series of one route, method and status, kept once made: prom-client hashes a label
+ * object on every call, which a request should not pay for. Bounded: routes come from the route
+ * table, statuses from the answers; these two metrics are never reset.
+ */
+const requestSeries = new Map<string, { count: { inc(): void }; duration: { observe(seconds: number): void } }>();
+
 export function recordRequest(routeKey: string | undefined, method: string, status: number, seconds: number): void {
-  const route = routeKey?.split(' ')[1] ?? 'unmatched';
-  const labels = { route, method, status: String(status) };
-  httpRequests.inc(labels);
-  httpDuration.observe(labels, seconds);
+  const key = `${routeKey ?? ''} ${method} ${status}`;
+  let series = requestSeries.get(key);
+  if (!series) {
+    const labels = { route: routeKey?.split(' ')[1] ?? 'unmatched', method, status: String(status) };
+    series = { count: httpRequests.labels(labels), duration: httpDuration.labels(labels) };
+    requestSeries.set(key, series);
+  }
+  series.count.inc();
+  series.duration.observe(seconds);
 }
 
 /** Summary fields that are not counts of runs handled: a duration, and a snapshot of the queue. */

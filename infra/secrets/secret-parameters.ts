@@ -31,9 +31,11 @@ const ssmParameter: ParameterReader = async (name) => {
 let resolved: Promise<void> | undefined;
 
 export function resolveSecretParameters(env: NodeJS.ProcessEnv = process.env, read: ParameterReader = ssmParameter): Promise<void> {
+  // every request asks: once answered (read, or nothing to read), it costs no look at the environment
+  if (resolved) return resolved;
   const wanted = SECRET_SOURCES.filter(({ source }) => env[source]);
-  if (!wanted.length) return Promise.resolve();
-  resolved ??= (async () => {
+  if (!wanted.length) return (resolved = Promise.resolve());
+  resolved = (async () => {
     for (const { target, source } of wanted) {
       const name = env[source]!;
       try {
