@@ -50,7 +50,6 @@ const outboxLag = new Gauge({
 const sseClients = new Gauge({ name: 'fleet_sse_clients', help: 'Connected event-stream clients of this process', registers });
 const poolConnections = new Gauge({ name: 'fleet_db_pool_connections', help: 'Database pool connections by state (total, idle, waiting)', labelNames: ['state'] as const, registers });
 
-/** Route label: the route table path, so ids never become label values. */
 /**
  * The request series of one route, method and status, kept once made: prom-client hashes a label
  * object on every call, which a request should not pay for. Bounded: routes come from the route
@@ -58,6 +57,7 @@ const poolConnections = new Gauge({ name: 'fleet_db_pool_connections', help: 'Da
  */
 const requestSeries = new Map<string, { count: { inc(): void }; duration: { observe(seconds: number): void } }>();
 
+/** Route label: the route table path, so ids never become label values. */
 export function recordRequest(routeKey: string | undefined, method: string, status: number, seconds: number): void {
   const key = `${routeKey ?? ''} ${method} ${status}`;
   let series = requestSeries.get(key);
