@@ -38,37 +38,69 @@ function assertUnclaimed(task: Pick<Task, 'id' | 'locked_by' | 'locked_at' | 'le
   });
 }
 
+/** Claims the task if its row is still the version read (xmin), free and live: the claim's columns and nothing else change. */
+const claimIfUnchangedSql = `UPDATE tasks SET locked_at = $3::timestamptz, locked_by = $2, lease_expires_at = $3::timestamptz + make_interval(secs => $4::int),
+        lock_generation = lock_generation + 1, updated_at = $3::timestamptz
+  WHERE id = $1::uuid AND xmin = $5::xid AND locked_by IS NULL AND deleted_at IS NULL
+  RETURNING ${taskColumns}`;
+
+/** What a claim reads before deciding: only what the decision needs (most claimers of a race lose), and the row's version. */
+type ClaimRead = Pick<Task, 'id' | 'locked_by' | 'locked_at' | 'lease_expires_at' | 'updated_at'> & { row_version: string };
+
 /**
  * POST /api/agent/claim: lock an unlocked live task for an agent, with a lease and a fresh fencing
- * token. The task's row lock serializes concurrent claims, so exactly one wins; the others get 409.
- * A claim whose lease lapsed is released first (audited `lease_expired`), then claimed anew.
- * Unknown or soft-deleted task: 404. The claiming agent is the actor. In a race most claimers
- * lose: a plain read answers a task held under a live lease in one round trip, and only a task
- * that looks free takes the transaction, which decides again under the lock.
+ * token. Exactly one of concurrent claimers wins; the others get 409. A claim whose lease lapsed is
+ * released first (audited `lease_expired`), then claimed anew. Unknown or soft-deleted task: 404.
+ * The claiming agent is the actor. One plain read decides most of a race: a task held under a live
+ * lease is 409 at once. A task that looked free is claimed by one UPDATE guarded by the row version
+ * read, sent with BEGIN, its traces going with the COMMIT: with the read, three round trips where
+ * locking, re-reading and updating took five (issue 13). Since the guard holds, the row before the
+ * claim is the row the UPDATE returns with the lock columns as read. A guard that finds the row
+ * moved (another claim, most likely) decides under the row lock in the same transaction; a lapsed
+ * lease takes that way from the start.
  */
 export async function claimTask(deps: LockDeps, body: unknown, policy: LeasePolicy = defaultLeasePolicy): Promise<Task> {
   const { task_id, agent_name, lease_seconds } = parseInput(claimSchema, body ?? {}, 'claim');
   const db = requireDb(deps.storage);
-  // Only the columns the decision reads: the losers of a race pay for nothing else.
-  const { rows: seen } = await db.query<Pick<Task, 'id' | 'locked_by' | 'locked_at' | 'lease_expires_at'>>(
-    'SELECT id, locked_by, locked_at, lease_expires_at FROM tasks WHERE id = $1 AND deleted_at IS NULL',
+  const lease = lease_seconds ?? policy.defaultLeaseSeconds;
+  const { rows: seen } = await db.query<ClaimRead>(
+    'SELECT id, locked_by, locked_at, lease_expires_at, updated_at, xmin::text AS row_version FROM tasks WHERE id = $1 AND deleted_at IS NULL',
     [task_id],
   );
-  if (seen[0]) assertUnclaimed(seen[0], deps.clock.now());
-  return db.transaction(async (tx) => {
-    const current = await expireLeaseIfLapsed(deps, tx, await lockLiveTask(tx, task_id));
-    assertUnclaimed(current, deps.clock.now());
-    const now = deps.clock.now();
-    const { rows } = await tx.query<Task>(
-      `UPDATE tasks SET locked_at = $3, locked_by = $2, lease_expires_at = $3::timestamptz + make_interval(secs => $4),
-              lock_generation = lock_generation + 1, updated_at = $3
-        WHERE id = $1 RETURNING ${taskColumns}`,
-      [task_id, agent_name, now, lease_seconds ?? policy.defaultLeaseSeconds],
-    );
-    const task = rows[0]!;
-    await recordChange(deps, tx, claimChange(agent_name, 'claimed', current, task));
-    return task;
+  const read = seen[0];
+  if (read) assertUnclaimed(read, deps.clock.now());
+  if (!read || read.locked_by !== null) return db.transaction((tx) => claimUnderLock(deps, tx, task_id, agent_name, lease));
+  const params = [task_id, agent_name, deps.clock.now().toISOString(), lease, read.row_version];
+  return db.transactionFrom(claimIfUnchangedSql, params, async (tx, claimed) => {
+    if (claimed.rowCount !== 1) return claimUnderLock(deps, tx, task_id, agent_name, lease);
+    const after = claimed.rows[0] as Task;
+    const before: Task = {
+      ...after,
+      locked_at: read.locked_at,
+      locked_by: read.locked_by,
+      lease_expires_at: read.lease_expires_at,
+      lock_token: after.lock_token - 1,
+      updated_at: read.updated_at,
+    };
+    await recordChange(deps, tx, claimChange(agent_name, 'claimed', before, after));
+    return after;
   });
+}
+
+/** The claim decided under the task's row lock: a lapsed lease is released first; a live one is 409. */
+async function claimUnderLock(deps: LockDeps, tx: Db, taskId: string, agentName: string, leaseSeconds: number): Promise<Task> {
+  const current = await expireLeaseIfLapsed(deps, tx, await lockLiveTask(tx, taskId));
+  assertUnclaimed(current, deps.clock.now());
+  const now = deps.clock.now();
+  const { rows } = await tx.query<Task>(
+    `UPDATE tasks SET locked_at = $3, locked_by = $2, lease_expires_at = $3::timestamptz + make_interval(secs => $4),
+            lock_generation = lock_generation + 1, updated_at = $3
+      WHERE id = $1 RETURNING ${taskColumns}`,
+    [taskId, agentName, now, leaseSeconds],
+  );
+  const task = rows[0]!;
+  await recordChange(deps, tx, claimChange(agentName, 'claimed', current, task));
+  return task;
 }
 
 /** 409 unless `agent_name` holds the claim with `lock_token` (a zombie's stale token never matches a newer claim). */

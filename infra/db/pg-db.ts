@@ -253,6 +253,11 @@ class ClientDb implements Db {
     }
   }
 
+  /** Inside a transaction there is no BEGIN to travel with: a savepoint, then the statement. */
+  transactionFrom<T>(sql: string, params: ReadonlyArray<string | number | null>, work: (tx: Db, first: QueryResult<Record<string, unknown>>) => Promise<T>): Promise<T> {
+    return this.transaction(async (tx) => work(tx, await tx.query(sql, params)));
+  }
+
   /** Nested transactions become savepoints, so use cases compose. */
   async transaction<T>(work: (tx: Db) => Promise<T>): Promise<T> {
     const name = `sp_${Math.random().toString(36).slice(2, 10)}`;
@@ -325,7 +330,32 @@ export class PgDb implements Db {
     }
   }
 
-  async transaction<T>(work: (tx: Db) => Promise<T>): Promise<T> {
+  transaction<T>(work: (tx: Db) => Promise<T>): Promise<T> {
+    return this.onConnection(async (client, tx) => {
+      await client.query('BEGIN');
+      return work(tx);
+    });
+  }
+
+  /** The first statement goes as the commit writes go (a named statement EXECUTEd with literals), in BEGIN's message. */
+  transactionFrom<T>(sql: string, params: ReadonlyArray<string | number | null>, work: (tx: Db, first: QueryResult<Record<string, unknown>>) => Promise<T>): Promise<T> {
+    return this.onConnection(async (client, tx) => {
+      const statement = await this.commitStatements.statementFor(client, sql, params);
+      const results = (await client.query(`BEGIN;\n${statement}`).catch((err: unknown) => {
+        this.commitStatements.noteFailure(err);
+        throw err;
+      })) as unknown as pg.QueryResult[];
+      const first = results[results.length - 1]!;
+      return work(tx, { rows: first.rows, rowCount: first.rowCount ?? 0 });
+    });
+  }
+
+  /**
+   * A transaction on one pooled connection: `begin` opens it and runs the work; the deferred writes
+   * then go with the COMMIT, a failure rolls back, and a connection whose server stopped answering
+   * is discarded.
+   */
+  private async onConnection<T>(begin: (client: pg.PoolClient, tx: Db) => Promise<T>): Promise<T> {
     let client: pg.PoolClient;
     try {
       client = await this.pool.connect();
@@ -335,8 +365,7 @@ export class PgDb implements Db {
     let broken = false;
     const commit: CommitWork = { writes: [], callbacks: [] };
     try {
-      await client.query('BEGIN');
-      const result = await work(new ClientDb(client, commit, this.names, this.commitStatements));
+      const result = await begin(client, new ClientDb(client, commit, this.names, this.commitStatements));
       // One round trip: the deferred writes and the COMMIT as one simple-protocol message; a failing write aborts the lot.
       await client.query(commit.writes.length === 0 ? 'COMMIT' : `${commit.writes.join(';\n')};\nCOMMIT`).catch((err: unknown) => {
         this.commitStatements.noteFailure(err);
