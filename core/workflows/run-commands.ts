@@ -12,7 +12,7 @@ import { getRunDetail, runDetailSchema } from './run-queries';
 import { activeRunStatuses, resumeTarget, transitionFor, transitionOf } from './run-status';
 import { lookUpKey, rememberKey, requestHash } from './run-idempotency';
 import { BUDGET_STOP_ERROR, budgetCancel, dispatchRunNow } from './dispatcher';
-import { assertSession, assertTransition, changeRun, findRun, lockRun, runEvent, syncTaskPointer } from './run-store';
+import { assertSession, assertTransition, changeRun, findRun, lockRun, recordRunChange, runEvent, syncTaskPointer } from './run-store';
 import {
   cancelRunSchema,
   claimRunSchema,
@@ -30,6 +30,7 @@ import {
   reportStepSchema,
   resumeRunSchema,
   runColumns,
+  runColumnsOf,
   startRunSchema,
   type CreateRunInput,
   type WorkflowRun,
@@ -156,7 +157,7 @@ export type ClaimResult = z.infer<typeof claimResultSchema>;
  * (answered with the run), or a run some other session holds (409). Undefined: the claim needs
  * the locked path.
  */
-function settledClaim(run: ClaimState, sessionId: string): 'retry' | undefined {
+function settledClaim(run: Pick<WorkflowRun, 'id' | 'status' | 'claim_session_id'>, sessionId: string): 'retry' | undefined {
   if (run.status === 'claimed' && run.claim_session_id === sessionId) return 'retry';
   if (run.status !== 'dispatched' && run.claim_session_id) {
     throw new ConflictError(`workflow run ${run.id} is already ${run.status} by session ${run.claim_session_id}`, { status: run.status, reason: 'already_claimed' });
@@ -164,44 +165,75 @@ function settledClaim(run: ClaimState, sessionId: string): 'retry' | undefined {
   return undefined;
 }
 
-type ClaimState = Pick<WorkflowRun, 'id' | 'status' | 'claim_session_id'>;
+/** What a claim reads first: only what the decision needs (most claimers of a race lose), and the row's version. */
+type ClaimState = Pick<WorkflowRun, 'id' | 'status' | 'claim_session_id'> & { row_version: string };
+
+/** The columns a claim sets: the UPDATE answers their values before it as `was_<column>`. */
+const claimColumns = ['status', 'claim_session_id', 'gateway_session_id', 'gateway_session_active', 'owner_agent_id', 'claimed_at', 'heartbeat_at', 'updated_at'] as const;
 
 /**
- * POST /api/workflow-runs/:id/claim. Atomic: the row lock serializes concurrent claimers, so
- * exactly one moves the run from dispatched to claimed; the others get 409. The claim ties the
- * run to the session key (claim_session_id, and gateway_session_id until a child registers).
- * In a race most claimers lose: a plain read answers them (and a session's retry) in one round
- * trip, and only a run that still looks claimable takes the transaction, which decides again
- * under the lock.
+ * Claims the run if its row is still the version read (xmin) and dispatched: the claim's columns
+ * and nothing else change. `w` is that same row version as the statement found it, so its claim
+ * columns are the run's before the claim.
+ */
+const claimRunIfUnchangedSql = `UPDATE workflow_runs r SET status = '${transitionOf('claim').to}', claim_session_id = $2, gateway_session_id = $2,
+        gateway_session_active = true, owner_agent_id = coalesce(r.owner_agent_id, $3), claimed_at = $4::timestamptz,
+        heartbeat_at = $4::timestamptz, updated_at = $4::timestamptz
+   FROM workflow_runs w
+  WHERE r.id = $1::uuid AND w.id = r.id AND r.xmin = $5::xid AND w.xmin = r.xmin AND r.status = ANY('{${transitionOf('claim').from.join(',')}}'::text[])
+  RETURNING ${runColumnsOf('r')}, ${claimColumns.map((c) => `w.${c} AS was_${c}`).join(', ')}`;
+
+/**
+ * POST /api/workflow-runs/:id/claim. Exactly one of concurrent claimers moves the run from
+ * dispatched to claimed; the others get 409. The claim ties the run to the session key
+ * (claim_session_id, and gateway_session_id until a child registers). One plain read decides most
+ * of a race (and answers a session's retry). A run that looked claimable is claimed by one UPDATE
+ * guarded by the row version read, sent with BEGIN, its traces going with the COMMIT (issue 13:
+ * three round trips with the read, where locking, re-reading and updating took five); since the
+ * guard holds, the run before the claim is the row the UPDATE returns with the claim's columns as
+ * they were. A guard that finds the row moved decides under the row lock in the same transaction.
  */
 export async function claimRun(deps: Deps, rawId: unknown, body: unknown): Promise<ClaimResult> {
   const input = parseInput(claimRunSchema, body ?? {}, 'claim');
+  const id = parseId(rawId);
   const db = requireDb(deps.storage);
-  // Only the columns the decision reads: the losers of a race pay for nothing else.
-  const { rows } = await db.query<ClaimState>('SELECT id, status, claim_session_id FROM workflow_runs WHERE id = $1', [parseId(rawId)]);
-  if (rows[0] && settledClaim(rows[0], input.session_id) === 'retry') {
-    const run = await findRun(db, rows[0].id);
+  const { rows } = await db.query<ClaimState>('SELECT id, status, claim_session_id, xmin::text AS row_version FROM workflow_runs WHERE id = $1', [id]);
+  const read = rows[0];
+  if (read && settledClaim(read, input.session_id) === 'retry') {
+    const run = await findRun(db, read.id);
     if (run && settledClaim(run, input.session_id) === 'retry') return { claimed: true, already: true, run };
   }
-  return withRun(deps, rawId, async (tx, run) => {
-    if (settledClaim(run, input.session_id) === 'retry') return { claimed: true, already: true, run };
-    assertTransition(run, 'claim');
-    const now = deps.clock.now();
-    const after = await changeRun(deps, tx, run, {
-      actor: input.actor ?? input.agent_id,
-      action: 'claimed',
-      set: {
-        status: transitionOf('claim').to,
-        claim_session_id: input.session_id,
-        gateway_session_id: input.session_id,
-        gateway_session_active: true,
-        owner_agent_id: run.owner_agent_id ?? input.agent_id,
-        claimed_at: now,
-        heartbeat_at: now,
-      },
-    });
+  if (!read || !transitionOf('claim').from.includes(read.status)) return withRun(deps, id, (tx, run) => claimLockedRun(deps, tx, run, input));
+  const params = [id, input.session_id, input.agent_id, deps.clock.now().toISOString(), read.row_version];
+  return db.transactionFrom(claimRunIfUnchangedSql, params, async (tx, claimed) => {
+    if (claimed.rowCount !== 1) return claimLockedRun(deps, tx, await lockRun(tx, id), input);
+    const row = claimed.rows[0]!;
+    const after = Object.fromEntries(Object.entries(row).filter(([column]) => !column.startsWith('was_'))) as unknown as WorkflowRun;
+    const before = { ...after, ...Object.fromEntries(claimColumns.map((c) => [c, row[`was_${c}`]])) } as WorkflowRun;
+    await recordRunChange(deps, tx, before, after, { actor: input.actor ?? input.agent_id, action: 'claimed' });
     return { claimed: true, already: false, run: after };
   });
+}
+
+/** The claim decided under the run's row lock. */
+async function claimLockedRun(deps: Deps, tx: Db, run: WorkflowRun, input: z.infer<typeof claimRunSchema>): Promise<ClaimResult> {
+  if (settledClaim(run, input.session_id) === 'retry') return { claimed: true, already: true, run };
+  assertTransition(run, 'claim');
+  const now = deps.clock.now();
+  const after = await changeRun(deps, tx, run, {
+    actor: input.actor ?? input.agent_id,
+    action: 'claimed',
+    set: {
+      status: transitionOf('claim').to,
+      claim_session_id: input.session_id,
+      gateway_session_id: input.session_id,
+      gateway_session_active: true,
+      owner_agent_id: run.owner_agent_id ?? input.agent_id,
+      claimed_at: now,
+      heartbeat_at: now,
+    },
+  });
+  return { claimed: true, already: false, run: after };
 }
 
 /** What a heartbeat or complete of a run that a budget's hard stop cancelled answers (issue 16). */

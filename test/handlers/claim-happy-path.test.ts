@@ -1,15 +1,17 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { taskColumns } from '../../core/tasks/task';
+import { runColumns } from '../../core/workflows/run';
 import { redactSecrets } from '../../core/secrets/redact';
 import { useTestApp } from '../support/use-app';
+import { createRun, fakeRuntime, templateWithRoute, tick } from './workflow-support';
 
 /**
- * Issue 13: a claim of a free task writes its row with one UPDATE guarded by the row version it
- * read, sent with BEGIN, and derives the row before the claim from the row after it. Whatever the
- * task held, the answer, the audit row (before and after) and the state snapshot must be what the
- * database held, as they were when the claim re-read the row under its lock; a row that moves
- * between the read and the write must never be recorded as if it had not.
+ * Issue 13: a claim of a free task or of a dispatched run writes its row with one UPDATE guarded by
+ * the row version it read, sent with BEGIN, and derives the row before the claim from the row after
+ * it. Whatever the row held, the answer, the audit row (before and after) and the state snapshot
+ * must be what the database held, as they were when the claim re-read the row under its lock; a
+ * row that moves between the read and the write must never be recorded as if it had not.
  */
 const app = useTestApp();
 let project: string;
@@ -21,6 +23,25 @@ beforeAll(async () => {
 async function stored(id: string): Promise<Record<string, unknown>> {
   const { rows } = await app.db.query(`SELECT ${taskColumns} FROM tasks WHERE id = $1`, [id]);
   return JSON.parse(JSON.stringify(rows[0]));
+}
+
+/**
+ * The claim's audit row must start where the entity stood: its old value is the state recorded
+ * just before the claim's own snapshot (a change that landed between the claim's read and its
+ * write shows here), and its new value the claim's snapshot.
+ */
+async function expectClaimChained(entityId: string): Promise<void> {
+  const { rows: states } = await app.db.query<{ state: unknown; reason: string }>(
+    `SELECT state, reason FROM entity_snapshots WHERE entity_id = $1 ORDER BY seq`,
+    [entityId],
+  );
+  const at = states.findIndex((s) => s.reason === 'claimed');
+  expect(at).toBeGreaterThan(0);
+  const { rows: audit } = await app.db.query<{ old_value: unknown; new_value: unknown }>(
+    `SELECT old_value, new_value FROM audit_log WHERE entity_id = $1 AND action = 'claimed'`,
+    [entityId],
+  );
+  expect(audit).toEqual([{ old_value: redactSecrets(states[at - 1]!.state), new_value: redactSecrets(states[at]!.state) }]);
 }
 
 const taskArb = fc.record(
@@ -47,8 +68,6 @@ describe('claiming a free task', () => {
           expect((await app.call('POST', '/api/agent/claim', { body: { task_id: id, agent_name: 'earlier' } })).status).toBe(200);
           expect((await app.call('POST', '/api/agent/release', { body: { task_id: id, agent_name: 'earlier' } })).status).toBe(200);
         }
-        // its last change an instant ago, so the claim's updated_at is a new one
-        await app.db.query(`UPDATE tasks SET updated_at = updated_at - interval '1 second' WHERE id = $1`, [id]);
         const before = await stored(id);
 
         const claimed = await app.call('POST', '/api/agent/claim', { body: { task_id: id, agent_name: 'happy', lease_seconds: lease } });
@@ -73,10 +92,9 @@ describe('claiming a free task', () => {
     );
   });
 
-  it('never answers or records a row that moved between its read and its write: the last snapshot is always the row', async () => {
+  it('never answers or records a row that moved between its read and its write: the last snapshot is the row, the claim starts from the one before', async () => {
     for (let round = 0; round < 40; round++) {
       const id = (await app.call('POST', '/api/tasks', { body: { project_id: project, title: 'moving' } })).body.id as string;
-      await app.db.query(`UPDATE tasks SET updated_at = updated_at - interval '1 second' WHERE id = $1`, [id]);
       // a PATCH racing the claim: it lands before the claim's read, between its read and its write, or after
       const [claimed, patched] = await Promise.all([
         app.call('POST', '/api/agent/claim', { body: { task_id: id, agent_name: 'racer' } }),
@@ -89,12 +107,12 @@ describe('claiming a free task', () => {
       );
       expect(rows[0]!.state).toEqual(await stored(id));
       expect(claimed.body.title === 'moving' || claimed.body.title === `moved ${round}`).toBe(true);
+      await expectClaimChained(id);
     }
   });
 
   it('of many agents claiming one free task at once, one wins, the rest get 409, and one claim is audited', async () => {
     const id = (await app.call('POST', '/api/tasks', { body: { project_id: project, title: 'contested' } })).body.id as string;
-    await app.db.query(`UPDATE tasks SET updated_at = updated_at - interval '1 second' WHERE id = $1`, [id]);
     const answers = await Promise.all(
       Array.from({ length: 12 }, (_x, i) => app.call('POST', '/api/agent/claim', { body: { task_id: id, agent_name: `racer-${i}` } })),
     );
@@ -104,5 +122,68 @@ describe('claiming a free task', () => {
     expect(winners[0]!.body).toEqual(await stored(id));
     const { rows } = await app.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM audit_log WHERE entity_id = $1 AND action = 'claimed'`, [id]);
     expect(rows[0]!.n).toBe(1);
+  });
+});
+
+/** The run as the database holds it, as JSON. */
+async function storedRun(id: string): Promise<Record<string, unknown>> {
+  const { rows } = await app.db.query(`SELECT ${runColumns} FROM workflow_runs WHERE id = $1`, [id]);
+  return JSON.parse(JSON.stringify(rows[0]));
+}
+
+async function lastSnapshot(id: string): Promise<unknown> {
+  const { rows } = await app.db.query<{ state: unknown }>(`SELECT state FROM entity_snapshots WHERE entity_id = $1 ORDER BY seq DESC LIMIT 1`, [id]);
+  return rows[0]!.state;
+}
+
+describe('claiming a dispatched run', () => {
+  it('answers, audits and snapshots exactly the row it wrote, with or without a task, an owner or secrets in its input', async () => {
+    fakeRuntime(app);
+    const flow = await templateWithRoute(app);
+    const task = (await app.call('POST', '/api/tasks', { body: { project_id: project, title: 'run task' } })).body.id as string;
+    await fc.assert(
+      fc.asyncProperty(fc.boolean(), fc.option(fc.constantFrom('owner-a', 'owner-b'), { nil: undefined }), fc.string({ maxLength: 8 }), async (withTask, owner, secret) => {
+        const run = await createRun(app, flow, { ...(withTask ? { task_id: task } : {}), ...(owner ? { owner_agent_id: owner } : {}), input_payload: { brief: 'x', api_key: secret } });
+        await tick(app);
+        const before = await storedRun(run.id);
+        expect(before.status).toBe('dispatched');
+        const session = `agent:writer:subagent:${run.id.slice(0, 8)}`;
+        const claimed = await app.call('POST', `/api/workflow-runs/${run.id}/claim`, { body: { agent_id: 'writer', session_id: session } });
+        expect(claimed.status).toBe(200);
+        const after = await storedRun(run.id);
+        expect(claimed.body).toMatchObject({ claimed: true, already: false, run: after });
+        expect(after).toMatchObject({ status: 'claimed', claim_session_id: session, owner_agent_id: owner ?? 'writer' });
+        const { rows: audit } = await app.db.query<{ old_value: unknown; new_value: unknown }>(
+          `SELECT old_value, new_value FROM audit_log WHERE entity_type = 'workflow_run' AND entity_id = $1 AND action = 'claimed'`,
+          [run.id],
+        );
+        expect(audit).toEqual([{ old_value: redactSecrets(before), new_value: redactSecrets(after) }]);
+        expect(await lastSnapshot(run.id)).toEqual(after);
+        if (withTask) {
+          const { rows } = await app.db.query<{ active: string }>('SELECT active_workflow_run_id AS active FROM tasks WHERE id = $1', [task]);
+          expect(rows[0]!.active).toBe(run.id);
+        }
+        // the same session's retry answers the claim without writing
+        const again = await app.call('POST', `/api/workflow-runs/${run.id}/claim`, { body: { agent_id: 'writer', session_id: session } });
+        expect(again.body).toMatchObject({ claimed: true, already: true });
+      }),
+      { numRuns: 10 },
+    );
+  });
+
+  it('never records a run that moved between its read and its write: the last snapshot is the row, the claim starts from the one before', async () => {
+    fakeRuntime(app);
+    const flow = await templateWithRoute(app);
+    for (let round = 0; round < 30; round++) {
+      const run = await createRun(app, flow);
+      await tick(app);
+      const [claimed, patched] = await Promise.all([
+        app.call('POST', `/api/workflow-runs/${run.id}/claim`, { body: { agent_id: 'writer', session_id: `agent:writer:subagent:r${round}` } }),
+        app.call('PATCH', `/api/workflow-runs/${run.id}`, { body: { input_tokens: 100 + round } }),
+      ]);
+      expect([claimed.status, patched.status]).toEqual([200, 200]);
+      expect(await lastSnapshot(run.id)).toEqual(await storedRun(run.id));
+      await expectClaimChained(run.id);
+    }
   });
 });
