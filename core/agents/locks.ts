@@ -4,7 +4,10 @@ import { ConflictError, NotFoundError } from '../errors';
 import type { Db, Deps } from '../ports';
 import { requireDb } from '../storage';
 import { findTask } from '../tasks/queries';
+import { SECRET_WORDS_SQL } from '../secrets/redact';
+import { taskEvent } from '../tasks/commands';
 import { agentNameSchema, taskColumns, type Task } from '../tasks/task';
+import { taskColumnsOf, taskStateJsonb } from '../tasks/task-json';
 import { parseInput, uuidSchema } from '../validation';
 import { recordChange } from '../audit/record-change';
 import { claimChange, defaultLeasePolicy, expireLeaseIfLapsed, leaseLapsed, leaseRules, unlockSql, type LeasePolicy } from './leases';
@@ -38,53 +41,76 @@ function assertUnclaimed(task: Pick<Task, 'id' | 'locked_by' | 'locked_at' | 'le
   });
 }
 
-/** Claims the task if its row is still the version read (xmin), free and live: the claim's columns and nothing else change. */
-const claimIfUnchangedSql = `UPDATE tasks SET locked_at = $3::timestamptz, locked_by = $2, lease_expires_at = $3::timestamptz + make_interval(secs => $4::int),
-        lock_generation = lock_generation + 1, updated_at = $3::timestamptz
-  WHERE id = $1::uuid AND xmin = $5::xid AND locked_by IS NULL AND deleted_at IS NULL
-  RETURNING ${taskColumns}`;
+/** The lock columns as a claim's statement saw them, when it did not claim. */
+type SeenLock = { seen_id: string | null; seen_locked_by: string | null; seen_locked_at: Date | null; seen_lease_expires_at: Date | null; seen_deleted_at: Date | null };
 
-/** What a claim reads before deciding: only what the decision needs (most claimers of a race lose), and the row's version. */
-type ClaimRead = Pick<Task, 'id' | 'locked_by' | 'locked_at' | 'lease_expires_at' | 'updated_at'> & { row_version: string };
+/**
+ * The whole claim of a free task as one statement: the UPDATE (guarded by the row version it
+ * joined, so the row before is the joined one), the audit row, the state snapshot and the event
+ * row. A task whose metadata mentions a secret word is left to the claim under lock, whose audit
+ * copy goes through the redaction pass. When it claims nothing, the statement answers the lock
+ * columns as it saw them, so a task held under a live lease is 409 in the same round trip.
+ * $1 task, $2 agent, $3 now, $4 lease seconds, $5 snapshot id, $6–$8 event channel, name, payload.
+ */
+const claimFreeTaskSql = `WITH claimed AS (
+    UPDATE tasks t SET locked_at = $3::timestamptz, locked_by = $2, lease_expires_at = $3::timestamptz + make_interval(secs => $4::int),
+           lock_generation = t.lock_generation + 1, updated_at = $3::timestamptz
+      FROM tasks b
+     WHERE t.id = $1::uuid AND b.id = t.id AND b.xmin = t.xmin AND t.locked_by IS NULL AND t.deleted_at IS NULL
+       AND t.metadata::text !~* '${SECRET_WORDS_SQL}'
+    RETURNING ${taskColumnsOf('t')}, ${taskStateJsonb('b', true)} AS audit_old, ${taskStateJsonb('t', true)} AS audit_new, ${taskStateJsonb('t', false)} AS state
+  ), audit AS (
+    INSERT INTO audit_log (timestamp, actor, action, entity_type, entity_id, project_id, task_id, old_value, new_value)
+    SELECT $3::timestamptz, $2, 'claimed', 'task', id::text, project_id, id, audit_old, audit_new FROM claimed
+  ), snapshot AS (
+    INSERT INTO entity_snapshots (id, entity_type, entity_id, state, reason, actor, created_at)
+    SELECT $5::uuid, 'task', id::text, state, 'claimed', $2, $3::timestamptz FROM claimed
+  ), event AS (
+    INSERT INTO event_outbox (channel, name, payload) SELECT $6, $7, $8::jsonb FROM claimed
+  )
+  SELECT ${taskColumns.split(', ').map((c) => `c.${c.split(' AS ').pop()}`).join(', ')},
+         s.id AS seen_id, s.locked_by AS seen_locked_by, s.locked_at AS seen_locked_at, s.lease_expires_at AS seen_lease_expires_at, s.deleted_at AS seen_deleted_at
+    FROM (VALUES (1)) AS one (n)
+    LEFT JOIN claimed c ON true
+    LEFT JOIN tasks s ON c.id IS NULL AND s.id = $1::uuid`;
 
 /**
  * POST /api/agent/claim: lock an unlocked live task for an agent, with a lease and a fresh fencing
  * token. Exactly one of concurrent claimers wins; the others get 409. A claim whose lease lapsed is
  * released first (audited `lease_expired`), then claimed anew. Unknown or soft-deleted task: 404.
- * The claiming agent is the actor. One plain read decides most of a race: a task held under a live
- * lease is 409 at once. A task that looked free is claimed by one UPDATE guarded by the row version
- * read, sent with BEGIN, its traces going with the COMMIT: with the read, three round trips where
- * locking, re-reading and updating took five (issue 13). Since the guard holds, the row before the
- * claim is the row the UPDATE returns with the lock columns as read. A guard that finds the row
- * moved (another claim, most likely) decides under the row lock in the same transaction; a lapsed
- * lease takes that way from the start.
+ * The claiming agent is the actor. A free task is claimed in one round trip (issue 13): one
+ * statement, its own transaction, claims it and writes its traces (claimFreeTaskSql); a task held
+ * under a live lease is 409 from the same statement's answer. Anything else (a lapsed lease, a row
+ * that moved under the statement, a deleted or unknown task, secret words in the metadata, an event
+ * bus that is not the outbox) is decided under the row lock as before.
  */
 export async function claimTask(deps: LockDeps, body: unknown, policy: LeasePolicy = defaultLeasePolicy): Promise<Task> {
   const { task_id, agent_name, lease_seconds } = parseInput(claimSchema, body ?? {}, 'claim');
   const db = requireDb(deps.storage);
   const lease = lease_seconds ?? policy.defaultLeaseSeconds;
-  const { rows: seen } = await db.query<ClaimRead>(
-    'SELECT id, locked_by, locked_at, lease_expires_at, updated_at, xmin::text AS row_version FROM tasks WHERE id = $1 AND deleted_at IS NULL',
-    [task_id],
-  );
-  const read = seen[0];
-  if (read) assertUnclaimed(read, deps.clock.now());
-  if (!read || read.locked_by !== null) return db.transaction((tx) => claimUnderLock(deps, tx, task_id, agent_name, lease));
-  const params = [task_id, agent_name, deps.clock.now().toISOString(), lease, read.row_version];
-  return db.transactionFrom(claimIfUnchangedSql, params, async (tx, claimed) => {
-    if (claimed.rowCount !== 1) return claimUnderLock(deps, tx, task_id, agent_name, lease);
-    const after = claimed.rows[0] as Task;
-    const before: Task = {
-      ...after,
-      locked_at: read.locked_at,
-      locked_by: read.locked_by,
-      lease_expires_at: read.lease_expires_at,
-      lock_token: after.lock_token - 1,
-      updated_at: read.updated_at,
-    };
-    await recordChange(deps, tx, claimChange(agent_name, 'claimed', before, after));
-    return after;
-  });
+  const event = deps.events.inline?.(taskEvent('claimed', task_id));
+  if (event) {
+    const now = deps.clock.now();
+    const { rows } = await db.query<Task & SeenLock>(claimFreeTaskSql, [
+      task_id,
+      agent_name,
+      now.toISOString(),
+      lease,
+      deps.ids.uuid(),
+      event.channel,
+      event.name,
+      event.payload,
+    ]);
+    const { seen_id, seen_locked_by, seen_locked_at, seen_lease_expires_at, seen_deleted_at, ...claimed } = rows[0]!;
+    if (claimed.id !== null) {
+      event.committed(db);
+      return claimed;
+    }
+    if (seen_id !== null && seen_deleted_at === null) {
+      assertUnclaimed({ id: task_id, locked_by: seen_locked_by, locked_at: seen_locked_at, lease_expires_at: seen_lease_expires_at }, now);
+    }
+  }
+  return db.transaction((tx) => claimUnderLock(deps, tx, task_id, agent_name, lease));
 }
 
 /** The claim decided under the task's row lock: a lapsed lease is released first; a live one is 409. */

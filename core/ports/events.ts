@@ -18,4 +18,19 @@ export interface DomainEvent {
  */
 export interface EventBus {
   publish(db: Db, event: DomainEvent): Promise<void>;
+  /**
+   * The event as the row a caller's own statement inserts into `event_outbox`, for a write that
+   * is one statement and one round trip (a claim): channel, name and the payload's JSON text,
+   * redacted as publish writes it. `committed` is to be called once that statement committed
+   * having written the row. Absent on a bus that is not the outbox: such writes use publish.
+   */
+  inline?(event: DomainEvent): InlineEvent;
+}
+
+/** An event's outbox row, written by the caller's statement (EventBus.inline). */
+export interface InlineEvent {
+  channel: EventChannel;
+  name: string;
+  payload: string;
+  committed(db: Db): void;
 }

@@ -12,7 +12,7 @@ import type { WebhookTransport } from './webhooks';
 export type { Db, QueryResult } from './db';
 export type { Clock } from './clock';
 export type { Ids } from './ids';
-export type { EventBus, DomainEvent, EventChannel } from './events';
+export type { EventBus, DomainEvent, EventChannel, InlineEvent } from './events';
 export type { Storage, FallbackData } from './storage';
 export type { Runtime, LegacyJobFiles, DataFile } from './runtime';
 export type { WebhookTransport, WebhookRequest, WebhookResponse } from './webhooks';

@@ -9,6 +9,16 @@ export const SECRET_KEY_PATTERN =
 
 export const REDACTED = '[REDACTED]';
 
+/**
+ * SECRET_KEY_PATTERN's words without its boundaries, as a PostgreSQL regular expression for `~*`:
+ * it matches the JSON text of every value that holds a secret-named key at any depth (and of many
+ * that do not: any mention of a word counts). A statement that writes a value's audit copy itself,
+ * without the redaction pass, does so only where this does not match, since there the pass would
+ * change nothing (JSON text escapes no letter, digit, `_` or `-`, so a key's word is in the text as
+ * written).
+ */
+export const SECRET_WORDS_SQL = 'password|passwd|secret|token|api[_-]?key|apikey|credential';
+
 export function isSecretKey(key: string): boolean {
   return SECRET_KEY_PATTERN.test(key);
 }

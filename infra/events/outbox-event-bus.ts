@@ -1,4 +1,4 @@
-import type { Db, DomainEvent, EventBus } from '../../core/ports';
+import type { Db, DomainEvent, EventBus, InlineEvent } from '../../core/ports';
 import { redactSecrets } from '../../core/secrets/redact';
 import { sequenceOutboxSoon } from './outbox-sequencer';
 
@@ -21,5 +21,13 @@ export const outboxEventBus: EventBus = {
       JSON.stringify(redactSecrets(event.payload ?? null)),
     ]);
     db.afterCommit(sequenceOutboxSoon);
+  },
+  inline(event: DomainEvent): InlineEvent {
+    return {
+      channel: event.channel ?? 'stream',
+      name: event.name,
+      payload: JSON.stringify(redactSecrets(event.payload ?? null)),
+      committed: sequenceOutboxSoon,
+    };
   },
 };

@@ -1,5 +1,8 @@
 import fc from 'fast-check';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { claimTask } from '../../core/agents/locks';
+import type { Db } from '../../core/ports';
+import { requireDb } from '../../core/storage';
 import { taskColumns } from '../../core/tasks/task';
 import { runColumns } from '../../core/workflows/run';
 import { redactSecrets } from '../../core/secrets/redact';
@@ -7,11 +10,13 @@ import { useTestApp } from '../support/use-app';
 import { createRun, fakeRuntime, templateWithRoute, tick } from './workflow-support';
 
 /**
- * Issue 13: a claim of a free task or of a dispatched run writes its row with one UPDATE guarded by
- * the row version it read, sent with BEGIN, and derives the row before the claim from the row after
- * it. Whatever the row held, the answer, the audit row (before and after) and the state snapshot
- * must be what the database held, as they were when the claim re-read the row under its lock; a
- * row that moves between the read and the write must never be recorded as if it had not.
+ * Issue 13: a claim of a free task is one statement that writes the row, its audit row, its state
+ * snapshot and its event, with the row before the claim joined by its version; a claim of a
+ * dispatched run writes its row with one UPDATE guarded by the row version it read, sent with
+ * BEGIN, and derives the row before the claim from the row after it. Whatever the row held, the
+ * answer, the audit row (before and after) and the state snapshot must be what the database held,
+ * as they were when the claim re-read the row under its lock; a row that moves between the read
+ * and the write must never be recorded as if it had not.
  */
 const app = useTestApp();
 let project: string;
@@ -109,6 +114,41 @@ describe('claiming a free task', () => {
       expect(claimed.body.title === 'moving' || claimed.body.title === `moved ${round}`).toBe(true);
       await expectClaimChained(id);
     }
+  });
+
+  it('claims a free task in one statement with its traces and event, and answers 409 for a held one from the same statement', async () => {
+    const id = (await app.call('POST', '/api/tasks', { body: { project_id: project, title: 'one trip' } })).body.id as string;
+    const calls: string[] = [];
+    const pool = requireDb(app.ctx.deps.storage);
+    const counted: Db = {
+      ...pool,
+      inTransaction: false,
+      query: (sql, params) => (calls.push('query'), pool.query(sql, params)),
+      transaction: (work) => (calls.push('transaction'), pool.transaction(work)),
+      transactionFrom: (sql, params, work) => (calls.push('transactionFrom'), pool.transactionFrom(sql, params, work)),
+      writeAtCommit: (sql, params) => (calls.push('writeAtCommit'), pool.writeAtCommit(sql, params)),
+      afterCommit: (callback) => pool.afterCommit(callback),
+    };
+    const deps = { ...app.ctx.deps, storage: { ...app.ctx.deps.storage, db: counted } };
+
+    const task = await claimTask(deps, { task_id: id, agent_name: 'one-trip' });
+    expect(calls).toEqual(['query']);
+    expect(JSON.parse(JSON.stringify(task))).toEqual(await stored(id));
+    const { rows: audit } = await app.db.query(`SELECT actor, project_id, task_id FROM audit_log WHERE entity_id = $1 AND action = 'claimed'`, [id]);
+    expect(audit).toEqual([{ actor: 'one-trip', project_id: project, task_id: id }]);
+    // the event row is written by the statement and sequenced after it, as a published one is
+    await vi.waitFor(async () => {
+      const { rows } = await app.db.query<{ position: number | null; payload: unknown }>(
+        `SELECT position, payload FROM event_outbox WHERE name = 'task:changed' AND payload->>'taskId' = $1 AND payload->>'action' = 'claimed'`,
+        [id],
+      );
+      expect(rows).toHaveLength(1);
+      expect(rows[0]!.position).not.toBeNull();
+    });
+
+    calls.length = 0;
+    await expect(claimTask(deps, { task_id: id, agent_name: 'late' })).rejects.toMatchObject({ code: 'conflict', extra: { locked_by: 'one-trip' } });
+    expect(calls).toEqual(['query']);
   });
 
   it('of many agents claiming one free task at once, one wins, the rest get 409, and one claim is audited', async () => {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { redactSecrets, SECRET_WORDS_SQL } from '../../core/secrets/redact';
 import { logger } from '../../infra/logger';
 import { useTestApp } from '../support/use-app';
 import { claimedRun, fakeRuntime, fakeTime, templateWithRoute } from './workflow-support';
@@ -155,5 +156,23 @@ describe('export then import keeps secrets', () => {
     expect(res.status, res.text).toBe(200);
     const stored = await app.db.query<{ metadata: unknown }>('SELECT metadata FROM tasks WHERE id = $1', [id]);
     expect(stored.rows[0]!.metadata).toEqual({ note: '[REDACTED]' });
+  });
+});
+
+describe('the secret-word filter of statements that write audit copies themselves', () => {
+  it('matches the JSON text of every value the redaction pass would change', async () => {
+    // keys from spec 02's spellings, near misses and arbitrary text, at any depth
+    const key = fc.oneof(secretKey, fc.constantFrom('keyboard', 'monkey', 'tokens', 'my_token', 'Password1', 'secretary'), fc.string({ maxLength: 8 }));
+    const value = fc.letrec((tie) => ({
+      node: fc.oneof({ depthSize: 'small' }, fc.jsonValue({ maxDepth: 0 }), fc.array(tie('node'), { maxLength: 3 }), fc.dictionary(key, tie('node'), { maxKeys: 3 })),
+    })).node;
+    await fc.assert(
+      fc.asyncProperty(value, async (v) => {
+        const text = JSON.stringify(v);
+        const { rows } = await app.db.query<{ matches: boolean }>(`SELECT $1::jsonb::text ~* '${SECRET_WORDS_SQL}' AS matches`, [text]);
+        if (JSON.stringify(redactSecrets(v)) !== text) expect(rows[0]!.matches).toBe(true);
+      }),
+      { numRuns: 300 },
+    );
   });
 });
