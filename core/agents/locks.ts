@@ -7,7 +7,7 @@ import { findTask } from '../tasks/queries';
 import { SECRET_WORDS_SQL } from '../secrets/redact';
 import { taskEvent } from '../tasks/commands';
 import { agentNameSchema, taskColumns, type Task } from '../tasks/task';
-import { taskColumnsOf, taskStateJsonb } from '../tasks/task-json';
+import { taskOfStateJson } from '../tasks/task-json';
 import { parseInput, uuidSchema } from '../validation';
 import { recordChange } from '../audit/record-change';
 import { claimChange, defaultLeasePolicy, expireLeaseIfLapsed, leaseLapsed, leaseRules, unlockSql, type LeasePolicy } from './leases';
@@ -41,48 +41,23 @@ function assertUnclaimed(task: Pick<Task, 'id' | 'locked_by' | 'locked_at' | 'le
   });
 }
 
-/** The lock columns as a claim's statement saw them, when it did not claim. */
-type SeenLock = { seen_id: string | null; seen_locked_by: string | null; seen_locked_at: Date | null; seen_lease_expires_at: Date | null; seen_deleted_at: Date | null };
+/** The lock columns a claim read, and the task's JSON when it claimed it (claim_free_task, migration 1000). */
+type FreeClaim = Pick<Task, 'id' | 'locked_by' | 'locked_at' | 'lease_expires_at'> & { claimed: Record<string, unknown> | null };
 
-/**
- * The whole claim of a free task as one statement: the UPDATE (guarded by the row version it
- * joined, so the row before is the joined one), the audit row, the state snapshot and the event
- * row. A task whose metadata mentions a secret word is left to the claim under lock, whose audit
- * copy goes through the redaction pass. When it claims nothing, the statement answers the lock
- * columns as it saw them, so a task held under a live lease is 409 in the same round trip.
- * $1 task, $2 agent, $3 now, $4 lease seconds, $5 snapshot id, $6–$8 event channel, name, payload.
- */
-const claimFreeTaskSql = `WITH claimed AS (
-    UPDATE tasks t SET locked_at = $3::timestamptz, locked_by = $2, lease_expires_at = $3::timestamptz + make_interval(secs => $4::int),
-           lock_generation = t.lock_generation + 1, updated_at = $3::timestamptz
-      FROM tasks b
-     WHERE t.id = $1::uuid AND b.id = t.id AND b.xmin = t.xmin AND t.locked_by IS NULL AND t.deleted_at IS NULL
-       AND t.metadata::text !~* '${SECRET_WORDS_SQL}'
-    RETURNING ${taskColumnsOf('t')}, ${taskStateJsonb('b', true)} AS audit_old, ${taskStateJsonb('t', true)} AS audit_new, ${taskStateJsonb('t', false)} AS state
-  ), audit AS (
-    INSERT INTO audit_log (timestamp, actor, action, entity_type, entity_id, project_id, task_id, old_value, new_value)
-    SELECT $3::timestamptz, $2, 'claimed', 'task', id::text, project_id, id, audit_old, audit_new FROM claimed
-  ), snapshot AS (
-    INSERT INTO entity_snapshots (id, entity_type, entity_id, state, reason, actor, created_at)
-    SELECT $5::uuid, 'task', id::text, state, 'claimed', $2, $3::timestamptz FROM claimed
-  ), event AS (
-    INSERT INTO event_outbox (channel, name, payload) SELECT $6, $7, $8::jsonb FROM claimed
-  )
-  SELECT ${taskColumns.split(', ').map((c) => `c.${c.split(' AS ').pop()}`).join(', ')},
-         s.id AS seen_id, s.locked_by AS seen_locked_by, s.locked_at AS seen_locked_at, s.lease_expires_at AS seen_lease_expires_at, s.deleted_at AS seen_deleted_at
-    FROM (VALUES (1)) AS one (n)
-    LEFT JOIN claimed c ON true
-    LEFT JOIN tasks s ON c.id IS NULL AND s.id = $1::uuid`;
+/** A claim in one statement: a plain read of the lock columns, and the claim with its traces only when the task looks free. */
+const claimFreeTaskSql = `SELECT id, locked_by, locked_at, lease_expires_at,
+       CASE WHEN locked_by IS NULL THEN claim_free_task($1, $2, $3, $4, $5, $6, $7, $8, $9) END AS claimed
+  FROM tasks WHERE id = $1 AND deleted_at IS NULL`;
 
 /**
  * POST /api/agent/claim: lock an unlocked live task for an agent, with a lease and a fresh fencing
  * token. Exactly one of concurrent claimers wins; the others get 409. A claim whose lease lapsed is
  * released first (audited `lease_expired`), then claimed anew. Unknown or soft-deleted task: 404.
  * The claiming agent is the actor. A free task is claimed in one round trip (issue 13): one
- * statement, its own transaction, claims it and writes its traces (claimFreeTaskSql); a task held
- * under a live lease is 409 from the same statement's answer. Anything else (a lapsed lease, a row
- * that moved under the statement, a deleted or unknown task, secret words in the metadata, an event
- * bus that is not the outbox) is decided under the row lock as before.
+ * statement, its own transaction, claims it and writes its traces (claim_free_task, migration
+ * 1000); a task held under a live lease is 409 from the same statement's answer. Anything else (a
+ * lapsed lease, a row that moved under the statement, a deleted or unknown task, secret words in the
+ * metadata, an event bus that is not the outbox) is decided under the row lock as before.
  */
 export async function claimTask(deps: LockDeps, body: unknown, policy: LeasePolicy = defaultLeasePolicy): Promise<Task> {
   const { task_id, agent_name, lease_seconds } = parseInput(claimSchema, body ?? {}, 'claim');
@@ -91,7 +66,7 @@ export async function claimTask(deps: LockDeps, body: unknown, policy: LeasePoli
   const event = deps.events.inline?.(taskEvent('claimed', task_id));
   if (event) {
     const now = deps.clock.now();
-    const { rows } = await db.query<Task & SeenLock>(claimFreeTaskSql, [
+    const { rows } = await db.query<FreeClaim>(claimFreeTaskSql, [
       task_id,
       agent_name,
       now.toISOString(),
@@ -100,15 +75,14 @@ export async function claimTask(deps: LockDeps, body: unknown, policy: LeasePoli
       event.channel,
       event.name,
       event.payload,
+      SECRET_WORDS_SQL,
     ]);
-    const { seen_id, seen_locked_by, seen_locked_at, seen_lease_expires_at, seen_deleted_at, ...claimed } = rows[0]!;
-    if (claimed.id !== null) {
+    const seen = rows[0];
+    if (seen?.claimed) {
       event.committed(db);
-      return claimed;
+      return taskOfStateJson(seen.claimed) as Task;
     }
-    if (seen_id !== null && seen_deleted_at === null) {
-      assertUnclaimed({ id: task_id, locked_by: seen_locked_by, locked_at: seen_locked_at, lease_expires_at: seen_lease_expires_at }, now);
-    }
+    if (seen) assertUnclaimed(seen, now);
   }
   return db.transaction((tx) => claimUnderLock(deps, tx, task_id, agent_name, lease));
 }

@@ -1,4 +1,3 @@
-import { isSecretKey, REDACTED } from '../secrets/redact';
 import { taskColumns } from './task';
 
 /**
@@ -104,34 +103,15 @@ export function taskJsonText(row: TaskJsonRow): string {
   return `${text}}`;
 }
 
-/** The task columns of the row aliased `alias`, as taskColumns names them (`t.id, …, t.lock_generation AS lock_token`). */
-export function taskColumnsOf(alias: string): string {
-  return columns.map((c) => (c.name === c.source ? `${alias}.${c.source}` : `${alias}.${c.source} AS ${c.name}`)).join(', ');
-}
-
 /**
- * The task over the row aliased `alias` as a jsonb value built by PostgreSQL, equal (as jsonb, and
- * so as the value every reader gets) to JSON.stringify of the row the driver answers: timestamps
- * as toISOString writes them, efforts as their exact value (a float PostgreSQL cannot write as JSON
- * is null, as JSON.stringify writes it). For statements that write a task's traces themselves (the
- * claim's one round trip). `redacted`: the task's own secret-named keys (lock_token) hold the
- * redaction marker, as an audit copy has them; metadata, the one nested object, is the caller's to
- * vouch for (SECRET_WORDS_SQL).
+ * The task of its JSON as built in SQL (task_state_json, migration 1000) as the driver answers the
+ * row: members in column order, timestamps as Dates.
  */
-export function taskStateJsonb(alias: string, redacted: boolean): string {
-  const members = columns.map((column) => {
-    const value = `${alias}.${column.source}`;
-    let json: string;
-    if (redacted && isSecretKey(column.name)) json = `to_jsonb(${sqlText(REDACTED)}::text)`;
-    else if (taskColumnKinds[column.source] === 'iso') json = `to_jsonb(to_char(${value} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))`;
-    else if (column.source === 'estimated_effort' || column.source === 'actual_effort')
-      json = `CASE WHEN ${value} IN ('NaN', 'Infinity', '-Infinity') THEN 'null'::jsonb ELSE to_jsonb(${value}) END`;
-    else json = value;
-    return `${sqlText(column.name)}, ${json}`;
-  });
-  return `jsonb_build_object(${members.join(', ')})`;
-}
-
-function sqlText(text: string): string {
-  return `'${text.replace(/'/g, "''")}'`;
+export function taskOfStateJson(json: Record<string, unknown>): Record<string, unknown> {
+  const task: Record<string, unknown> = {};
+  for (const column of columns) {
+    const value = json[column.name];
+    task[column.name] = taskColumnKinds[column.source] === 'iso' && typeof value === 'string' ? new Date(value) : value;
+  }
+  return task;
 }

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { taskColumns } from '../../core/tasks/task';
 import { redactSecrets } from '../../core/secrets/redact';
-import { taskColumnKinds, taskStateJsonb } from '../../core/tasks/task-json';
+import { taskColumnKinds } from '../../core/tasks/task-json';
 import { boardColumns, urgencyOrder } from '../../core/views/board';
 import { useTestApp } from '../support/use-app';
 
@@ -148,9 +148,10 @@ describe('task lists and views: JSON built in PostgreSQL', () => {
           );
           expect(JSON.stringify(timeline.body.tasks.map((e: { task: unknown }) => e.task))).toBe(`[${dated.map((r) => JSON.stringify(r)).join(',')}]`);
 
-          // the task as a jsonb value built in SQL (the claim's state snapshot and audit copies) is JSON.stringify's value, and redacted as the pass redacts it
+          // the task as jsonb built in SQL (task_state_json, migration 1000: the one-round-trip claim's answer, snapshot and audit copies)
+          // is JSON.stringify's value, and redacted as the pass redacts it
           const { rows: built } = await app.db.query<{ plain: unknown; redacted: unknown }>(
-            `SELECT ${taskStateJsonb('t', false)} AS plain, ${taskStateJsonb('t', true)} AS redacted FROM tasks t ORDER BY t.created_at, t.id`,
+            `SELECT task_state_json(t, false) AS plain, task_state_json(t, true) AS redacted FROM tasks t ORDER BY t.created_at, t.id`,
           );
           const { rows: read } = await app.db.query(`SELECT ${taskColumns} FROM tasks ORDER BY created_at, id`);
           expect(built.map((b) => b.plain)).toEqual(read.map((r) => JSON.parse(JSON.stringify(r))));

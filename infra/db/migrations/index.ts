@@ -3,6 +3,7 @@ import tasksAuditIndexes from './0100_tasks_audit_indexes';
 import restoreSupport from './0400_restore_support';
 import eventOutboxCommitOrder from './0600_event_outbox_commit_order';
 import eventOutboxSequencer from './0900_event_outbox_sequencer';
+import claimFreeTask from './1000_claim_free_task';
 import budgetUnpricedUsage from './0910_budget_unpriced_usage';
 import routingExpectedUsage from './0920_routing_expected_usage';
 import pricesAndBilling from './0930_prices_and_billing';
@@ -49,4 +50,5 @@ export const migrations: ReadonlyArray<{ name: string; sql: string }> = [
   { name: '0970_agent_token_last_use', sql: agentTokenLastUse },
   { name: '0980_snapshot_index_prefixes', sql: snapshotIndexPrefixes },
   { name: '0990_outbox_notify_carries_events', sql: outboxNotifyCarriesEvents },
+  { name: '1000_claim_free_task', sql: claimFreeTask },
 ];

@@ -1,0 +1,73 @@
+/**
+ * A claim of a free task in one round trip (issue 13): the caller's one statement reads the task's
+ * lock columns and, only when the task looks free, calls `claim_free_task`, which reads the row,
+ * claims it and writes the claim's audit row, state snapshot and event row (the statement is its
+ * own transaction) and answers the claimed task's JSON.
+ *
+ * A loser of a claim race pays a plain read, as it did when the claim read first from Node: the
+ * writes sit in the function, so a statement that claims nothing never opens the audit, snapshot
+ * and outbox tables and their indexes, nor runs the function (one statement holding every write as
+ * CTEs cost a loser ~60% more, and the 50-agent race fell to half). The UPDATE is guarded by the
+ * whole row as the function read it, so the row before the claim is the one read. A row that moved,
+ * a task held meanwhile, or metadata that mentions a secret word (whose audit copy needs the
+ * redaction pass, in Node) answer NULL and claim nothing: the caller decides those under the row lock.
+ *
+ * `task_state_json` is a task's JSON as JSON.stringify writes the row the driver answers
+ * (timestamps as toISOString writes them, a float JSON cannot hold as null), as jsonb; `redacted`
+ * writes lock_token, the one secret-named key of a task (spec 02 pattern), as the redaction marker.
+ * A column added to tasks must be added here by a later migration (the JSON property test in
+ * test/handlers/tasks-json-text.test.ts compares it with the row).
+ */
+export default `
+CREATE FUNCTION task_state_json(t tasks, redacted boolean) RETURNS jsonb LANGUAGE sql STABLE AS $$
+  SELECT jsonb_build_object(
+    'id', t.id, 'project_id', t.project_id, 'title', t.title, 'description', t.description, 'status', t.status,
+    'priority', t.priority, 'owner', t.owner,
+    'due_date', to_char(t.due_date AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+    'start_date', to_char(t.start_date AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+    'estimated_effort', CASE WHEN t.estimated_effort IN ('NaN', 'Infinity', '-Infinity') THEN NULL ELSE t.estimated_effort END,
+    'actual_effort', CASE WHEN t.actual_effort IN ('NaN', 'Infinity', '-Infinity') THEN NULL ELSE t.actual_effort END,
+    'parent_task_id', t.parent_task_id, 'dependency_ids', t.dependency_ids, 'labels', t.labels,
+    'created_at', to_char(t.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+    'updated_at', to_char(t.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+    'completed_at', to_char(t.completed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+    'recurrence_rule', t.recurrence_rule, 'metadata', t.metadata,
+    'deleted_at', to_char(t.deleted_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+    'archived_at', to_char(t.archived_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+    'locked_at', to_char(t.locked_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+    'locked_by', t.locked_by, 'retry_count', t.retry_count,
+    'status_updated_at', to_char(t.status_updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+    'active_workflow_run_id', t.active_workflow_run_id,
+    'lease_expires_at', to_char(t.lease_expires_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+    'lock_token', CASE WHEN redacted THEN to_jsonb('[REDACTED]'::text) ELSE to_jsonb(t.lock_generation) END)
+$$;
+
+CREATE FUNCTION claim_free_task(
+  p_task uuid, p_agent text, p_at timestamptz, p_lease_seconds integer, p_snapshot uuid,
+  p_event_channel text, p_event_name text, p_event_payload jsonb, p_secret_words text
+) RETURNS jsonb LANGUAGE plpgsql AS $$
+DECLARE
+  before tasks;
+  after tasks;
+  claimed jsonb;
+BEGIN
+  SELECT * INTO before FROM tasks WHERE id = p_task AND deleted_at IS NULL;
+  IF NOT FOUND OR before.locked_by IS NOT NULL OR before.metadata::text ~* p_secret_words THEN
+    RETURN NULL;
+  END IF;
+  UPDATE tasks t SET locked_at = p_at, locked_by = p_agent, lease_expires_at = p_at + make_interval(secs => p_lease_seconds),
+         lock_generation = t.lock_generation + 1, updated_at = p_at
+   WHERE t.id = p_task AND t.locked_by IS NULL AND t.deleted_at IS NULL AND t IS NOT DISTINCT FROM before
+  RETURNING * INTO after;
+  IF NOT FOUND THEN
+    RETURN NULL;
+  END IF;
+  INSERT INTO audit_log (timestamp, actor, action, entity_type, entity_id, project_id, task_id, old_value, new_value)
+  VALUES (p_at, p_agent, 'claimed', 'task', after.id::text, after.project_id, after.id, task_state_json(before, true), task_state_json(after, true));
+  claimed := task_state_json(after, false);
+  INSERT INTO entity_snapshots (id, entity_type, entity_id, state, reason, actor, created_at)
+  VALUES (p_snapshot, 'task', after.id::text, claimed, 'claimed', p_agent, p_at);
+  INSERT INTO event_outbox (channel, name, payload) VALUES (p_event_channel, p_event_name, p_event_payload);
+  RETURN claimed;
+END $$;
+`;
