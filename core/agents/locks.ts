@@ -46,7 +46,7 @@ type FreeClaim = Pick<Task, 'id' | 'locked_by' | 'locked_at' | 'lease_expires_at
 
 /** A claim in one statement: a plain read of the lock columns, and the claim with its traces only when the task looks free. */
 const claimFreeTaskSql = `SELECT id, locked_by, locked_at, lease_expires_at,
-       CASE WHEN locked_by IS NULL THEN claim_free_task($1, $2, $3, $4, $5, $6, $7, $8, $9) END AS claimed
+       CASE WHEN locked_by IS NULL THEN claim_free_task($1, $2, $3, $4, $5, $6, $7, $8, '${SECRET_WORDS_SQL}') END AS claimed
   FROM tasks WHERE id = $1 AND deleted_at IS NULL`;
 
 /**
@@ -75,7 +75,6 @@ export async function claimTask(deps: LockDeps, body: unknown, policy: LeasePoli
       event.channel,
       event.name,
       event.payload,
-      SECRET_WORDS_SQL,
     ]);
     const seen = rows[0];
     if (seen?.claimed) {

@@ -12,11 +12,6 @@ export interface Db {
   query<Row = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<QueryResult<Row>>;
   transaction<T>(work: (tx: Db) => Promise<T>): Promise<T>;
   /**
-   * A transaction whose first statement travels with its BEGIN: one round trip where `transaction`
-   * and a query take two. `work` gets that statement's result. Parameters as writeAtCommit's.
-   */
-  transactionFrom<T>(sql: string, params: ReadonlyArray<string | number | null>, work: (tx: Db, first: QueryResult<Record<string, unknown>>) => Promise<T>): Promise<T>;
-  /**
    * Whether this Db is bound to an open transaction: what runs through it already commits or rolls
    * back as one, so work that only needs atomicity does not need `transaction` (a savepoint, two
    * round trips) on top.

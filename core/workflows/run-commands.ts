@@ -4,6 +4,7 @@ import * as z from 'zod';
 import { DEFAULT_QUOTA_PAUSE_SECONDS, pauseAgentDispatch } from '../agents/dispatch-controls';
 import { ActiveRunExistsError, ConflictError, IdempotencyConflictError, NotFoundError, ValidationError } from '../errors';
 import type { Db, Deps } from '../ports';
+import { SECRET_WORDS_SQL } from '../secrets/redact';
 import { requireDb } from '../storage';
 import { parseId, parseInput } from '../validation';
 import { hardStopOfRun } from '../budgets/headroom';
@@ -12,7 +13,7 @@ import { getRunDetail, runDetailSchema } from './run-queries';
 import { activeRunStatuses, resumeTarget, transitionFor, transitionOf } from './run-status';
 import { lookUpKey, rememberKey, requestHash } from './run-idempotency';
 import { BUDGET_STOP_ERROR, budgetCancel, dispatchRunNow } from './dispatcher';
-import { assertSession, assertTransition, changeRun, findRun, lockRun, recordRunChange, runEvent, syncTaskPointer } from './run-store';
+import { assertSession, assertTransition, changeRun, findRun, lockRun, runEvent, syncTaskPointer } from './run-store';
 import {
   cancelRunSchema,
   claimRunSchema,
@@ -30,7 +31,7 @@ import {
   reportStepSchema,
   resumeRunSchema,
   runColumns,
-  runColumnsOf,
+  runOfStateJson,
   startRunSchema,
   type CreateRunInput,
   type WorkflowRun,
@@ -165,54 +166,57 @@ function settledClaim(run: Pick<WorkflowRun, 'id' | 'status' | 'claim_session_id
   return undefined;
 }
 
-/** What a claim reads first: only what the decision needs (most claimers of a race lose), and the row's version. */
-type ClaimState = Pick<WorkflowRun, 'id' | 'status' | 'claim_session_id'> & { row_version: string };
+/** What a claim's statement reads, and the run's JSON when it claimed it (claim_dispatched_run, migration 1010). */
+type ClaimRead = Pick<WorkflowRun, 'id' | 'status' | 'claim_session_id'> & { claimed: Record<string, unknown> | null };
 
-/** The columns a claim sets: the UPDATE answers their values before it as `was_<column>`. */
-const claimColumns = ['status', 'claim_session_id', 'gateway_session_id', 'gateway_session_active', 'owner_agent_id', 'claimed_at', 'heartbeat_at', 'updated_at'] as const;
-
-/**
- * Claims the run if its row is still the version read (xmin) and dispatched: the claim's columns
- * and nothing else change. `w` is that same row version as the statement found it, so its claim
- * columns are the run's before the claim.
- */
-const claimRunIfUnchangedSql = `UPDATE workflow_runs r SET status = '${transitionOf('claim').to}', claim_session_id = $2, gateway_session_id = $2,
-        gateway_session_active = true, owner_agent_id = coalesce(r.owner_agent_id, $3), claimed_at = $4::timestamptz,
-        heartbeat_at = $4::timestamptz, updated_at = $4::timestamptz
-   FROM workflow_runs w
-  WHERE r.id = $1::uuid AND w.id = r.id AND r.xmin = $5::xid AND w.xmin = r.xmin AND r.status = ANY('{${transitionOf('claim').from.join(',')}}'::text[])
-  RETURNING ${runColumnsOf('r')}, ${claimColumns.map((c) => `w.${c} AS was_${c}`).join(', ')}`;
+/** A run claim in one statement: a plain read of what decides it, and the claim with its traces only when the run is claimable. */
+const claimable = `'{${transitionOf('claim').from.join(',')}}'::text[]`;
+const claimRunSql = `SELECT id, status, claim_session_id,
+       CASE WHEN status = ANY (${claimable})
+            THEN claim_dispatched_run($1, $2, $3, $4, $5, $6, ${claimable}, '${transitionOf('claim').to}', $7, $8, $9, '${SECRET_WORDS_SQL}') END AS claimed
+  FROM workflow_runs WHERE id = $1`;
 
 /**
  * POST /api/workflow-runs/:id/claim. Exactly one of concurrent claimers moves the run from
  * dispatched to claimed; the others get 409. The claim ties the run to the session key
- * (claim_session_id, and gateway_session_id until a child registers). One plain read decides most
- * of a race (and answers a session's retry). A run that looked claimable is claimed by one UPDATE
- * guarded by the row version read, sent with BEGIN, its traces going with the COMMIT (issue 13:
- * three round trips with the read, where locking, re-reading and updating took five); since the
- * guard holds, the run before the claim is the row the UPDATE returns with the claim's columns as
- * they were. A guard that finds the row moved decides under the row lock in the same transaction.
+ * (claim_session_id, and gateway_session_id until a child registers). A dispatched run is claimed
+ * in one round trip (issue 13): one statement reads the run and, when it is claimable, claims it
+ * and writes its traces (claim_dispatched_run, migration 1010). A run held by another session is
+ * 409 from the same statement's answer; a retry of the same session is answered with the run. A
+ * row that moved under the statement, secret words in its payload, summary or metadata, or an
+ * event bus that is not the outbox, is decided under the row lock.
  */
 export async function claimRun(deps: Deps, rawId: unknown, body: unknown): Promise<ClaimResult> {
   const input = parseInput(claimRunSchema, body ?? {}, 'claim');
   const id = parseId(rawId);
   const db = requireDb(deps.storage);
-  const { rows } = await db.query<ClaimState>('SELECT id, status, claim_session_id, xmin::text AS row_version FROM workflow_runs WHERE id = $1', [id]);
-  const read = rows[0];
-  if (read && settledClaim(read, input.session_id) === 'retry') {
-    const run = await findRun(db, read.id);
-    if (run && settledClaim(run, input.session_id) === 'retry') return { claimed: true, already: true, run };
+  const claim = transitionOf('claim');
+  // runEvent's channel, name and shape; the statement fills in what only the row knows (workflowType, taskId)
+  const event = deps.events.inline?.(runEvent('claimed', { id, status: claim.to, workflow_type: '', task_id: null }));
+  if (event) {
+    const actor = input.actor ?? input.agent_id;
+    const { rows } = await db.query<ClaimRead>(claimRunSql, [
+      id,
+      input.session_id,
+      input.agent_id,
+      actor,
+      deps.clock.now().toISOString(),
+      deps.ids.uuid(),
+      event.channel,
+      event.name,
+      event.payload,
+    ]);
+    const read = rows[0];
+    if (read?.claimed) {
+      event.committed(db);
+      return { claimed: true, already: false, run: runOfStateJson(read.claimed) };
+    }
+    if (read && settledClaim(read, input.session_id) === 'retry') {
+      const run = await findRun(db, read.id);
+      if (run && settledClaim(run, input.session_id) === 'retry') return { claimed: true, already: true, run };
+    }
   }
-  if (!read || !transitionOf('claim').from.includes(read.status)) return withRun(deps, id, (tx, run) => claimLockedRun(deps, tx, run, input));
-  const params = [id, input.session_id, input.agent_id, deps.clock.now().toISOString(), read.row_version];
-  return db.transactionFrom(claimRunIfUnchangedSql, params, async (tx, claimed) => {
-    if (claimed.rowCount !== 1) return claimLockedRun(deps, tx, await lockRun(tx, id), input);
-    const row = claimed.rows[0]!;
-    const after = Object.fromEntries(Object.entries(row).filter(([column]) => !column.startsWith('was_'))) as unknown as WorkflowRun;
-    const before = { ...after, ...Object.fromEntries(claimColumns.map((c) => [c, row[`was_${c}`]])) } as WorkflowRun;
-    await recordRunChange(deps, tx, before, after, { actor: input.actor ?? input.agent_id, action: 'claimed' });
-    return { claimed: true, already: false, run: after };
-  });
+  return withRun(deps, id, (tx, run) => claimLockedRun(deps, tx, run, input));
 }
 
 /** The claim decided under the run's row lock. */

@@ -92,7 +92,7 @@ export async function changeRun(deps: Pick<Deps, 'clock' | 'ids' | 'events'>, tx
  * active_workflow_run_id in step, the claim of a task whose run ended released, and the audit row,
  * state snapshot and run-updated event.
  */
-export async function recordRunChange(
+async function recordRunChange(
   deps: Pick<Deps, 'clock' | 'ids' | 'events'>,
   tx: Db,
   before: WorkflowRun,

@@ -253,11 +253,6 @@ class ClientDb implements Db {
     }
   }
 
-  /** Inside a transaction there is no BEGIN to travel with: a savepoint, then the statement. */
-  transactionFrom<T>(sql: string, params: ReadonlyArray<string | number | null>, work: (tx: Db, first: QueryResult<Record<string, unknown>>) => Promise<T>): Promise<T> {
-    return this.transaction(async (tx) => work(tx, await tx.query(sql, params)));
-  }
-
   /** Nested transactions become savepoints, so use cases compose. */
   async transaction<T>(work: (tx: Db) => Promise<T>): Promise<T> {
     const name = `sp_${Math.random().toString(36).slice(2, 10)}`;
@@ -334,19 +329,6 @@ export class PgDb implements Db {
     return this.onConnection(async (client, tx) => {
       await client.query('BEGIN');
       return work(tx);
-    });
-  }
-
-  /** The first statement goes as the commit writes go (a named statement EXECUTEd with literals), in BEGIN's message. */
-  transactionFrom<T>(sql: string, params: ReadonlyArray<string | number | null>, work: (tx: Db, first: QueryResult<Record<string, unknown>>) => Promise<T>): Promise<T> {
-    return this.onConnection(async (client, tx) => {
-      const statement = await this.commitStatements.statementFor(client, sql, params);
-      const results = (await client.query(`BEGIN;\n${statement}`).catch((err: unknown) => {
-        this.commitStatements.noteFailure(err);
-        throw err;
-      })) as unknown as pg.QueryResult[];
-      const first = results[results.length - 1]!;
-      return work(tx, { rows: first.rows, rowCount: first.rowCount ?? 0 });
     });
   }
 

@@ -31,9 +31,6 @@ function clientDb(client: pg.Client): Db {
     transaction() {
       throw new Error('the outbox listener connection runs no transactions');
     },
-    transactionFrom() {
-      throw new Error('the outbox listener connection runs no transactions');
-    },
     afterCommit(callback) {
       callback(this);
     },

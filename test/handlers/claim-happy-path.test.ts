@@ -1,6 +1,8 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { claimTask } from '../../core/agents/locks';
+import { claimRun } from '../../core/workflows/run-commands';
+import { runEvent } from '../../core/workflows/run-store';
 import type { Db } from '../../core/ports';
 import { requireDb } from '../../core/storage';
 import { taskColumns } from '../../core/tasks/task';
@@ -49,12 +51,15 @@ async function expectClaimChained(entityId: string): Promise<void> {
   expect(audit).toEqual([{ old_value: redactSecrets(states[at - 1]!.state), new_value: redactSecrets(states[at]!.state) }]);
 }
 
+/** The outbox's sequencing pass, which a committed event asks for on the same Db: the bus's follow-up, not a round trip of the claim. */
+const sequencing = (sql: string) => sql.includes('event_outbox_sequence');
+
 const taskArb = fc.record(
   {
     title: fc.string({ maxLength: 20 }).map((t) => `task ${t}`),
     description: fc.string({ maxLength: 20 }),
     priority: fc.constantFrom('low', 'medium', 'high', 'critical'),
-    labels: fc.array(fc.string({ minLength: 1, maxLength: 6 }), { maxLength: 3 }),
+    labels: fc.array(fc.string({ minLength: 1, maxLength: 6 }).filter((l) => l.trim().length > 0), { maxLength: 3 }),
     estimated_effort: fc.double({ min: 0, max: 1000, noNaN: true }),
     metadata: fc.record({ note: fc.string({ maxLength: 8 }), api_key: fc.string({ maxLength: 8 }) }, { requiredKeys: [] }),
   },
@@ -123,16 +128,15 @@ describe('claiming a free task', () => {
     const counted: Db = {
       ...pool,
       inTransaction: false,
-      query: (sql, params) => (calls.push('query'), pool.query(sql, params)),
+      query: (sql, params) => (calls.push(sequencing(sql) ? 'sequencing pass' : 'query'), pool.query(sql, params)),
       transaction: (work) => (calls.push('transaction'), pool.transaction(work)),
-      transactionFrom: (sql, params, work) => (calls.push('transactionFrom'), pool.transactionFrom(sql, params, work)),
       writeAtCommit: (sql, params) => (calls.push('writeAtCommit'), pool.writeAtCommit(sql, params)),
       afterCommit: (callback) => pool.afterCommit(callback),
     };
     const deps = { ...app.ctx.deps, storage: { ...app.ctx.deps.storage, db: counted } };
 
     const task = await claimTask(deps, { task_id: id, agent_name: 'one-trip' });
-    expect(calls).toEqual(['query']);
+    expect(calls.filter((c) => c !== 'sequencing pass')).toEqual(['query']);
     // the answer is the row as the driver reads it, members in column order
     const { rows: read } = await app.db.query(`SELECT ${taskColumns} FROM tasks WHERE id = $1`, [id]);
     expect(JSON.stringify(task)).toBe(JSON.stringify(read[0]));
@@ -150,7 +154,7 @@ describe('claiming a free task', () => {
 
     calls.length = 0;
     await expect(claimTask(deps, { task_id: id, agent_name: 'late' })).rejects.toMatchObject({ code: 'conflict', extra: { locked_by: 'one-trip' } });
-    expect(calls).toEqual(['query']);
+    expect(calls.filter((c) => c !== 'sequencing pass')).toEqual(['query']);
   });
 
   it('of many agents claiming one free task at once, one wins, the rest get 409, and one claim is audited', async () => {
@@ -183,10 +187,28 @@ describe('claiming a dispatched run', () => {
     fakeRuntime(app);
     const flow = await templateWithRoute(app);
     const task = (await app.call('POST', '/api/tasks', { body: { project_id: project, title: 'run task' } })).body.id as string;
+    const secretArb = fc.option(fc.string({ maxLength: 8 }), { nil: undefined });
+    // what only the database holds: microsecond timestamps, floats PostgreSQL prints with an exponent, counts beyond 32 bits
+    const oddArb = fc.record({
+      cost: fc.constantFrom(null, 1e-7, 0.1 + 0.2, 123.456, 5e-324, 1e20),
+      tokens: fc.constantFrom(null, 0, 2 ** 40 + 7),
+      micros: fc.integer({ min: 0, max: 999_999 }),
+    });
     await fc.assert(
-      fc.asyncProperty(fc.boolean(), fc.option(fc.constantFrom('owner-a', 'owner-b'), { nil: undefined }), fc.string({ maxLength: 8 }), async (withTask, owner, secret) => {
-        const run = await createRun(app, flow, { ...(withTask ? { task_id: task } : {}), ...(owner ? { owner_agent_id: owner } : {}), input_payload: { brief: 'x', api_key: secret } });
+      fc.asyncProperty(
+        fc.boolean(),
+        fc.option(fc.constantFrom('owner-a', 'owner-b'), { nil: undefined }),
+        secretArb,
+        fc.jsonValue({ maxDepth: 2 }),
+        oddArb,
+        async (withTask, owner, secret, brief, odd) => {
+        const input_payload = { brief, ...(secret === undefined ? {} : { api_key: secret }) };
+        const run = await createRun(app, flow, { ...(withTask ? { task_id: task } : {}), ...(owner ? { owner_agent_id: owner } : {}), input_payload });
         await tick(app);
+        await app.db.query(
+          `UPDATE workflow_runs SET cost_estimate = $2, input_tokens = $3, reported_at = '2026-11-26 10:20:30'::timestamptz + make_interval(secs => $4::float8 / 1e6) WHERE id = $1`,
+          [run.id, odd.cost, odd.tokens, odd.micros],
+        );
         const before = await storedRun(run.id);
         expect(before.status).toBe('dispatched');
         const session = `agent:writer:subagent:${run.id.slice(0, 8)}`;
@@ -208,9 +230,50 @@ describe('claiming a dispatched run', () => {
         // the same session's retry answers the claim without writing
         const again = await app.call('POST', `/api/workflow-runs/${run.id}/claim`, { body: { agent_id: 'writer', session_id: session } });
         expect(again.body).toMatchObject({ claimed: true, already: true });
-      }),
-      { numRuns: 10 },
+        },
+      ),
+      { numRuns: 20 },
     );
+  });
+
+  it('claims a dispatched run in one statement with its traces and event, and answers 409 to another session from the same statement', async () => {
+    fakeRuntime(app);
+    const flow = await templateWithRoute(app);
+    const task = (await app.call('POST', '/api/tasks', { body: { project_id: project, title: 'one trip run' } })).body.id as string;
+    const run = await createRun(app, flow, { task_id: task });
+    await tick(app);
+    // a pointer that lost its run (set by hand here): the claim points the task at its live run again
+    await app.db.query('UPDATE tasks SET active_workflow_run_id = NULL WHERE id = $1', [task]);
+    const calls: string[] = [];
+    const pool = requireDb(app.ctx.deps.storage);
+    const counted: Db = {
+      ...pool,
+      inTransaction: false,
+      query: (sql, params) => (calls.push(sequencing(sql) ? 'sequencing pass' : 'query'), pool.query(sql, params)),
+      transaction: (work) => (calls.push('transaction'), pool.transaction(work)),
+      writeAtCommit: (sql, params) => (calls.push('writeAtCommit'), pool.writeAtCommit(sql, params)),
+      afterCommit: (callback) => pool.afterCommit(callback),
+    };
+    const deps = { ...app.ctx.deps, storage: { ...app.ctx.deps.storage, db: counted } };
+
+    const answer = await claimRun(deps, run.id, { agent_id: 'writer', session_id: 'agent:writer:main:one' });
+    expect(calls.filter((c) => c !== 'sequencing pass')).toEqual(['query']);
+    const { rows: read } = await app.db.query(`SELECT ${runColumns} FROM workflow_runs WHERE id = $1`, [run.id]);
+    // the answer is the row as the driver reads it, members in column order
+    expect(JSON.stringify(answer)).toBe(JSON.stringify({ claimed: true, already: false, run: read[0] }));
+    const { rows: pointer } = await app.db.query('SELECT active_workflow_run_id AS active FROM tasks WHERE id = $1', [task]);
+    expect(pointer).toEqual([{ active: run.id }]);
+    await vi.waitFor(async () => {
+      const { rows } = await app.db.query<{ position: number | null; payload: unknown }>(
+        `SELECT position, payload FROM event_outbox WHERE name = 'run-updated' AND payload->>'runId' = $1 AND payload->>'action' = 'claimed'`,
+        [run.id],
+      );
+      expect(rows).toEqual([{ position: expect.any(Number), payload: runEvent('claimed', answer.run).payload }]);
+    });
+
+    calls.length = 0;
+    await expect(claimRun(deps, run.id, { agent_id: 'other', session_id: 'agent:other:main:two' })).rejects.toMatchObject({ code: 'conflict', extra: { reason: 'already_claimed' } });
+    expect(calls.filter((c) => c !== 'sequencing pass')).toEqual(['query']);
   });
 
   it('never records a run that moved between its read and its write: the last snapshot is the row, the claim starts from the one before', async () => {

@@ -111,44 +111,6 @@ describe('prepared statements through the Db port', () => {
     }
   });
 
-  it('transactionFrom sends its first statement with BEGIN, hands on its result, and rolls it back with the rest', async () => {
-    for (const prepareStatements of [true, false]) {
-      const db = new PgDb(database.url, { max: 1, prepareStatements });
-      const table = `prep_from_${prepareStatements ? 'named' : 'inline'}`;
-      try {
-        await db.query(`CREATE TABLE ${table} (n int PRIMARY KEY, label text)`);
-        await db.query(`INSERT INTO ${table} VALUES (1, 'one'), (2, 'two')`);
-        const relabel = `UPDATE ${table} SET label = $2 WHERE n <= $1 RETURNING n`;
-        const first = await db.transactionFrom(relabel, [1, 'first'], async (tx, result) => {
-          await tx.writeAtCommit(`INSERT INTO ${table} VALUES ($1, $2)`, [3, 'three']);
-          return result;
-        });
-        expect(first).toEqual({ rows: [{ n: 1 }], rowCount: 1 });
-        // a failure after it takes the first statement back too
-        await expect(
-          db.transactionFrom(relabel, [2, 'lost'], async () => {
-            throw new Error('changed my mind');
-          }),
-        ).rejects.toThrow('changed my mind');
-        expect((await db.query(`SELECT n, label FROM ${table} ORDER BY n`)).rows).toEqual([
-          { n: 1, label: 'first' },
-          { n: 2, label: 'two' },
-          { n: 3, label: 'three' },
-        ]);
-        // inside a transaction: a savepoint, and the statement's result as well
-        const nested = await db.transaction((tx) => tx.transactionFrom(relabel, [2, 'nested'], async (_tx, result) => result.rowCount));
-        expect(nested).toBe(2);
-        expect((await db.query(`SELECT n, label FROM ${table} ORDER BY n`)).rows).toEqual([
-          { n: 1, label: 'nested' },
-          { n: 2, label: 'nested' },
-          { n: 3, label: 'three' },
-        ]);
-      } finally {
-        await db.close();
-      }
-    }
-  });
-
   it('a commit whose prepared write has gone (a transaction-mode pooler) fails once, and the pool writes inline from then on', async () => {
     const db = new PgDb(database.url, { max: 1 });
     try {

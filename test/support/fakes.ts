@@ -46,7 +46,6 @@ export function recordingDb(rows: Array<Record<string, unknown>> = []) {
       return { rows: rows as Row[], rowCount: rows.length };
     },
     transaction: (work) => work(db),
-    transactionFrom: async (sql, params, work) => work(db, await db.query(sql, params)),
     afterCommit: (callback) => callback(db),
     writeAtCommit: async (sql, params) => void (await db.query(sql, params)),
   };

@@ -7,7 +7,9 @@
  * A loser of a claim race pays a plain read, as it did when the claim read first from Node: the
  * writes sit in the function, so a statement that claims nothing never opens the audit, snapshot
  * and outbox tables and their indexes, nor runs the function (one statement holding every write as
- * CTEs cost a loser ~60% more, and the 50-agent race fell to half). The UPDATE is guarded by the
+ * CTEs cost a loser ~60% more, and the 50-agent race fell to half). What a loser still sends is
+ * passed as text (the time, the snapshot id, the event payload) and cast only by a winner, since
+ * every parameter is parsed when bound, used or not; constants are written in the statement. The UPDATE is guarded by the
  * whole row as the function read it, so the row before the claim is the one read. A row that moved,
  * a task held meanwhile, or metadata that mentions a secret word (whose audit copy needs the
  * redaction pass, in Node) answer NULL and claim nothing: the caller decides those under the row lock.
@@ -43,10 +45,11 @@ CREATE FUNCTION task_state_json(t tasks, redacted boolean) RETURNS jsonb LANGUAG
 $$;
 
 CREATE FUNCTION claim_free_task(
-  p_task uuid, p_agent text, p_at timestamptz, p_lease_seconds integer, p_snapshot uuid,
-  p_event_channel text, p_event_name text, p_event_payload jsonb, p_secret_words text
+  p_task uuid, p_agent text, p_at text, p_lease_seconds integer, p_snapshot text,
+  p_event_channel text, p_event_name text, p_event_payload text, p_secret_words text
 ) RETURNS jsonb LANGUAGE plpgsql AS $$
 DECLARE
+  at timestamptz := p_at::timestamptz;
   before tasks;
   after tasks;
   claimed jsonb;
@@ -55,19 +58,19 @@ BEGIN
   IF NOT FOUND OR before.locked_by IS NOT NULL OR before.metadata::text ~* p_secret_words THEN
     RETURN NULL;
   END IF;
-  UPDATE tasks t SET locked_at = p_at, locked_by = p_agent, lease_expires_at = p_at + make_interval(secs => p_lease_seconds),
-         lock_generation = t.lock_generation + 1, updated_at = p_at
+  UPDATE tasks t SET locked_at = at, locked_by = p_agent, lease_expires_at = at + make_interval(secs => p_lease_seconds),
+         lock_generation = t.lock_generation + 1, updated_at = at
    WHERE t.id = p_task AND t.locked_by IS NULL AND t.deleted_at IS NULL AND t IS NOT DISTINCT FROM before
   RETURNING * INTO after;
   IF NOT FOUND THEN
     RETURN NULL;
   END IF;
   INSERT INTO audit_log (timestamp, actor, action, entity_type, entity_id, project_id, task_id, old_value, new_value)
-  VALUES (p_at, p_agent, 'claimed', 'task', after.id::text, after.project_id, after.id, task_state_json(before, true), task_state_json(after, true));
+  VALUES (at, p_agent, 'claimed', 'task', after.id::text, after.project_id, after.id, task_state_json(before, true), task_state_json(after, true));
   claimed := task_state_json(after, false);
   INSERT INTO entity_snapshots (id, entity_type, entity_id, state, reason, actor, created_at)
-  VALUES (p_snapshot, 'task', after.id::text, claimed, 'claimed', p_agent, p_at);
-  INSERT INTO event_outbox (channel, name, payload) VALUES (p_event_channel, p_event_name, p_event_payload);
+  VALUES (p_snapshot::uuid, 'task', after.id::text, claimed, 'claimed', p_agent, at);
+  INSERT INTO event_outbox (channel, name, payload) VALUES (p_event_channel, p_event_name, p_event_payload::jsonb);
   RETURN claimed;
 END $$;
 `;

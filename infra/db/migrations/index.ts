@@ -4,6 +4,7 @@ import restoreSupport from './0400_restore_support';
 import eventOutboxCommitOrder from './0600_event_outbox_commit_order';
 import eventOutboxSequencer from './0900_event_outbox_sequencer';
 import claimFreeTask from './1000_claim_free_task';
+import claimDispatchedRun from './1010_claim_dispatched_run';
 import budgetUnpricedUsage from './0910_budget_unpriced_usage';
 import routingExpectedUsage from './0920_routing_expected_usage';
 import pricesAndBilling from './0930_prices_and_billing';
@@ -51,4 +52,5 @@ export const migrations: ReadonlyArray<{ name: string; sql: string }> = [
   { name: '0980_snapshot_index_prefixes', sql: snapshotIndexPrefixes },
   { name: '0990_outbox_notify_carries_events', sql: outboxNotifyCarriesEvents },
   { name: '1000_claim_free_task', sql: claimFreeTask },
+  { name: '1010_claim_dispatched_run', sql: claimDispatchedRun },
 ];
