@@ -190,7 +190,7 @@ describe('claiming a dispatched run', () => {
     const secretArb = fc.option(fc.string({ maxLength: 8 }), { nil: undefined });
     // what only the database holds: microsecond timestamps, floats PostgreSQL prints with an exponent, counts beyond 32 bits
     const oddArb = fc.record({
-      cost: fc.constantFrom(null, 1e-7, 0.1 + 0.2, 123.456, 5e-324, 1e20),
+      cost: fc.constantFrom(null, 1e-7, 0.1 + 0.2, 123.456, 5e-324, 1e20, Number.NaN),
       tokens: fc.constantFrom(null, 0, 2 ** 40 + 7),
       micros: fc.integer({ min: 0, max: 999_999 }),
     });

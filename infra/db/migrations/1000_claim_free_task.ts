@@ -14,33 +14,29 @@
  * a task held meanwhile, or metadata that mentions a secret word (whose audit copy needs the
  * redaction pass, in Node) answer NULL and claim nothing: the caller decides those under the row lock.
  *
- * `task_state_json` is a task's JSON as JSON.stringify writes the row the driver answers
- * (timestamps as toISOString writes them, a float JSON cannot hold as null), as jsonb; `redacted`
- * writes lock_token, the one secret-named key of a task (spec 02 pattern), as the redaction marker.
- * A column added to tasks must be added here by a later migration (the JSON property test in
- * test/handlers/tasks-json-text.test.ts compares it with the row).
+ * `task_state_json` is a task's JSON as JSON.stringify writes the row the driver answers, as
+ * jsonb: to_jsonb's, with timestamps as toISOString writes them (`js_iso`), a float JSON cannot
+ * hold as null (`js_number`), and the fencing token named lock_token as the API names it;
+ * `redacted` writes lock_token, the one secret-named key of a task (spec 02 pattern), as the
+ * redaction marker. A timestamp or float column added to tasks must be added here by a later
+ * migration (the JSON property test in test/handlers/tasks-json-text.test.ts compares it with the row).
  */
 export default `
+CREATE FUNCTION js_iso(at timestamptz) RETURNS text LANGUAGE sql STABLE AS $$
+  SELECT to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+$$;
+
+CREATE FUNCTION js_number(x float8) RETURNS float8 LANGUAGE sql IMMUTABLE AS $$
+  SELECT CASE WHEN x IN ('NaN', 'Infinity', '-Infinity') THEN NULL ELSE x END
+$$;
+
 CREATE FUNCTION task_state_json(t tasks, redacted boolean) RETURNS jsonb LANGUAGE sql STABLE AS $$
-  SELECT jsonb_build_object(
-    'id', t.id, 'project_id', t.project_id, 'title', t.title, 'description', t.description, 'status', t.status,
-    'priority', t.priority, 'owner', t.owner,
-    'due_date', to_char(t.due_date AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-    'start_date', to_char(t.start_date AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-    'estimated_effort', CASE WHEN t.estimated_effort IN ('NaN', 'Infinity', '-Infinity') THEN NULL ELSE t.estimated_effort END,
-    'actual_effort', CASE WHEN t.actual_effort IN ('NaN', 'Infinity', '-Infinity') THEN NULL ELSE t.actual_effort END,
-    'parent_task_id', t.parent_task_id, 'dependency_ids', t.dependency_ids, 'labels', t.labels,
-    'created_at', to_char(t.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-    'updated_at', to_char(t.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-    'completed_at', to_char(t.completed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-    'recurrence_rule', t.recurrence_rule, 'metadata', t.metadata,
-    'deleted_at', to_char(t.deleted_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-    'archived_at', to_char(t.archived_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-    'locked_at', to_char(t.locked_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-    'locked_by', t.locked_by, 'retry_count', t.retry_count,
-    'status_updated_at', to_char(t.status_updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-    'active_workflow_run_id', t.active_workflow_run_id,
-    'lease_expires_at', to_char(t.lease_expires_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+  SELECT to_jsonb(t) - 'lock_generation' || jsonb_build_object(
+    'due_date', js_iso(t.due_date), 'start_date', js_iso(t.start_date), 'created_at', js_iso(t.created_at),
+    'updated_at', js_iso(t.updated_at), 'completed_at', js_iso(t.completed_at), 'deleted_at', js_iso(t.deleted_at),
+    'archived_at', js_iso(t.archived_at), 'locked_at', js_iso(t.locked_at), 'status_updated_at', js_iso(t.status_updated_at),
+    'lease_expires_at', js_iso(t.lease_expires_at),
+    'estimated_effort', js_number(t.estimated_effort), 'actual_effort', js_number(t.actual_effort),
     'lock_token', CASE WHEN redacted THEN to_jsonb('[REDACTED]'::text) ELSE to_jsonb(t.lock_generation) END)
 $$;
 

@@ -12,32 +12,18 @@
  * in core; the statement fills in what only the row knows (workflowType, taskId). As in 1000, what
  * a loser sends is text, cast only by a winner.
  *
- * `run_state_json` is a run's JSON as JSON.stringify writes the row the driver answers (timestamps
- * as toISOString writes them, a float JSON cannot hold as null), as jsonb. No key of a run is
- * secret-named, so the audit copies are the same value. A column added to workflow_runs must be
- * added here by a later migration (test/handlers/claim-happy-path.test.ts compares it with the row).
+ * `run_state_json` is a run's JSON as JSON.stringify writes the row the driver answers, as jsonb
+ * (to_jsonb's, timestamps and the float as migration 1000's task_state_json writes them). No key of
+ * a run is secret-named, so the audit copies are the same value. A timestamp or float column added
+ * to workflow_runs must be added here by a later migration (test/handlers/claim-happy-path.test.ts
+ * compares the claim's JSON with the row).
  */
 export default `
 CREATE FUNCTION run_state_json(r workflow_runs) RETURNS jsonb LANGUAGE sql STABLE AS $$
-  SELECT jsonb_build_object(
-    'id', r.id, 'workflow_type', r.workflow_type, 'status', r.status, 'task_id', r.task_id, 'current_step', r.current_step,
-    'owner_agent_id', r.owner_agent_id, 'target_agent_id', r.target_agent_id, 'input_payload', r.input_payload,
-    'output_summary', r.output_summary, 'dispatch_attempts', r.dispatch_attempts, 'gateway_session_id', r.gateway_session_id,
-    'gateway_session_active', r.gateway_session_active, 'claim_session_id', r.claim_session_id,
-    'session_history', r.session_history, 'retry_count', r.retry_count,
-    'dispatched_at', to_char(r.dispatched_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-    'claimed_at', to_char(r.claimed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-    'heartbeat_at', to_char(r.heartbeat_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-    'started_at', to_char(r.started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-    'finished_at', to_char(r.finished_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-    'cost_estimate', CASE WHEN r.cost_estimate IN ('NaN', 'Infinity', '-Infinity') THEN NULL ELSE r.cost_estimate END,
-    'input_tokens', r.input_tokens, 'output_tokens', r.output_tokens, 'cached_tokens', r.cached_tokens,
-    'model_id', r.model_id, 'currency', r.currency,
-    'reported_at', to_char(r.reported_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-    'last_error', r.last_error, 'created_by', r.created_by, 'metadata', r.metadata,
-    'created_at', to_char(r.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-    'updated_at', to_char(r.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-    'error_class', r.error_class, 'cache_write_tokens', r.cache_write_tokens, 'cost_source', r.cost_source, 'billing', r.billing)
+  SELECT to_jsonb(r) || jsonb_build_object(
+    'dispatched_at', js_iso(r.dispatched_at), 'claimed_at', js_iso(r.claimed_at), 'heartbeat_at', js_iso(r.heartbeat_at),
+    'started_at', js_iso(r.started_at), 'finished_at', js_iso(r.finished_at), 'reported_at', js_iso(r.reported_at),
+    'created_at', js_iso(r.created_at), 'updated_at', js_iso(r.updated_at), 'cost_estimate', js_number(r.cost_estimate))
 $$;
 
 CREATE FUNCTION claim_dispatched_run(
