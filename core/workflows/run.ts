@@ -14,24 +14,6 @@ export const runColumns = [
   'last_error', 'created_by', 'metadata', 'created_at', 'updated_at', 'error_class', 'cache_write_tokens', 'cost_source', 'billing',
 ].join(', ');
 
-/** The run's timestamp columns: Dates as the driver answers them, ISO text in the run's JSON. */
-const runTimestampColumns: ReadonlySet<string> = new Set([
-  'dispatched_at', 'claimed_at', 'heartbeat_at', 'started_at', 'finished_at', 'reported_at', 'created_at', 'updated_at',
-]);
-
-/**
- * The run of its JSON as built in SQL (run_state_json, migration 1010) as the driver answers the
- * row: members in column order, timestamps as Dates.
- */
-export function runOfStateJson(json: Record<string, unknown>): WorkflowRun {
-  const run: Record<string, unknown> = {};
-  for (const column of runColumns.split(', ')) {
-    const value = json[column];
-    run[column] = runTimestampColumns.has(column) && typeof value === 'string' ? new Date(value) : value;
-  }
-  return run as WorkflowRun;
-}
-
 /** runColumns qualified by a table alias (`r.id, r.workflow_type, …`), for queries that join the runs. */
 export function runColumnsOf(alias: string): string {
   return runColumns
@@ -88,6 +70,26 @@ export const workflowRunSchema = z.object({
   billing: z.enum(billingModes).nullable(),
 });
 export type WorkflowRun = z.infer<typeof workflowRunSchema>;
+
+/** The run's timestamp columns (Dates in the schema): ISO text in the run's JSON. */
+const runTimestampColumns: ReadonlySet<string> = new Set(
+  Object.entries(workflowRunSchema.shape)
+    .filter(([, schema]) => (schema instanceof z.ZodNullable ? schema.unwrap() : schema) instanceof z.ZodDate)
+    .map(([column]) => column),
+);
+
+/**
+ * The run of its JSON as built in SQL (run_state_json, migration 1010) as the driver answers the
+ * row: members in column order, timestamps as Dates.
+ */
+export function runOfStateJson(json: Record<string, unknown>): WorkflowRun {
+  const run: Record<string, unknown> = {};
+  for (const column of runColumns.split(', ')) {
+    const value = json[column];
+    run[column] = runTimestampColumns.has(column) && typeof value === 'string' ? new Date(value) : value;
+  }
+  return run as WorkflowRun;
+}
 
 /** The run listings' envelope (GET /api/workflow-runs, /pending, /active). */
 export const runListSchema = z.object({ runs: z.array(workflowRunSchema), total: z.number().int(), truncated: z.boolean() });

@@ -51,6 +51,9 @@ async function expectClaimChained(entityId: string): Promise<void> {
   expect(audit).toEqual([{ old_value: redactSecrets(states[at - 1]!.state), new_value: redactSecrets(states[at]!.state) }]);
 }
 
+/** The members that hold a Date, as the driver answers timestamps: JSON writes them as it writes their ISO text. */
+const dateColumns = (row: object) => Object.entries(row).flatMap(([column, value]) => (value instanceof Date ? [column] : []));
+
 /**
  * The app's ports with a Db that records what a use case sends: each statement, transaction and
  * commit write. The outbox's sequencing pass, which a committed event asks for on the same Db, is
@@ -146,6 +149,7 @@ describe('claiming a free task', () => {
     // the answer is the row as the driver reads it, members in column order
     const { rows: read } = await app.db.query(`SELECT ${taskColumns} FROM tasks WHERE id = $1`, [id]);
     expect(JSON.stringify(task)).toBe(JSON.stringify(read[0]));
+    expect(dateColumns(task)).toEqual(dateColumns(read[0]!));
     const { rows: audit } = await app.db.query(`SELECT actor, project_id, task_id FROM audit_log WHERE entity_id = $1 AND action = 'claimed'`, [id]);
     expect(audit).toEqual([{ actor: 'one-trip', project_id: project, task_id: id }]);
     // the event row is written by the statement and sequenced after it, as a published one is
@@ -257,6 +261,7 @@ describe('claiming a dispatched run', () => {
     const { rows: read } = await app.db.query(`SELECT ${runColumns} FROM workflow_runs WHERE id = $1`, [run.id]);
     // the answer is the row as the driver reads it, members in column order
     expect(JSON.stringify(answer)).toBe(JSON.stringify({ claimed: true, already: false, run: read[0] }));
+    expect(dateColumns(answer.run)).toEqual(dateColumns(read[0]!));
     const { rows: pointer } = await app.db.query('SELECT active_workflow_run_id AS active FROM tasks WHERE id = $1', [task]);
     expect(pointer).toEqual([{ active: run.id }]);
     await vi.waitFor(async () => {
