@@ -181,6 +181,37 @@ describe('the outbox under concurrent writers and reconnecting readers', () => {
     );
   }, 120_000);
 
+  it('a transaction left open holding an event row holds back only that event: later commits reach clients meanwhile, and it follows its commit', async () => {
+    run += 1;
+    const stream = watch(`${runnerA.url}/api/events/stream`, ['prop']);
+    const mineOf = () => stream.events.filter((e) => (e.data as PropEvent).run === run).map((e) => (e.data as PropEvent).writer);
+    try {
+      await stream.opened;
+      const inserted = deferred<void>();
+      const release = deferred<boolean>();
+      // its row is written early (as a claim's statement writes its own) and gets the smaller insert id
+      const long = writers.transaction(async (tx) => {
+        await tx.query(`INSERT INTO event_outbox (channel, name, payload) VALUES ('stream', 'prop', $1)`, [JSON.stringify({ run, writer: 1, j: 0, entity: 0 })]);
+        inserted.resolve();
+        await release.promise;
+      });
+      await inserted.promise;
+      await writers.transaction((tx) => app.ctx.deps.events.publish(tx, { name: 'prop', channel: 'stream', payload: { run, writer: 2, j: 0, entity: 1 } }));
+      await stream.waitFor((e) => (e.data as PropEvent).run === run && (e.data as PropEvent).writer === 2);
+      expect(mineOf()).toEqual([2]);
+
+      release.resolve(true);
+      await long;
+      // nothing asks for a pass for the raw row: the runners' own sweep numbers it
+      await stream.waitFor((e) => (e.data as PropEvent).run === run && (e.data as PropEvent).writer === 1);
+      expect(mineOf()).toEqual([2, 1]);
+      const ids = stream.events.map((e) => Number(e.id));
+      expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    } finally {
+      stream.close();
+    }
+  });
+
   it('a client of runner B sees a change made through runner A, and resuming on A with its Last-Event-ID misses nothing', async () => {
     const onB = watch(`${runnerB.url}/api/events`, ['project:changed']);
     await onB.opened;
