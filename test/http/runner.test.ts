@@ -1,3 +1,4 @@
+import http from 'node:http';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { routes } from '../../handlers/routes';
@@ -31,6 +32,29 @@ describe('local runner over real HTTP', () => {
     expect(read.headers.get('transfer-encoding')).toBeNull();
     expect(read.headers.get('content-length')).toBe(String(bytes.length));
     expect(JSON.parse(bytes.toString('utf8')).name).toBe('Größe ✓ 名前');
+  });
+
+  it('sends a streamed answer with the length its handler gave, once, and exactly that many bytes', async () => {
+    await app.http('POST', '/api/projects', { body: { name: 'In the snapshot ✓' } });
+    const created = await app.http('POST', '/api/snapshots', { body: { name: 'streamed' } });
+    expect(created.status).toBe(201);
+    const base = new URL(await app.baseUrl());
+    // a raw response, so that a header written twice would show (fetch folds repeats into one value)
+    const { rawHeaders, bytes } = await new Promise<{ rawHeaders: string[]; bytes: Buffer }>((resolve, reject) => {
+      http
+        .get({ host: base.hostname, port: base.port, path: `/api/snapshots/${created.body.snapshot_id}/download` }, (res) => {
+          const parts: Buffer[] = [];
+          res.on('data', (part: Buffer) => parts.push(part));
+          res.on('end', () => resolve({ rawHeaders: res.rawHeaders, bytes: Buffer.concat(parts) }));
+        })
+        .on('error', reject);
+    });
+    const lengths = rawHeaders.filter((_v, i) => i % 2 === 0 && rawHeaders[i]!.toLowerCase() === 'content-length').length;
+    const length = rawHeaders[rawHeaders.findIndex((h) => h.toLowerCase() === 'content-length') + 1];
+    expect(lengths).toBe(1);
+    expect(rawHeaders.map((h) => h.toLowerCase())).not.toContain('transfer-encoding');
+    expect(Number(length)).toBe(bytes.length);
+    expect(JSON.parse(bytes.toString('utf8')).manifest).toBeDefined();
   });
 
   it('prefers static segments over parameters (/api/projects/default is not a project id)', async () => {
