@@ -1,3 +1,4 @@
+import { rowOfStateJson } from '../state-json';
 import { taskColumns } from './task';
 
 /**
@@ -103,15 +104,10 @@ export function taskJsonText(row: TaskJsonRow): string {
   return `${text}}`;
 }
 
-/**
- * The task of its JSON as built in SQL (task_state_json, migration 1000) as the driver answers the
- * row: members in column order, timestamps as Dates.
- */
+const outputNames = columns.map((c) => c.name);
+const timestampNames: ReadonlySet<string> = new Set(columns.filter((c) => taskColumnKinds[c.source] === 'iso').map((c) => c.name));
+
+/** The task of its JSON as built in SQL (task_state_json, migration 1000), as the driver answers the row. */
 export function taskOfStateJson(json: Record<string, unknown>): Record<string, unknown> {
-  const task: Record<string, unknown> = {};
-  for (const column of columns) {
-    const value = json[column.name];
-    task[column.name] = taskColumnKinds[column.source] === 'iso' && typeof value === 'string' ? new Date(value) : value;
-  }
-  return task;
+  return rowOfStateJson(json, outputNames, timestampNames);
 }

@@ -84,21 +84,7 @@ export async function changeRun(deps: Pick<Deps, 'clock' | 'ids' | 'events'>, tx
   params.push(deps.clock.now());
   assignments.push(`updated_at = $${params.length}`);
   const { rows } = await tx.query<WorkflowRun>(`UPDATE workflow_runs SET ${assignments.join(', ')} WHERE id = $1 RETURNING ${runColumns}`, params);
-  return recordRunChange(deps, tx, before, rows[0]!, change);
-}
-
-/**
- * What follows every change of a run's row, inside its transaction: the task's
- * active_workflow_run_id in step, the claim of a task whose run ended released, and the audit row,
- * state snapshot and run-updated event.
- */
-async function recordRunChange(
-  deps: Pick<Deps, 'clock' | 'ids' | 'events'>,
-  tx: Db,
-  before: WorkflowRun,
-  after: WorkflowRun,
-  change: Pick<RunChange, 'actor' | 'action'>,
-): Promise<WorkflowRun> {
+  const after = rows[0]!;
   await syncTaskPointer(tx, after);
   if (!terminalRunStatuses.includes(before.status)) await releaseClaimsOfEndedRuns(deps, tx, [after]);
   await recordChange(deps, tx, {

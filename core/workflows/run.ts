@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { OPERATOR_ACTOR } from '../actors';
 import { billingModes } from '../costs/pricing';
+import { rowOfStateJson } from '../state-json';
 import { jsonObjectSchema, uuidSchema, withAliases } from '../validation';
 import { sessionKeySchema } from '../runtime/ids';
 import { templateNameSchema } from './template';
@@ -78,17 +79,11 @@ const runTimestampColumns: ReadonlySet<string> = new Set(
     .map(([column]) => column),
 );
 
-/**
- * The run of its JSON as built in SQL (run_state_json, migration 1010) as the driver answers the
- * row: members in column order, timestamps as Dates.
- */
+const runColumnNames = runColumns.split(', ');
+
+/** The run of its JSON as built in SQL (run_state_json, migration 1010), as the driver answers the row. */
 export function runOfStateJson(json: Record<string, unknown>): WorkflowRun {
-  const run: Record<string, unknown> = {};
-  for (const column of runColumns.split(', ')) {
-    const value = json[column];
-    run[column] = runTimestampColumns.has(column) && typeof value === 'string' ? new Date(value) : value;
-  }
-  return run as WorkflowRun;
+  return rowOfStateJson(json, runColumnNames, runTimestampColumns) as WorkflowRun;
 }
 
 /** The run listings' envelope (GET /api/workflow-runs, /pending, /active). */

@@ -192,6 +192,30 @@ async function lastSnapshot(id: string): Promise<unknown> {
   return rows[0]!.state;
 }
 
+describe('claims on an event bus that cannot write its row in the claim statement', () => {
+  it('claim a task and a run the locked way, with the same traces and events', async () => {
+    const counted = countedDeps();
+    // a bus with publish only (no EventBus.inline): the claims take the transaction under the row lock
+    const deps = { ...counted.deps, events: { publish: app.ctx.deps.events.publish } };
+    const id = (await app.call('POST', '/api/tasks', { body: { project_id: project, title: 'no inline' } })).body.id as string;
+    const task = await claimTask(deps, { task_id: id, agent_name: 'plain-bus' });
+    expect(counted.calls).toContain('transaction');
+    expect(JSON.parse(JSON.stringify(task))).toEqual(await stored(id));
+    await expectClaimChained(id);
+
+    fakeRuntime(app);
+    const run = await createRun(app, await templateWithRoute(app));
+    await tick(app);
+    counted.calls.length = 0;
+    const answer = await claimRun(deps, run.id, { agent_id: 'plain-bus', session_id: 'agent:plain-bus:main:one' });
+    expect(counted.calls).toContain('transaction');
+    expect(JSON.parse(JSON.stringify(answer.run))).toEqual(await storedRun(run.id));
+    await expectClaimChained(run.id);
+    const { rows } = await app.db.query(`SELECT name FROM event_outbox WHERE payload->>'taskId' = $1 OR payload->>'runId' = $2 ORDER BY id`, [id, run.id]);
+    expect(rows.map((r) => r.name)).toEqual(expect.arrayContaining(['task:changed', 'run-updated']));
+  });
+});
+
 describe('claiming a dispatched run', () => {
   it('answers, audits and snapshots exactly the row it wrote, with or without a task, an owner or secrets in its input', async () => {
     fakeRuntime(app);
