@@ -211,7 +211,7 @@ describe('claims on an event bus that cannot write its row in the claim statemen
     expect(counted.calls).toContain('transaction');
     expect(JSON.parse(JSON.stringify(answer.run))).toEqual(await storedRun(run.id));
     await expectClaimChained(run.id);
-    const { rows } = await app.db.query(`SELECT name FROM event_outbox WHERE payload->>'taskId' = $1 OR payload->>'runId' = $2 ORDER BY id`, [id, run.id]);
+    const { rows } = await app.db.query<{ name: string }>(`SELECT name FROM event_outbox WHERE payload->>'taskId' = $1 OR payload->>'runId' = $2 ORDER BY id`, [id, run.id]);
     expect(rows.map((r) => r.name)).toEqual(expect.arrayContaining(['task:changed', 'run-updated']));
   });
 });
