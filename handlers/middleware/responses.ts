@@ -64,6 +64,23 @@ export function jsonText(statusCode: number, text: string): HttpResult {
   return { statusCode, headers: { 'content-type': 'application/json; charset=utf-8' }, body: text };
 }
 
+/**
+ * `lead` and the items joined with commas, as UTF-8 bytes written straight into one buffer: joining
+ * them into one string first made a page (~1.3 MB for 2,000 tasks) a large string of its own to
+ * copy and collect, besides its bytes.
+ */
+function jsonItemsBytes(items: readonly string[], lead: string): Buffer {
+  let size = lead.length + items.length - 1;
+  for (const item of items) size += Buffer.byteLength(item);
+  const bytes = Buffer.allocUnsafe(size);
+  let at = bytes.write(lead, 0, 'latin1');
+  for (let i = 0; i < items.length; i++) {
+    if (i > 0) bytes[at++] = 0x2c;
+    at += bytes.write(items[i]!, at);
+  }
+  return bytes;
+}
+
 /** A JSON array response written page by page, for listings of any length: each page holds its items' JSON texts. */
 export function streamedJsonArray(statusCode: number, pages: AsyncIterable<readonly string[]>): HttpResult {
   async function* chunks(): AsyncGenerator<Uint8Array> {
@@ -74,8 +91,7 @@ export function streamedJsonArray(statusCode: number, pages: AsyncIterable<reado
       // page's work, so the database builds it meanwhile (/api/tasks/all over 50,000 tasks: ~380 → ~310 ms;
       // pages of 2000 rather than 1000: ~300 ms)
       await new Promise((resolve) => setImmediate(resolve));
-      const items = page.join(',');
-      yield Buffer.from(first ? `[${items}` : `,${items}`);
+      yield jsonItemsBytes(page, first ? '[' : ',');
       first = false;
     }
     yield Buffer.from(first ? '[]' : ']');
