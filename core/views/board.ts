@@ -36,10 +36,11 @@ export const boardTasksSql = `SELECT ${taskJsonSelect}, t.status AS board_status
 
 /**
  * GET /api/views/board?project_id=: live, unarchived tasks of the project by status column, as
- * the answer's JSON text: the tasks' text is built in PostgreSQL (core/tasks/task-json.ts), the
- * same bytes as JSON.stringify of `{project, workflow, columns}` with the task rows.
+ * the answer's JSON text in pieces (in order; the handler writes their bytes without joining
+ * them): the tasks' text is built in PostgreSQL (core/tasks/task-json.ts), the whole the same
+ * bytes as JSON.stringify of `{project, workflow, columns}` with the task rows.
  */
-export async function getBoardJson(deps: Pick<Deps, 'storage'>, query: unknown): Promise<string> {
+export async function getBoardJson(deps: Pick<Deps, 'storage'>, query: unknown): Promise<string[]> {
   const { project_id } = parseQuery(projectQuerySchema, query);
   const db = requireDb(deps.storage);
   const project = await requireProject(db, project_id);
@@ -49,6 +50,15 @@ export async function getBoardJson(deps: Pick<Deps, 'storage'>, query: unknown):
   ]);
   const columns = Object.fromEntries(boardColumns.map((c) => [c, [] as string[]])) as Record<(typeof boardColumns)[number], string[]>;
   for (const row of tasks.rows) columns[row.board_status].push(taskJsonText(row));
-  const columnsText = boardColumns.map((c) => `${JSON.stringify(c)}:[${columns[c].join(',')}]`).join(',');
-  return `${JSON.stringify({ project, workflow }).slice(0, -1)},"columns":{${columnsText}}}`;
+  const pieces = [`${JSON.stringify({ project, workflow }).slice(0, -1)},"columns":{`];
+  boardColumns.forEach((column, c) => {
+    pieces.push(`${c > 0 ? ',' : ''}${JSON.stringify(column)}:[`);
+    columns[column].forEach((task, i) => {
+      if (i > 0) pieces.push(',');
+      pieces.push(task);
+    });
+    pieces.push(']');
+  });
+  pieces.push('}}');
+  return pieces;
 }

@@ -1,7 +1,7 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 
-/** What a handler answers the runner: a result, whose body may be streamed (handlers/middleware/responses.ts). */
-export type RunnerResult = APIGatewayProxyStructuredResultV2 & { bodyStream?: AsyncIterable<Uint8Array> };
+/** What a handler answers the runner: a result, whose body may be streamed or already bytes (handlers/middleware/responses.ts). */
+export type RunnerResult = APIGatewayProxyStructuredResultV2 & { bodyStream?: AsyncIterable<Uint8Array>; bodyBytes?: Uint8Array };
 
 export type LambdaHttpHandler = (event: APIGatewayProxyEventV2, context: Context & { acceptsBodyStream?: boolean }) => Promise<RunnerResult>;
 

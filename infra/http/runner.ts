@@ -227,7 +227,7 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
       });
       return;
     }
-    const payload = result.isBase64Encoded && result.body ? Buffer.from(result.body, 'base64') : result.body;
+    const payload = result.bodyBytes ?? (result.isBase64Encoded && result.body ? Buffer.from(result.body, 'base64') : result.body);
     if (!res.headersSent) {
       // a known length: headers and body leave in one write, not as chunked encoding's four pieces
       const status = result.statusCode ?? 200;

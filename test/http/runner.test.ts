@@ -57,6 +57,33 @@ describe('local runner over real HTTP', () => {
     expect(JSON.parse(bytes.toString('utf8')).manifest).toBeDefined();
   });
 
+  it('sends an answer written as bytes (the board) with their length, once, not chunked, the text a direct call answers', async () => {
+    const project = await app.http('POST', '/api/projects', { body: { name: 'Bytes ✓ 名前' } });
+    for (const title of ['первая', 'second 𝄞', 'third "quoted" \\ back']) {
+      expect((await app.http('POST', '/api/tasks', { body: { project_id: project.body.id, title, status: 'ready' } })).status).toBe(201);
+    }
+    const path = `/api/views/board?project_id=${project.body.id}`;
+    const base = new URL(await app.baseUrl());
+    const { rawHeaders, bytes } = await new Promise<{ rawHeaders: string[]; bytes: Buffer }>((resolve, reject) => {
+      http
+        .get({ host: base.hostname, port: base.port, path }, (res) => {
+          const parts: Buffer[] = [];
+          res.on('data', (part: Buffer) => parts.push(part));
+          res.on('end', () => resolve({ rawHeaders: res.rawHeaders, bytes: Buffer.concat(parts) }));
+        })
+        .on('error', reject);
+    });
+    const names = rawHeaders.filter((_v, i) => i % 2 === 0).map((h) => h.toLowerCase());
+    expect(names.filter((h) => h === 'content-length')).toHaveLength(1);
+    expect(names).not.toContain('transfer-encoding');
+    expect(names).toContain('access-control-allow-origin');
+    expect(Number(rawHeaders[rawHeaders.findIndex((h) => h.toLowerCase() === 'content-length') + 1])).toBe(bytes.length);
+    const direct = await app.call('GET', path);
+    expect(direct.status).toBe(200);
+    expect(bytes.toString('utf8')).toBe(direct.text);
+    expect(JSON.parse(direct.text).columns.ready.map((t: { title: string }) => t.title)).toEqual(expect.arrayContaining(['первая', 'second 𝄞']));
+  });
+
   it('prefers static segments over parameters (/api/projects/default is not a project id)', async () => {
     await app.http('POST', '/api/projects', { body: { name: 'Any' } });
     const res = await app.http('GET', '/api/projects/default');
