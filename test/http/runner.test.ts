@@ -2,6 +2,7 @@ import http from 'node:http';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { routes } from '../../handlers/routes';
+import { COLLECTED_BODY_MAX_BYTES } from '../../handlers/middleware/responses';
 import { useTestApp } from '../support/use-app';
 
 const app = useTestApp();
@@ -82,6 +83,24 @@ describe('local runner over real HTTP', () => {
     expect(direct.status).toBe(200);
     expect(bytes.toString('utf8')).toBe(direct.text);
     expect(JSON.parse(direct.text).columns.ready.map((t: { title: string }) => t.title)).toEqual(expect.arrayContaining(['первая', 'second 𝄞']));
+  });
+
+  it('a board beyond what a Lambda response carries is 413 to an invoker that cannot stream, whole from the runner', async () => {
+    const project = await app.http('POST', '/api/projects', { body: { name: 'Large board' } });
+    await app.db.query(
+      `INSERT INTO tasks (id, project_id, title, description, status) SELECT gen_random_uuid(), $1, 'large ' || g, repeat('é', 30000), 'ready' FROM generate_series(1, 100) g`,
+      [project.body.id],
+    );
+    const path = `/api/views/board?project_id=${project.body.id}`;
+    const refused = await app.call('GET', path);
+    expect(refused.status).toBe(413);
+    expect(refused.body).toMatchObject({ code: 'response_too_large', limit: COLLECTED_BODY_MAX_BYTES });
+    const read = await fetch(`${await app.baseUrl()}${path}`);
+    const bytes = Buffer.from(await read.arrayBuffer());
+    expect(read.status).toBe(200);
+    expect(bytes.length).toBeGreaterThan(COLLECTED_BODY_MAX_BYTES);
+    expect(read.headers.get('content-length')).toBe(String(bytes.length));
+    expect(JSON.parse(bytes.toString('utf8')).columns.ready).toHaveLength(100);
   });
 
   it('prefers static segments over parameters (/api/projects/default is not a project id)', async () => {
