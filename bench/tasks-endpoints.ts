@@ -48,14 +48,15 @@ export async function run(): Promise<void> {
        FROM generate_series(1, ${TASKS}) g`,
   );
   // the trigram index is rebuilt once after the bulk load instead of being maintained row by row
-  await raw.query('DROP INDEX audit_log_search');
+  await raw.query('DROP INDEX audit_search_text_trgm');
   await raw.query(
     `INSERT INTO audit_log (timestamp, actor, action, entity_type, entity_id, new_value)
      SELECT now() - g * interval '100 milliseconds', 'agent-' || (g % 300), (ARRAY['created','updated','status_changed','claimed'])[1 + g % 4],
             'task', g::text, jsonb_build_object('title', 'bench row ' || g, 'tag', md5(g::text))
        FROM generate_series(1, ${AUDIT_ROWS}) g`,
   );
-  await raw.query('CREATE INDEX audit_log_search ON audit_log USING gin (search_text gin_trgm_ops)');
+  await raw.query(`SELECT audit_search_fold(${AUDIT_ROWS})`);
+  await raw.query('CREATE INDEX audit_search_text_trgm ON audit_search USING gin (search_text gin_trgm_ops)');
   const { rows: [task] } = await raw.query<{ id: string }>('SELECT id FROM tasks ORDER BY created_at DESC LIMIT 1');
   await raw.query(
     `INSERT INTO entity_snapshots (id, entity_type, entity_id, state, reason, actor, created_at)

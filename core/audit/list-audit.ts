@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { ValidationError } from '../errors';
-import type { Deps } from '../ports';
+import type { Db, Deps } from '../ports';
 import { queryBoolean, queryInt, parseQuery } from '../query-params';
 import { requireDb } from '../storage';
 import { uuidSchema } from '../validation';
@@ -31,8 +31,19 @@ function likePattern(q: string): string {
 }
 
 /**
+ * `q` over the searchable text (migration 1020): the trigram index of audit_search for the rows a
+ * fold has indexed, the text computed for the few still pending. One snapshot sees each committed
+ * audit row in exactly one of the two, so a row is found from the moment it commits.
+ */
+const searchTextMatches = (p: string) =>
+  `id IN (SELECT s.audit_id FROM audit_search s WHERE s.search_text LIKE ${p}
+           UNION ALL
+          SELECT x.id FROM audit_search_pending w JOIN audit_log x ON x.id = w.audit_id
+           WHERE audit_search_text(x.actor, x.action, x.entity_type, x.old_value, x.new_value) LIKE ${p})`;
+
+/**
  * The WHERE clause of an audit search. Each filter is served by an index of audit_log: actor,
- * action, task, project and entity indexes; the trigram index on search_text for q; the partial
+ * action, task, project and entity indexes; the trigram index of audit_search for q; the partial
  * governance index (migration 0100) for governance_only, whose predicate is repeated verbatim.
  */
 export function auditWhere(filter: AuditFilter): { where: string; params: unknown[] } {
@@ -42,7 +53,7 @@ export function auditWhere(filter: AuditFilter): { where: string; params: unknow
     params.push(value);
     clauses.push(clause(`$${params.length}`));
   };
-  if (filter.q) add((p) => `search_text LIKE ${p}`, likePattern(filter.q));
+  if (filter.q) add(searchTextMatches, likePattern(filter.q));
   if (filter.actor) add((p) => `actor = ${p}`, filter.actor);
   if (filter.action) add((p) => `action = ${p}`, filter.action);
   if (filter.task_id) add((p) => `task_id = ${p}`, filter.task_id);
@@ -77,4 +88,24 @@ export async function listAudit(deps: Pick<Deps, 'storage'>, query: unknown): Pr
   const { sql, params } = auditPageSql(filter, filter.limit, filter.offset);
   const { rows } = await requireDb(deps.storage).query<AuditRecord>(sql, params);
   return rows;
+}
+
+/** Rows one fold statement moves: a few hundred milliseconds of trigram work at most. */
+const FOLD_BATCH = 5_000;
+
+/**
+ * Indexes pending audit rows for `q` (migration 1020), batch by batch, at most `maxRows` of them
+ * (each dispatcher tick: the rows the writes since the last tick left); answers how many. Each
+ * batch commits on its own, so a fold holds no lock on the rows it is not moving.
+ */
+export async function foldAuditSearch(db: Db, maxRows = 20_000): Promise<number> {
+  let folded = 0;
+  while (folded < maxRows) {
+    const batch = Math.min(FOLD_BATCH, maxRows - folded);
+    const { rows } = await db.query<{ n: number }>('SELECT audit_search_fold($1) AS n', [batch]);
+    const moved = rows[0]?.n ?? 0;
+    folded += moved;
+    if (moved < batch) break;
+  }
+  return folded;
 }

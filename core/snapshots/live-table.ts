@@ -3,8 +3,8 @@ import type { SnapshotTable } from './tables';
 
 /**
  * A captured table as this database has it, read from the catalog at run time, so columns that
- * later migrations add are carried without code changes. Generated columns (audit_log.search_text)
- * are derived data: never captured, never written.
+ * later migrations add are carried without code changes. Generated columns (audit_log had one
+ * until migration 1020) are derived data: never captured, never written.
  */
 export interface LiveTable {
   table: SnapshotTable;

@@ -1,3 +1,4 @@
+import { foldAuditSearch } from '../audit/list-audit';
 import { foldUsageDeltas } from '../costs/usage-rollup';
 import type { Db, Deps } from '../ports';
 import { requireDb } from '../storage';
@@ -16,7 +17,8 @@ import { openDispatchAdmission, type CappedCounts } from './caps';
 /**
  * The dispatcher tick of spec 03, one function for every caller (the runner's timer, the scheduled
  * Lambda, POST /api/workflow-runs/dispatcher/tick, `node dist/dispatcher.js --once`), in phases
- * that each answer their part of the summary (a new phase is one more call in `tick`):
+ * that each answer their part of the summary (a new phase is one more call in `tick`), after the
+ * usage deltas writes left are folded (core/costs/usage-rollup.ts):
  * 0. releaseExpiredLeases (core/agents/leases.ts): task claims whose lease lapsed are released;
  * 1. recoverStaleRuns: unclaimed dispatches are retried (then failed), silent claims released,
  *    runs past their route's timeout timed out;
@@ -107,6 +109,18 @@ export async function tick(deps: Deps, inputs: TickInputs = {}): Promise<TickSum
   };
   await storeTickSummary(ctx.db, summary, started, finished);
   deps.dispatcher.onSummary?.(summary);
+  return summary;
+}
+
+/**
+ * What every caller of the dispatcher runs (the runner's timer, the scheduled Lambda, the API, the
+ * CLI): a tick, then, with its wakes out, the audit rows written since the last pass made
+ * searchable through the trigram index (migration 1020). A large tick's rows cost the fold about as
+ * much again as the tick; no dispatch waits for it, and GET /api/audit?q= finds rows before it.
+ */
+export async function dispatcherPass(deps: Deps, inputs: TickInputs = {}): Promise<TickSummary> {
+  const summary = await tick(deps, inputs);
+  await foldAuditSearch(requireDb(deps.storage));
   return summary;
 }
 

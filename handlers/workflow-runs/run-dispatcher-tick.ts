@@ -1,5 +1,5 @@
-import { tick } from '../../core/workflows/dispatcher';
+import { dispatcherPass } from '../../core/workflows/dispatcher';
 import { httpHandler, json } from '../middleware/http-handler';
 
 /** POST /api/workflow-runs/dispatcher/tick: one tick now, the same code path as the timer; answers its summary. */
-export const handler = httpHandler(async (_event, app) => json(200, await tick(app.deps, { source: 'api' })));
+export const handler = httpHandler(async (_event, app) => json(200, await dispatcherPass(app.deps, { source: 'api' })));

@@ -1,4 +1,4 @@
-import { tick } from '../../core/workflows/dispatcher';
+import { dispatcherPass } from '../../core/workflows/dispatcher';
 import { createAppContext } from '../app-context';
 import { config, ConfigError } from '../config';
 
@@ -25,7 +25,7 @@ async function main(): Promise<number> {
       process.stderr.write(`dispatcher cannot tick: ${ctx.deps.storage.reason}\n`);
       return 1;
     }
-    const summary = await tick(ctx.deps, { source: 'cli' });
+    const summary = await dispatcherPass(ctx.deps, { source: 'cli' });
     process.stdout.write(`${JSON.stringify(summary)}\n`);
     return 0;
   } catch (err) {

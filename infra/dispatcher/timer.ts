@@ -1,4 +1,4 @@
-import { tick } from '../../core/workflows/dispatcher';
+import { dispatcherPass } from '../../core/workflows/dispatcher';
 import { runWebhookDeliveries } from '../../core/webhooks/delivery';
 import type { AppContext } from '../app-context';
 import { logger } from '../logger';
@@ -36,13 +36,13 @@ function startPeriodic(ctx: AppContext, intervalMs: number, pass: () => Promise<
   };
 }
 
-/** The dispatcher (DISPATCHER_INTERVAL_MS): the same core `tick` the Lambda and the API run. */
+/** The dispatcher (DISPATCHER_INTERVAL_MS): the same core `dispatcherPass` the Lambda and the API run. */
 export function startDispatcherTimer(ctx: AppContext, intervalMs: number): BackgroundTimer {
   return startPeriodic(
     ctx,
     intervalMs,
     async () => {
-      const summary = await tick(ctx.deps, { source: 'timer' });
+      const summary = await dispatcherPass(ctx.deps, { source: 'timer' });
       if (summary.dispatched || summary.wakeFailed || Object.values(summary.recovered).some(Boolean)) logger().info('dispatcher tick', { summary });
     },
     'dispatcher tick failed',

@@ -42,6 +42,11 @@ const runsByStatus = new Gauge({ name: 'fleet_workflow_runs', help: 'Workflow ru
 const stuckRuns = new Gauge({ name: 'fleet_workflow_runs_stuck', help: 'Runs the next tick would recover, by reason', labelNames: ['reason'] as const, registers });
 const budgetsByStatus = new Gauge({ name: 'fleet_budgets', help: 'Active budgets by derived status', labelNames: ['status'] as const, registers });
 const outboxNewest = new Gauge({ name: 'fleet_outbox_newest_event_id', help: 'Id of the newest committed outbox event', registers });
+const auditSearchPending = new Gauge({
+  name: 'fleet_audit_search_pending',
+  help: 'Audit rows not yet folded into the search index (the next dispatcher pass folds them; search finds them before)',
+  registers,
+});
 const outboxLag = new Gauge({
   name: 'fleet_outbox_lag_events',
   help: 'Events between the newest committed one and the slowest connected stream client (0 without clients)',
@@ -112,6 +117,7 @@ export async function renderMetrics(fleet: FleetGauges | undefined, pool: { tota
     budgetsByStatus.reset();
     for (const [status, n] of Object.entries(fleet.budgetsByStatus)) budgetsByStatus.set({ status }, n);
     outboxNewest.set(fleet.newestEventId);
+    auditSearchPending.set(fleet.auditSearchPending);
   }
   const streams = streamSource?.();
   sseClients.set(streams?.clients ?? 0);

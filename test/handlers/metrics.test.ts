@@ -78,6 +78,10 @@ describe('GET /api/metrics', () => {
     expect(value(text, 'fleet_workflow_runs_stuck', { reason: 'unclaimed' })).toBe(2);
     expect(value(text, 'fleet_budgets', { status: 'under' })).toBe(1);
     expect(value(text, 'fleet_db_pool_connections', { state: 'total' })).toBeGreaterThanOrEqual(1);
+    // the tick's pass folded the audit rows before it; the budget's creation wrote one since
+    expect(value(text, 'fleet_audit_search_pending')).toBe(1);
+    await tick(app);
+    expect(value((await app.call('GET', '/api/metrics', auth)).body as string, 'fleet_audit_search_pending')).toBe(0);
   });
 
   it('reports SSE clients and the outbox lag behind the slowest connected stream', async () => {

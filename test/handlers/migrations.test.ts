@@ -40,22 +40,35 @@ describe('migrations on a live database', () => {
   });
 });
 
-describe('migration 0800 on a database that already holds claims', () => {
+/** A database of its own with the migrations before `name` applied; `fn` runs `name` when it has arranged the data. */
+async function beforeMigration(name: string, fn: (db: pg.Client, apply: () => Promise<void>) => Promise<void>): Promise<void> {
+  const adminUrl = inject('pgAdminUrl');
+  const database = `m${name.slice(0, 4)}_${process.pid}_${Date.now().toString(36)}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${database}`);
+  const db = new pg.Client({ connectionString: withDatabase(adminUrl, database) });
+  try {
+    await db.connect();
+    const at = migrations.findIndex((m) => m.name === name);
+    expect(at).toBeGreaterThan(0);
+    for (const m of migrations.slice(0, at)) await db.query(m.sql);
+    await fn(db, async () => {
+      await db.query(migrations[at]!.sql);
+    });
+  } finally {
+    await db.end().catch(() => undefined);
+    await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+    await admin.end();
+  }
+}
+
+describe('migrations on a database that already holds data', () => {
   it('gives every claim held when it runs a lease of 1800 s from that moment, and unclaimed tasks none', async () => {
-    const adminUrl = inject('pgAdminUrl');
-    const name = `m0800_${process.pid}_${Date.now().toString(36)}`;
-    const admin = new pg.Client({ connectionString: adminUrl });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${name}`);
-    const db = new pg.Client({ connectionString: withDatabase(adminUrl, name) });
-    try {
-      await db.connect();
-      const at = migrations.findIndex((m) => m.name === '0800_agent_safety');
-      expect(at).toBeGreaterThan(0);
-      for (const m of migrations.slice(0, at)) await db.query(m.sql);
+    await beforeMigration('0800_agent_safety', async (db, apply) => {
       const { rows: p } = await db.query<{ id: string }>(`INSERT INTO projects (id, name) VALUES (gen_random_uuid(), 'p') RETURNING id`);
       await db.query(`INSERT INTO tasks (id, project_id, title, locked_by, locked_at) VALUES (gen_random_uuid(), $1, 'held', 'agent-a', now() - interval '3 hours'), (gen_random_uuid(), $1, 'free', NULL, NULL)`, [p[0]!.id]);
-      await db.query(migrations[at]!.sql);
+      await apply();
       const { rows } = await db.query<{ title: string; lease_left: number | null }>(
         `SELECT title, extract(epoch FROM lease_expires_at - now())::float AS lease_left FROM tasks ORDER BY title`,
       );
@@ -63,10 +76,21 @@ describe('migration 0800 on a database that already holds claims', () => {
       expect(rows[1]!.title).toBe('held');
       expect(rows[1]!.lease_left).toBeGreaterThan(1700);
       expect(rows[1]!.lease_left).toBeLessThanOrEqual(1800);
-    } finally {
-      await db.end().catch(() => undefined);
-      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await admin.end();
-    }
+    });
+  });
+
+  it('indexes every audit row it finds for search, with the text the dropped column held, and queues none', async () => {
+    await beforeMigration('1020_audit_search_deferred', async (db, apply) => {
+      await db.query(
+        `INSERT INTO audit_log (actor, action, entity_type, old_value, new_value)
+         VALUES ('Op', 'moved', 'task', '{"status":"Ready"}', '{"status":"Done"}'), ('bot', 'created', 'project', NULL, '{"name":"Zeta"}')`,
+      );
+      const { rows: before } = await db.query<{ id: string; search_text: string }>('SELECT id, search_text FROM audit_log ORDER BY id');
+      await apply();
+      const { rows: after } = await db.query<{ id: string; search_text: string }>('SELECT audit_id AS id, search_text FROM audit_search ORDER BY audit_id');
+      expect(after).toEqual(before);
+      expect(after[0]!.search_text).toBe('op moved task {"status": "ready"} {"status": "done"}');
+      expect((await db.query('SELECT 1 FROM audit_search_pending')).rows).toEqual([]);
+    });
   });
 });

@@ -62,7 +62,7 @@ export async function liveTables(db: PgDb): Promise<Record<string, string[]>> {
     await client.query(`SET TimeZone = 'UTC'`);
     for (const t of snapshotTables) {
       const { rows } = await client.query<{ row: Record<string, unknown> }>(
-        `SELECT to_jsonb(x) - 'search_text' AS row FROM ${t.name} x ORDER BY ${t.primaryKey.join(', ')}`,
+        `SELECT to_jsonb(x) AS row FROM ${t.name} x ORDER BY ${t.primaryKey.join(', ')}`,
       );
       out[t.name] = rows.map((r) => canonicalJson(redactSecrets(r.row)));
     }

@@ -60,7 +60,12 @@ describe('snapshot create', () => {
     expect(artifact.manifest).toEqual(manifest);
     // rows carry microsecond timestamps and composite keys unchanged
     expect(artifact.tables.department_daily_metrics[0]).toMatchObject({ department_id: 'ops', day: '2026-10-31', metrics: { runs: 3 } });
-    expect(artifact.tables.audit_log[0]).not.toHaveProperty('search_text');
+    // the audit search text is derived (migration 1020): neither its tables nor a column of it travel
+    expect(artifact.tables).not.toHaveProperty('audit_search');
+    expect(artifact.tables).not.toHaveProperty('audit_search_pending');
+    expect(Object.keys(artifact.tables.audit_log[0]!).sort()).toEqual(
+      ['action', 'actor', 'entity_id', 'entity_type', 'id', 'metadata', 'new_value', 'old_value', 'project_id', 'task_id', 'timestamp', 'updated_at'],
+    );
 
     const audit = await app.db.query(`SELECT action, actor FROM audit_log WHERE entity_type = 'snapshot' AND entity_id = $1`, [id]);
     expect(audit.rows).toEqual([{ action: 'created', actor: 'dashboard-operator' }]);

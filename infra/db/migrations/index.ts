@@ -14,6 +14,7 @@ import snapshotIndexPrefixes from './0980_snapshot_index_prefixes';
 import outboxNotifyCarriesEvents from './0990_outbox_notify_carries_events';
 import claimFreeTask from './1000_claim_free_task';
 import claimDispatchedRun from './1010_claim_dispatched_run';
+import auditSearchDeferred from './1020_audit_search_deferred';
 import workflowDispatcher from './0200_workflow_dispatcher';
 import workflowOwnerIndex from './0201_workflow_owner_index';
 import chatMessages from './0500_chat_messages';
@@ -53,4 +54,5 @@ export const migrations: ReadonlyArray<{ name: string; sql: string }> = [
   { name: '0990_outbox_notify_carries_events', sql: outboxNotifyCarriesEvents },
   { name: '1000_claim_free_task', sql: claimFreeTask },
   { name: '1010_claim_dispatched_run', sql: claimDispatchedRun },
+  { name: '1020_audit_search_deferred', sql: auditSearchDeferred },
 ];
