@@ -24,8 +24,11 @@ export async function sequenceOutbox(db: Db, maxRows = SEQUENCE_BATCH): Promise<
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 interface PassState {
-  running: boolean;
+  /** The passes running now, ending when no more are asked for. */
+  running?: Promise<void>;
   again: boolean;
+  /** The last position this process's previous pass answered. */
+  lastSeen?: number;
 }
 
 const passes = new WeakMap<Db, PassState>();
@@ -34,27 +37,40 @@ const passes = new WeakMap<Db, PassState>();
  * Asks for a sequencing pass on `db` without waiting for it: what writers call after a commit
  * that carried events. Calls that arrive while a pass runs fold into one more pass after it, so a
  * burst of commits costs a few passes, not one each. A failed pass is dropped: the runners'
- * listeners sequence on their own timer as well, so it costs latency, never an event.
+ * listeners sequence on their own timer as well, so it costs latency, never an event. Answers
+ * the passes' end, for whoever wants to wait (writers do not).
  */
-export function sequenceOutboxSoon(db: Db): void {
+export function sequenceOutboxSoon(db: Db): Promise<void> {
   let state = passes.get(db);
-  if (!state) passes.set(db, (state = { running: false, again: false }));
+  if (!state) passes.set(db, (state = { again: false }));
   if (state.running) {
     state.again = true;
-    return;
+    return state.running;
   }
-  state.running = true;
-  void (async () => {
+  const current = state;
+  current.running = (async () => {
     try {
       do {
-        state.again = false;
-        // Until a pass finds nothing (that last check only reads): a backlog beyond one batch drains here.
-        do {
+        current.again = false;
+        // A backlog beyond one batch drains here, pass after pass, until one is known to have taken
+        // every row waiting when it ran: it answers nothing waiting, or it handed out fewer positions
+        // than a batch since this process's previous pass (passes of other processes in between only
+        // make that count larger). Without the count, every burst of commits cost a last pass that
+        // found nothing: a round trip and a pool connection per isolated mutation.
+        for (;;) {
           await nextTurn();
-        } while ((await sequenceOutbox(db).catch(() => null)) !== null);
-      } while (state.again);
+          const last = await sequenceOutbox(db).catch(() => null);
+          if (last === null) break;
+          // (a watermark that went backwards, a reset, proves nothing: one more pass)
+          const handed = current.lastSeen === undefined ? SEQUENCE_BATCH : last - current.lastSeen;
+          const drained = handed > 0 && handed < SEQUENCE_BATCH;
+          current.lastSeen = last;
+          if (drained) break;
+        }
+      } while (current.again);
     } finally {
-      state.running = false;
+      current.running = undefined;
     }
   })();
+  return current.running;
 }
