@@ -196,16 +196,20 @@ async function recoverBatch(deps: Deps, ctx: TickContext, rule: RecoveryRule): P
       [at],
     );
     if (before.length === 0) return [];
-    const assignments = { ...(rule.returnsToQueue ? leaveSessionsSql : {}), ...rule.set };
+    const assignments: Record<string, string> = { ...(rule.returnsToQueue ? leaveSessionsSql : {}), ...rule.set };
     const { rows: after } = await tx.query<WorkflowRun>(
-      `UPDATE workflow_runs r SET ${Object.entries(assignments).map(([c, e]) => `${c} = ${e}`).join(', ')}, updated_at = $1
+      `UPDATE workflow_runs r SET ${assignmentSql(assignments)}, updated_at = $1
         WHERE r.id = ANY($2::uuid[]) RETURNING ${runColumnsOf('r')}`,
       [at, before.map((r) => r.id)],
     );
     await releaseTaskPointers(tx, after);
     await releaseClaimsOfEndedRuns(deps, tx, after);
     const byId = new Map(before.map((r) => [r.id, r]));
-    await recordRunBatch(deps, tx, after.map((a) => ({ before: byId.get(a.id)!, after: a })), { actor: ctx.actor, action: rule.action });
+    await recordRunBatch(deps, tx, after.map((a) => ({ before: byId.get(a.id)!, after: a })), {
+      actor: ctx.actor,
+      action: rule.action,
+      assigned: Object.keys(assignments),
+    });
     return after;
   });
 }
@@ -352,16 +356,20 @@ async function dispatchBatch(
     }
   }
   const at = deps.clock.now();
-  const before = new Map(candidates.map((c) => [c.id, stripCandidate(c)]));
+  // the candidates as they were: the audit compares only the columns a statement assigns, so their route columns never show
+  const before = new Map<string, WorkflowRun>(candidates.map((c) => [c.id, c]));
   if (toDispatch.length) {
     const { rows: after } = await tx.query<WorkflowRun>(
-      `UPDATE workflow_runs r SET status = '${transitionOf('dispatch').to}', target_agent_id = x.target, dispatched_at = $1,
-              dispatch_attempts = r.dispatch_attempts + 1, updated_at = $1
+      `UPDATE workflow_runs r SET ${assignmentSql(dispatchAssignments)}
          FROM unnest($2::uuid[], $3::text[]) AS x(id, target)
         WHERE r.id = x.id RETURNING ${runColumnsOf('r')}`,
       [at, toDispatch.map((d) => d.id), toDispatch.map((d) => d.target)],
     );
-    await recordRunBatch(deps, tx, after.map((a) => ({ before: before.get(a.id)!, after: a })), { actor: ctx.actor, action: 'dispatched' });
+    await recordRunBatch(deps, tx, after.map((a) => ({ before: before.get(a.id)!, after: a })), {
+      actor: ctx.actor,
+      action: 'dispatched',
+      assigned: Object.keys(dispatchAssignments),
+    });
     part.toWake.push(...after);
     part.dispatched += after.length;
   }
@@ -419,13 +427,31 @@ export async function dispatchRunNow(deps: Deps, runId: string, actor: string = 
 }
 
 
-function stripCandidate(c: Candidate): WorkflowRun {
-  const { route_agent: _a, route_max_concurrent: _m, route_expected_cost_usd: _c, route_expected_tokens: _t, project_id: _p, department_id: _d, ...run } = c;
-  return run as WorkflowRun;
-}
-
 /** How a run cancelled by a budget's hard stop says so in last_error; its heartbeats and completes answer `stop` after it. */
 export const BUDGET_STOP_ERROR = 'cancelled by budget hard stop: ';
+
+/** A dispatch batch's assignments over r and x(id, target), $1 the time: as data, so the audit knows what can change. */
+const dispatchAssignments: Record<string, string> = {
+  status: `'${transitionOf('dispatch').to}'`,
+  target_agent_id: 'x.target',
+  dispatched_at: '$1',
+  dispatch_attempts: 'r.dispatch_attempts + 1',
+  updated_at: '$1',
+};
+
+/** A budget stop's assignments over r and x(id, reason), $1 the time. */
+const budgetStopAssignments: Record<string, string> = {
+  status: `'${transitionOf('budget_stop').to}'`,
+  finished_at: '$1',
+  gateway_session_active: 'false',
+  last_error: `'${BUDGET_STOP_ERROR}' || x.reason`,
+  updated_at: '$1',
+};
+
+const assignmentSql = (assignments: Record<string, string>) =>
+  Object.entries(assignments)
+    .map(([column, value]) => `${column} = ${value}`)
+    .join(', ');
 
 /** Budget hard stop: the runs are cancelled with the budget's reason (the tick's, and a live run's heartbeat). */
 export async function budgetCancel(
@@ -438,15 +464,18 @@ export async function budgetCancel(
 ): Promise<number> {
   if (stops.length === 0) return 0;
   const { rows: after } = await tx.query<WorkflowRun>(
-    `UPDATE workflow_runs r SET status = '${transitionOf('budget_stop').to}', finished_at = $1, gateway_session_active = false,
-            last_error = '${BUDGET_STOP_ERROR}' || x.reason, updated_at = $1
+    `UPDATE workflow_runs r SET ${assignmentSql(budgetStopAssignments)}
        FROM unnest($2::uuid[], $3::text[]) AS x(id, reason)
       WHERE r.id = x.id RETURNING ${runColumnsOf('r')}`,
     [at, stops.map((s) => s[0]), stops.map((s) => s[1])],
   );
   await releaseTaskPointers(tx, after);
   await releaseClaimsOfEndedRuns(deps, tx, after);
-  await recordRunBatch(deps, tx, after.map((a) => ({ before: before.get(a.id)!, after: a })), { actor, action: 'budget_stopped' });
+  await recordRunBatch(deps, tx, after.map((a) => ({ before: before.get(a.id)!, after: a })), {
+    actor,
+    action: 'budget_stopped',
+    assigned: Object.keys(budgetStopAssignments),
+  });
   return after.length;
 }
 

@@ -1,10 +1,12 @@
 import pg from 'pg';
 import { ConflictError, StorageUnavailableError, ValidationError } from '../../core/errors';
 import type { Db, QueryResult } from '../../core/ports';
+import { parseTimestamptz } from './timestamptz';
 
 // bigint counts and numeric values arrive as strings by default; every such value here fits a double.
 pg.types.setTypeParser(20, (v) => Number.parseInt(v, 10));
 pg.types.setTypeParser(1700, (v) => Number.parseFloat(v));
+pg.types.setTypeParser(pg.types.builtins.TIMESTAMPTZ, parseTimestamptz);
 
 /** pg's own message when a query outlives query_timeout (the server never answered). */
 const READ_TIMEOUT = 'Query read timeout';
