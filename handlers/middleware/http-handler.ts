@@ -37,9 +37,14 @@ function requestIdOf(event: APIGatewayProxyEventV2): string {
   return given && !OFFLINE_PLACEHOLDER_ID.test(given) ? given : randomUUID();
 }
 
+/** A header by its lower-case name: API Gateway and the runner send lower-case names, other invokers may not. */
 function header(event: APIGatewayProxyEventV2, name: string): string | undefined {
   const headers = event.headers ?? {};
-  return headers[name] ?? Object.entries(headers).find(([k]) => k.toLowerCase() === name)?.[1];
+  const exact = headers[name];
+  if (exact !== undefined) return exact;
+  // absent (the common case for authorization on public reads): a scan without copying the headers
+  for (const key in headers) if (key.toLowerCase() === name) return headers[key];
+  return undefined;
 }
 
 /** Turns any thrown value into a JSON error response; only bugs become 500, and they say nothing inside. */

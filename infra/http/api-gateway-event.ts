@@ -29,7 +29,8 @@ export function toApiGatewayEvent(input: {
 }): APIGatewayProxyEventV2 {
   const { req, url, route } = input;
   const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(req.headers)) {
+  for (const name in req.headers) {
+    const value = req.headers[name];
     if (value === undefined || name === 'cookie') continue;
     headers[name] = Array.isArray(value) ? value.join(',') : value;
   }
@@ -39,10 +40,10 @@ export function toApiGatewayEvent(input: {
     version: '2.0',
     routeKey,
     rawPath: url.pathname,
-    rawQueryString: url.search.replace(/^\?/, ''),
+    rawQueryString: url.search.slice(1),
     cookies: typeof req.headers.cookie === 'string' ? req.headers.cookie.split(';').map((c) => c.trim()) : undefined,
     headers,
-    queryStringParameters: queryParameters(url.searchParams),
+    queryStringParameters: url.search.length > 1 ? queryParameters(url.searchParams) : undefined,
     pathParameters: Object.keys(input.pathParameters).length ? input.pathParameters : undefined,
     requestContext: {
       accountId: 'local',

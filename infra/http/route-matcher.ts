@@ -45,42 +45,65 @@ function decode(segment: string): string | undefined {
 
 /**
  * Matches request paths against the route table the way API Gateway does: the most specific
- * route wins, so /api/views/board is never taken for /api/views/:id.
+ * route wins, so /api/views/board is never taken for /api/views/:id. A path of literals only is
+ * one table lookup (a route of literals matching a path beats every route with a parameter);
+ * other paths are compared, literals first and without allocating, with the routes of their
+ * method and segment count, most specific first, and only the match decodes its parameters.
  */
 export class RouteMatcher {
-  private readonly byMethod = new Map<string, Compiled[]>();
+  private readonly methods: string[] = [];
+  /** `METHOD /canonical/path` of every route without parameters. */
+  private readonly literalRoutes = new Map<string, Route>();
+  /** `METHOD segmentCount`: the routes of that shape, most specific first. */
+  private readonly byShape = new Map<string, Compiled[]>();
 
   constructor(routes: readonly Route[]) {
     for (const route of routes) {
-      const list = this.byMethod.get(route.method) ?? [];
-      list.push(compile(route));
-      this.byMethod.set(route.method, list);
+      const compiled = compile(route);
+      if (!this.methods.includes(route.method)) this.methods.push(route.method);
+      if (compiled.segments.every((segment) => 'literal' in segment)) {
+        this.literalRoutes.set(`${route.method} /${compiled.segments.map((segment) => (segment as { literal: string }).literal).join('/')}`, route);
+      }
+      const shape = `${route.method} ${compiled.segments.length}`;
+      const list = this.byShape.get(shape) ?? [];
+      list.push(compiled);
+      this.byShape.set(shape, list);
     }
-    for (const list of this.byMethod.values()) list.sort(specificity);
+    for (const list of this.byShape.values()) list.sort(specificity);
   }
 
   match(method: string, path: string): RouteMatch | undefined {
-    const candidates = this.byMethod.get(method.toUpperCase() as HttpMethod);
-    if (!candidates) return undefined;
+    const upper = method.toUpperCase();
+    const literal = this.literalRoutes.get(`${upper} ${path}`);
+    if (literal) return { route: literal, pathParameters: {} };
     const parts = path.split('/').filter(Boolean);
+    const candidates = this.byShape.get(`${upper} ${parts.length}`);
+    if (!candidates) return undefined;
     for (const candidate of candidates) {
-      if (candidate.segments.length !== parts.length) continue;
+      if (!literalsMatch(candidate, parts)) continue;
       const params: Record<string, string> = {};
       let undecodable: string | undefined;
-      const ok = candidate.segments.every((segment, i) => {
-        if ('literal' in segment) return segment.literal === parts[i];
+      candidate.segments.forEach((segment, i) => {
+        if ('literal' in segment) return;
         const decoded = decode(parts[i]!);
         if (decoded === undefined) undecodable ??= segment.param;
         params[segment.param] = decoded ?? parts[i]!;
-        return true;
       });
-      if (ok) return { route: candidate.route, pathParameters: params, ...(undecodable ? { undecodable } : {}) };
+      return { route: candidate.route, pathParameters: params, ...(undecodable ? { undecodable } : {}) };
     }
     return undefined;
   }
 
   /** Methods that serve a path (for the 404 message and CORS preflight). */
   methodsFor(path: string): string[] {
-    return [...this.byMethod.keys()].filter((m) => this.match(m, path));
+    return this.methods.filter((m) => this.match(m, path));
   }
+}
+
+function literalsMatch(candidate: Compiled, parts: readonly string[]): boolean {
+  for (let i = 0; i < parts.length; i++) {
+    const segment = candidate.segments[i]!;
+    if ('literal' in segment && segment.literal !== parts[i]) return false;
+  }
+  return true;
 }

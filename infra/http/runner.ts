@@ -211,14 +211,16 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
     const handler = await loadHandler(match.route.handler);
     const context = { awsRequestId: requestId, functionName: 'local-runner', callbackWaitsForEmptyEventLoop: false, acceptsBodyStream: true } as unknown as Context & { acceptsBodyStream: boolean };
     const result = await handler(event, context);
-    const headers: Record<string, string> = {};
+    // the preflight headers first, the handler's over them, in one object
+    const headers: Record<string, string> = { ...CORS };
     let lengthGiven = false;
-    for (const [k, v] of Object.entries(result.headers ?? {})) {
-      headers[k] = String(v);
+    const given = result.headers ?? {};
+    for (const k in given) {
+      headers[k] = String(given[k]);
       lengthGiven ||= k.toLowerCase() === 'content-length';
     }
     if (result.bodyStream) {
-      res.writeHead(result.statusCode ?? 200, { ...CORS, ...headers });
+      res.writeHead(result.statusCode ?? 200, headers);
       // a read failure after the headers went out can only cut the response short
       await pipeline(Readable.from(result.bodyStream), res).catch((err: NodeJS.ErrnoException) => {
         // a client that went away is not a failure of ours
@@ -232,7 +234,7 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
       // a known length: headers and body leave in one write, not as chunked encoding's four pieces
       const status = result.statusCode ?? 200;
       if (payload !== undefined && status !== 204 && status !== 304 && !lengthGiven) headers['content-length'] = String(Buffer.byteLength(payload));
-      res.writeHead(status, { ...CORS, ...headers });
+      res.writeHead(status, headers);
       res.end(payload);
     }
   };

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { routeKeyOf, routes } from '../../handlers/routes';
 import { loadHandler } from '../../infra/http/load-handler';
@@ -59,5 +60,45 @@ describe('route matcher', () => {
     expect(matcher.match('DELETE', '/api/views/board')).toBeUndefined();
     expect(matcher.match('GET', '/api/views/a/b')).toBeUndefined();
     expect(matcher.methodsFor('/api/views')).toEqual(['POST']);
+  });
+
+  it('answers what comparing the path with every route of the method in specificity order answers, on the real table', () => {
+    const real = new RouteMatcher(routes);
+    // the reference: each route of the method, static segments first where two differ, compared segment by segment
+    const rank = (path: string) => path.split('/').filter(Boolean).map((s) => (s.startsWith(':') ? 1 : 0));
+    const moreSpecific = (a: string, b: string) => {
+      const [x, y] = [rank(a), rank(b)];
+      for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return x[i]! - y[i]!;
+      return x.length - y.length;
+    };
+    const reference = (method: string, path: string) => {
+      const parts = path.split('/').filter(Boolean);
+      const candidates = routes.filter((r) => r.method === method).sort((a, b) => moreSpecific(a.path, b.path));
+      for (const route of candidates) {
+        const segments = route.path.split('/').filter(Boolean);
+        if (segments.length !== parts.length) continue;
+        if (segments.every((s, i) => s.startsWith(':') || s === parts[i])) return route;
+      }
+      return undefined;
+    };
+    const words = [...new Set(routes.flatMap((r) => r.path.split('/').filter((s) => s && !s.startsWith(':'))))];
+    const segment = fc.oneof(fc.constantFrom(...words), fc.constantFrom('abc', '42', 'a%20b', '%zz', 'Board', ''), fc.string({ maxLength: 4 }).map(encodeURIComponent));
+    const method = fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'get');
+    // a route's path with each segment kept, or replaced by another word or value
+    const nearRoute = fc
+      .constantFrom(...routes.map((r) => r.path.split('/').filter(Boolean)))
+      .chain((template) => fc.tuple(...template.map((s) => fc.oneof(fc.constant(s.startsWith(':') ? 'id-1' : s), segment))));
+    fc.assert(
+      fc.property(method, fc.oneof(fc.array(segment, { minLength: 0, maxLength: 6 }), nearRoute), (m, segments) => {
+        const path = `/${segments.join('/')}`;
+        expect(real.match(m, path)?.route, `${m} ${path}`).toBe(reference(m.toUpperCase(), path));
+      }),
+      { numRuns: 3000 },
+    );
+    // paths of real routes with their parameters filled in, each matched to itself
+    for (const route of routes) {
+      const path = route.path.replace(/:[^/]+/g, 'x1');
+      expect(real.match(route.method, path)?.route, route.path).toBe(reference(route.method, path));
+    }
   });
 });
