@@ -5,11 +5,11 @@ import { requireDb } from '../storage';
 import { type BudgetEnforcementCounts, type BudgetGate, type BudgetVerdict, type DispatchCandidate, type TickBudgetCheck } from './budget-gate';
 import { SYSTEM_ACTOR } from './governance';
 import { recoveryRules } from './recovery-rules';
-import { recordRunBatch } from './run-audit';
+import { updateRunBatch, type ChangedRun } from './run-audit';
 import { stuckConditionSql } from './run-queries';
 import { transitionOf } from './run-status';
 import { leaveSessionsSql, releaseTaskPointers } from './run-store';
-import { runColumns, runColumnsOf, type WorkflowRun } from './run';
+import type { WorkflowRun } from './run';
 import { wakeAgents, type WakeOutcome } from './wake';
 import { releaseClaimsOfEndedRuns, releaseExpiredLeases } from '../agents/leases';
 import { openDispatchAdmission, type CappedCounts } from './caps';
@@ -173,9 +173,9 @@ const recoveryRuleSql: Record<keyof TickSummary['recovered'], RecoveryRule> = {
 };
 
 /** Phase 1: every recovery rule in turn, batch by batch; runs that end up dispatched are to be woken. */
-export async function recoverStaleRuns(deps: Deps, ctx: TickContext): Promise<{ recovered: TickSummary['recovered']; toWake: WorkflowRun[] }> {
+export async function recoverStaleRuns(deps: Deps, ctx: TickContext): Promise<{ recovered: TickSummary['recovered']; toWake: ChangedRun[] }> {
   const recovered = { redispatched: 0, failed: 0, released: 0, timedOut: 0 };
-  const toWake: WorkflowRun[] = [];
+  const toWake: ChangedRun[] = [];
   for (const name of Object.keys(recoveryRuleSql) as Array<keyof typeof recoveryRuleSql>) {
     for (let i = 0; i < MAX_BATCHES; i++) {
       const changed = await recoverBatch(deps, ctx, recoveryRuleSql[name]);
@@ -187,34 +187,27 @@ export async function recoverStaleRuns(deps: Deps, ctx: TickContext): Promise<{ 
   return { recovered, toWake };
 }
 
-async function recoverBatch(deps: Deps, ctx: TickContext, rule: RecoveryRule): Promise<WorkflowRun[]> {
+async function recoverBatch(deps: Deps, ctx: TickContext, rule: RecoveryRule): Promise<ChangedRun[]> {
   return ctx.db.transaction(async (tx) => {
     const at = deps.clock.now();
-    const { rows: before } = await tx.query<WorkflowRun>(
-      `SELECT ${runColumnsOf('r')} FROM workflow_runs r LEFT JOIN workflow_agent_routing w ON w.workflow_type = r.workflow_type
+    const { rows: picked } = await tx.query<{ id: string }>(
+      `SELECT r.id FROM workflow_runs r LEFT JOIN workflow_agent_routing w ON w.workflow_type = r.workflow_type
         WHERE ${rule.where} ORDER BY r.created_at, r.id LIMIT ${ctx.batchSize} FOR UPDATE OF r SKIP LOCKED`,
       [at],
     );
-    if (before.length === 0) return [];
-    const assignments: Record<string, string> = { ...(rule.returnsToQueue ? leaveSessionsSql : {}), ...rule.set };
-    const { rows: after } = await tx.query<WorkflowRun>(
-      `UPDATE workflow_runs r SET ${assignmentSql(assignments)}, updated_at = $1
-        WHERE r.id = ANY($2::uuid[]) RETURNING ${runColumnsOf('r')}`,
-      [at, before.map((r) => r.id)],
-    );
-    await releaseTaskPointers(tx, after);
-    await releaseClaimsOfEndedRuns(deps, tx, after);
-    const byId = new Map(before.map((r) => [r.id, r]));
-    await recordRunBatch(deps, tx, after.map((a) => ({ before: byId.get(a.id)!, after: a })), {
+    const after = await updateRunBatch(deps, tx, at, {
+      assignments: { ...(rule.returnsToQueue ? leaveSessionsSql : {}), ...rule.set },
+      ids: picked.map((r) => r.id),
       actor: ctx.actor,
       action: rule.action,
-      assigned: Object.keys(assignments),
     });
+    await releaseTaskPointers(tx, after);
+    await releaseClaimsOfEndedRuns(deps, tx, after);
     return after;
   });
 }
 
-type Candidate = WorkflowRun & {
+type Candidate = Pick<WorkflowRun, 'id' | 'workflow_type' | 'owner_agent_id' | 'task_id'> & {
   route_agent: string;
   route_max_concurrent: number | null;
   route_expected_cost_usd: number | null;
@@ -222,7 +215,7 @@ type Candidate = WorkflowRun & {
   project_id: string | null;
   department_id: string | null;
 };
-type DispatchPart = Pick<TickSummary, 'dispatched' | 'unrouted' | 'budgetEnforcement' | 'capped' | 'heldByPause'> & { toWake: WorkflowRun[] };
+type DispatchPart = Pick<TickSummary, 'dispatched' | 'unrouted' | 'budgetEnforcement' | 'capped' | 'heldByPause'> & { toWake: ChangedRun[] };
 
 /**
  * Phase 2: queued runs with a route, highest routing priority first, batch by batch. The budget
@@ -306,7 +299,7 @@ async function dispatchBatch(
   const admission = await openDispatchAdmission(tx, deps.clock.now(), { maxInFlight: deps.dispatcher.maxInFlight });
   await gate.beginBatch(tx);
   const { rows: candidates } = await tx.query<Candidate>(
-    `SELECT ${runColumnsOf('r')}, w.agent_id AS route_agent, w.max_concurrent AS route_max_concurrent, t.project_id,
+    `SELECT r.id, r.workflow_type, r.owner_agent_id, r.task_id, w.agent_id AS route_agent, w.max_concurrent AS route_max_concurrent, t.project_id,
             w.expected_cost_usd AS route_expected_cost_usd, w.expected_tokens AS route_expected_tokens,
             coalesce(ap.department_id, tp.department_id) AS department_id
        FROM workflow_runs r
@@ -356,27 +349,21 @@ async function dispatchBatch(
     }
   }
   const at = deps.clock.now();
-  // the candidates as they were: the audit compares only the columns a statement assigns, so their route columns never show
-  const before = new Map<string, WorkflowRun>(candidates.map((c) => [c.id, c]));
   if (toDispatch.length) {
-    const { rows: after } = await tx.query<WorkflowRun>(
-      `UPDATE workflow_runs r SET ${assignmentSql(dispatchAssignments)}
-         FROM unnest($2::uuid[], $3::text[]) AS x(id, target)
-        WHERE r.id = x.id RETURNING ${runColumnsOf('r')}`,
-      [at, toDispatch.map((d) => d.id), toDispatch.map((d) => d.target)],
-    );
-    await recordRunBatch(deps, tx, after.map((a) => ({ before: before.get(a.id)!, after: a })), {
+    const after = await updateRunBatch(deps, tx, at, {
+      assignments: dispatchAssignments,
+      ids: toDispatch.map((d) => d.id),
+      values: [{ name: 'target', type: 'text', values: toDispatch.map((d) => d.target) }],
       actor: ctx.actor,
       action: 'dispatched',
-      assigned: Object.keys(dispatchAssignments),
     });
     part.toWake.push(...after);
     part.dispatched += after.length;
   }
-  await budgetCancel(deps, tx, [...toStop], at, ctx.actor, before);
+  await budgetCancel(deps, tx, [...toStop], at, ctx.actor);
   if (inFlightStops.size) {
-    const { rows: inFlight } = await tx.query<WorkflowRun>(
-      `SELECT ${runColumns} FROM workflow_runs WHERE id = ANY($1::uuid[]) AND status = ANY($2::text[]) FOR UPDATE SKIP LOCKED`,
+    const { rows: inFlight } = await tx.query<{ id: string }>(
+      `SELECT id FROM workflow_runs WHERE id = ANY($1::uuid[]) AND status = ANY($2::text[]) FOR UPDATE SKIP LOCKED`,
       [[...inFlightStops.keys()], transitionOf('budget_stop').from],
     );
     part.budgetEnforcement.cancelledInFlight += await budgetCancel(
@@ -385,13 +372,12 @@ async function dispatchBatch(
       inFlight.map((r) => [r.id, inFlightStops.get(r.id)!] as [string, string]),
       at,
       ctx.actor,
-      new Map(inFlight.map((r) => [r.id, r])),
     );
   }
 }
 
 /** Phase 3: one wake per dispatched run, through the runtime; failures are counted, never undone. */
-export async function wakeTargets(deps: Deps, runs: readonly WorkflowRun[]): Promise<Pick<TickSummary, 'woken' | 'wakeFailed' | 'wakeErrors'>> {
+export async function wakeTargets(deps: Deps, runs: readonly ChangedRun[]): Promise<Pick<TickSummary, 'woken' | 'wakeFailed' | 'wakeErrors'>> {
   const outcome: WakeOutcome = await wakeAgents(deps, runs, deps.dispatcher.claimUrlBase);
   return { woken: outcome.woken, wakeFailed: outcome.failed, wakeErrors: outcome.errors };
 }
@@ -430,13 +416,12 @@ export async function dispatchRunNow(deps: Deps, runId: string, actor: string = 
 /** How a run cancelled by a budget's hard stop says so in last_error; its heartbeats and completes answer `stop` after it. */
 export const BUDGET_STOP_ERROR = 'cancelled by budget hard stop: ';
 
-/** A dispatch batch's assignments over r and x(id, target), $1 the time: as data, so the audit knows what can change. */
+/** A dispatch batch's assignments over r and x(id, target), $1 the time. */
 const dispatchAssignments: Record<string, string> = {
   status: `'${transitionOf('dispatch').to}'`,
   target_agent_id: 'x.target',
   dispatched_at: '$1',
   dispatch_attempts: 'r.dispatch_attempts + 1',
-  updated_at: '$1',
 };
 
 /** A budget stop's assignments over r and x(id, reason), $1 the time. */
@@ -445,37 +430,19 @@ const budgetStopAssignments: Record<string, string> = {
   finished_at: '$1',
   gateway_session_active: 'false',
   last_error: `'${BUDGET_STOP_ERROR}' || x.reason`,
-  updated_at: '$1',
 };
 
-const assignmentSql = (assignments: Record<string, string>) =>
-  Object.entries(assignments)
-    .map(([column, value]) => `${column} = ${value}`)
-    .join(', ');
-
-/** Budget hard stop: the runs are cancelled with the budget's reason (the tick's, and a live run's heartbeat). */
-export async function budgetCancel(
-  deps: Deps,
-  tx: Db,
-  stops: Array<[string, string]>,
-  at: Date,
-  actor: string,
-  before: Map<string, WorkflowRun>,
-): Promise<number> {
-  if (stops.length === 0) return 0;
-  const { rows: after } = await tx.query<WorkflowRun>(
-    `UPDATE workflow_runs r SET ${assignmentSql(budgetStopAssignments)}
-       FROM unnest($2::uuid[], $3::text[]) AS x(id, reason)
-      WHERE r.id = x.id RETURNING ${runColumnsOf('r')}`,
-    [at, stops.map((s) => s[0]), stops.map((s) => s[1])],
-  );
-  await releaseTaskPointers(tx, after);
-  await releaseClaimsOfEndedRuns(deps, tx, after);
-  await recordRunBatch(deps, tx, after.map((a) => ({ before: before.get(a.id)!, after: a })), {
+/** Budget hard stop: the runs (locked by the caller) are cancelled with the budget's reason (the tick's, and a live run's heartbeat). */
+export async function budgetCancel(deps: Deps, tx: Db, stops: Array<[string, string]>, at: Date, actor: string): Promise<number> {
+  const after = await updateRunBatch(deps, tx, at, {
+    assignments: budgetStopAssignments,
+    ids: stops.map((s) => s[0]),
+    values: [{ name: 'reason', type: 'text', values: stops.map((s) => s[1]) }],
     actor,
     action: 'budget_stopped',
-    assigned: Object.keys(budgetStopAssignments),
   });
+  await releaseTaskPointers(tx, after);
+  await releaseClaimsOfEndedRuns(deps, tx, after);
   return after.length;
 }
 

@@ -1,92 +1,106 @@
 import type { Db, Deps } from '../ports';
-import { redactSecrets } from '../secrets/redact';
-import type { WorkflowRun } from './run';
+import { isSecretKey } from '../secrets/redact';
+import { runTimestampColumns, type WorkflowRun } from './run';
+
+/** What the dispatcher needs of a run a batch changed: its event, task pointer, claim release and wake. */
+export type ChangedRun = Pick<WorkflowRun, 'id' | 'status' | 'workflow_type' | 'task_id' | 'owner_agent_id' | 'target_agent_id' | 'input_payload'>;
+
+/** One set-based change of runs, as the dispatcher makes them. */
+export interface RunBatchChange {
+  /**
+   * Column → SQL expression over `r` (the run as it was), `x` (its batch row: `x.id` and the
+   * `values` below) and `$1` (the time); `updated_at` is set to `$1` as well. No column that holds
+   * JSON objects and none with a secret-shaped name: the audit copies are written without the
+   * redaction pass (checked when the statement is built).
+   */
+  assignments: Readonly<Record<string, string>>;
+  /** The runs to change, locked by the caller's transaction. */
+  ids: readonly string[];
+  /** Further values per run, in the order of `ids`, read by the assignments as `x.<name>`. */
+  values?: ReadonlyArray<{ name: string; type: 'text' | 'uuid'; values: readonly unknown[] }>;
+  actor: string;
+  action: string;
+}
+
+/** Run columns that hold JSON objects: never assigned by a batch, since their audit copy would need the redaction pass. */
+const jsonObjectColumns = new Set(['input_payload', 'output_summary', 'metadata']);
+
+/** A column of the run `row` (a row-valued expression) as its JSON value (timestamps and the float as the API writes them, migration 1000's helpers). */
+function jsonValueSql(row: string, column: string): string {
+  const value = `(${row}).${column}`;
+  if (runTimestampColumns.has(column)) return `js_iso(${value})`;
+  if (column === 'cost_estimate') return `js_number(${value})`;
+  return value;
+}
+
+/** `{id, …the assigned columns whose JSON value changed}` of the run `side` (was or now). */
+function changedValuesSql(columns: readonly string[], side: 'was' | 'now'): string {
+  return [
+    `jsonb_build_object('id', c.id)`,
+    ...columns.map(
+      (column) =>
+        `CASE WHEN ${jsonValueSql('c.was', column)} IS DISTINCT FROM ${jsonValueSql('c.now', column)} ` +
+        `THEN jsonb_build_object('${column}', ${jsonValueSql(`c.${side}`, column)}) ELSE '{}'::jsonb END`,
+    ),
+  ].join(' || ');
+}
 
 /**
- * The set-based form of recordChange for the dispatcher, which changes hundreds of runs in one
- * statement: the same traces (an audit row and a state snapshot per run) written with one INSERT
- * each. The audit row keeps the fields that changed (plus the id), the snapshot the whole run: the
- * audit log's trigram index is the dominant cost of a large tick and grows with the row text.
- * One run-updated event per batch names every run, so a tick over thousands of runs does not
- * pay three round trips per run.
+ * The set-based form of updating runs with recordChange, for the dispatcher, which changes
+ * hundreds of runs in one statement: the UPDATE, an audit row per run (the assigned columns that
+ * changed, plus the id) and a state snapshot per run (the whole run as its JSON, run_state_json of
+ * migration 1010) are one statement, so no run travels to Node and back as JSON; one run-updated
+ * event per batch names every run. Answers the changed runs.
  */
-export async function recordRunBatch(
-  deps: Pick<Deps, 'clock' | 'ids' | 'events'>,
-  tx: Db,
-  changes: ReadonlyArray<{ before: WorkflowRun; after: WorkflowRun }>,
-  meta: {
-    actor: string;
-    action: string;
-    /**
-     * The columns the statement assigned: no other can differ, so only these are compared (a
-     * tick compares thousands of runs; every column of each cost it ~5% of its time).
-     */
-    assigned: readonly string[];
-  },
-): Promise<void> {
-  if (changes.length === 0) return;
-  const at = deps.clock.now();
-  const columns = meta.assigned.filter((c) => c !== 'updated_at') as Array<keyof WorkflowRun>;
-  const rows = changes.map(({ before, after }) => {
-    const [old, next] = changedFields(before, after, columns);
-    // the audit row is redacted like recordChange's; the snapshot stays whole for reverts
-    return { id: after.id, snapshot_id: deps.ids.uuid(), task_id: after.task_id, old: redactSecrets(old), new: redactSecrets(next), state: after };
-  });
-  await tx.query(
-    `WITH x AS (SELECT * FROM jsonb_to_recordset($4::jsonb) AS x(id text, snapshot_id uuid, task_id uuid, old jsonb, new jsonb, state jsonb)),
-          audit AS (
-            INSERT INTO audit_log (timestamp, actor, action, entity_type, entity_id, task_id, old_value, new_value)
-            SELECT $1, $2, $3, 'workflow_run', x.id, x.task_id, x.old, x.new FROM x)
-     INSERT INTO entity_snapshots (id, entity_type, entity_id, state, reason, actor, created_at)
-     SELECT x.snapshot_id, 'workflow_run', x.id, x.state, $3, $2, $1 FROM x`,
-    [at, meta.actor, meta.action, JSON.stringify(rows)],
+export async function updateRunBatch(deps: Pick<Deps, 'clock' | 'ids' | 'events'>, tx: Db, at: Date, change: RunBatchChange): Promise<ChangedRun[]> {
+  if (change.ids.length === 0) return [];
+  const columns = Object.keys(change.assignments).filter((column) => column !== 'updated_at');
+  for (const column of columns) {
+    if (jsonObjectColumns.has(column) || isSecretKey(column)) throw new Error(`a run batch cannot assign ${column}: its audit copy needs the redaction pass`);
+  }
+  const values = change.values ?? [];
+  const batch = [
+    { name: 'id', type: 'uuid', values: change.ids },
+    { name: 'snapshot_id', type: 'uuid', values: change.ids.map(() => deps.ids.uuid()) },
+    ...values,
+  ];
+  const unnest = `unnest(${batch.map((b, i) => `$${i + 4}::${b.type}[]`).join(', ')}) AS x(${batch.map((b) => b.name).join(', ')})`;
+  const set = Object.entries({ ...change.assignments, updated_at: '$1' })
+    .map(([column, value]) => `${column} = ${value}`)
+    .join(', ');
+  const { rows } = await tx.query<ChangedRun>(
+    `WITH was AS (
+       SELECT r FROM workflow_runs r WHERE r.id = ANY($4::uuid[])
+     ), changed AS (
+       UPDATE workflow_runs r SET ${set}
+         FROM ${unnest}
+        WHERE r.id = x.id
+       RETURNING r.id, r AS now, x.snapshot_id
+     ), c AS (
+       SELECT changed.id, changed.now, changed.snapshot_id, was.r AS was FROM changed JOIN was ON (was.r).id = changed.id
+     ), audit AS (
+       INSERT INTO audit_log (timestamp, actor, action, entity_type, entity_id, task_id, old_value, new_value)
+       SELECT $1::timestamptz, $2::text, $3::text, 'workflow_run', c.id::text, (c.now).task_id,
+              ${changedValuesSql(columns, 'was')}, ${changedValuesSql(columns, 'now')}
+         FROM c
+     ), snapshots AS (
+       INSERT INTO entity_snapshots (id, entity_type, entity_id, state, reason, actor, created_at)
+       SELECT c.snapshot_id, 'workflow_run', c.id::text, run_state_json(c.now), $3::text, $2::text, $1::timestamptz FROM c
+     )
+     SELECT (c.now).id, (c.now).status, (c.now).workflow_type, (c.now).task_id, (c.now).owner_agent_id,
+            (c.now).target_agent_id, (c.now).input_payload
+       FROM c`,
+    [at, change.actor, change.action, ...batch.map((b) => b.values)],
   );
+  if (rows.length === 0) return rows;
   await deps.events.publish(tx, {
     name: 'run-updated',
     channel: 'stream',
     payload: {
-      action: meta.action,
-      runIds: changes.map((c) => c.after.id),
-      runs: changes.map(({ after }) => ({ runId: after.id, status: after.status, workflowType: after.workflow_type, taskId: after.task_id })),
+      action: change.action,
+      runIds: rows.map((run) => run.id),
+      runs: rows.map((run) => ({ runId: run.id, status: run.status, workflowType: run.workflow_type, taskId: run.task_id })),
     },
   });
-}
-
-/**
- * Whether two column values write the same JSON. Timestamps arrive as distinct Date objects and
- * compare by instant, without being stringified.
- */
-export function sameJson(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  // a value that appears or goes away, and two different plain values, are told apart without
-  // stringifying: a timestamp set where there was none is most of what a tick compares
-  if (a === undefined || b === undefined) return false;
-  if (a === null) return writesNull(b);
-  if (b === null) return writesNull(a);
-  if (typeof a !== 'object' && typeof b !== 'object') return writesNull(a) && writesNull(b);
-  if (a instanceof Date && b instanceof Date) {
-    const x = a.getTime();
-    const y = b.getTime();
-    // an invalid date writes null, like any other invalid one
-    return x === y || (Number.isNaN(x) && Number.isNaN(y));
-  }
-  return JSON.stringify(a) === JSON.stringify(b);
-}
-
-/** Non-finite numbers and invalid dates are written as null. */
-function writesNull(value: unknown): boolean {
-  return (typeof value === 'number' && !Number.isFinite(value)) || (value instanceof Date && Number.isNaN(value.getTime()));
-}
-
-/** The fields among `columns` that differ between two versions of a run, as {before, after} objects. */
-function changedFields(before: WorkflowRun, after: WorkflowRun, columns: ReadonlyArray<keyof WorkflowRun>): [Record<string, unknown>, Record<string, unknown>] {
-  const old: Record<string, unknown> = { id: before.id };
-  const next: Record<string, unknown> = { id: after.id };
-  for (const key of columns) {
-    if (!sameJson(before[key], after[key])) {
-      old[key] = before[key];
-      next[key] = after[key];
-    }
-  }
-  return [old, next];
+  return rows;
 }

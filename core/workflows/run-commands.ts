@@ -322,7 +322,7 @@ export async function heartbeatRun(deps: Deps, rawId: unknown, body: unknown) {
     const block = transitionFor(after.status, 'budget_stop') ? await hardStopOfRun(tx, deps.events, run.id, now) : undefined;
     if (!block) return { ok: true, run_id: run.id, status: after.status, heartbeat_at: now };
     const names = block.budgets.map((b) => String(b.name)).join(', ');
-    await budgetCancel(deps, tx, [[run.id, `${names} (reported by the run's heartbeat)`]], now, actor ?? session_id, new Map([[run.id, after]]));
+    await budgetCancel(deps, tx, [[run.id, `${names} (reported by the run's heartbeat)`]], now, actor ?? session_id);
     return budgetStop(deps, tx, { ...after, status: transitionOf('budget_stop').to }, now, block.budgets);
   });
 }

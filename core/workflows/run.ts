@@ -73,7 +73,7 @@ export const workflowRunSchema = z.object({
 export type WorkflowRun = z.infer<typeof workflowRunSchema>;
 
 /** The run's timestamp columns (Dates in the schema): ISO text in the run's JSON. */
-const runTimestampColumns: ReadonlySet<string> = new Set(
+export const runTimestampColumns: ReadonlySet<string> = new Set(
   Object.entries(workflowRunSchema.shape)
     .filter(([, schema]) => (schema instanceof z.ZodNullable ? schema.unwrap() : schema) instanceof z.ZodDate)
     .map(([column]) => column),

@@ -30,7 +30,11 @@ export interface WakeOutcome {
  * Sends one wake system event per run (runtimeCalls.systemEvent).
  * Failures are counted, never thrown: the dispatch has already committed and stands.
  */
-export async function wakeAgents(deps: Pick<Deps, 'runtime'>, runs: readonly WorkflowRun[], claimUrlBase?: string): Promise<WakeOutcome> {
+export async function wakeAgents(
+  deps: Pick<Deps, 'runtime'>,
+  runs: ReadonlyArray<Pick<WorkflowRun, 'id' | 'workflow_type' | 'target_agent_id' | 'input_payload'>>,
+  claimUrlBase?: string,
+): Promise<WakeOutcome> {
   const outcome: WakeOutcome = { woken: 0, failed: 0, errors: [] };
   let next = 0;
   const worker = async () => {

@@ -2,6 +2,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { BudgetGate, BudgetVerdict, DispatchCandidate } from '../../core/workflows/budget-gate';
 import type { Deps } from '../../core/ports';
 import { tick as coreTick } from '../../core/workflows/dispatcher';
+import { runColumns } from '../../core/workflows/run';
 import { useTestApp } from '../support/use-app';
 import { createRun, fakeRuntime, fakeTime, runStatus, templateWithRoute, tick } from './workflow-support';
 
@@ -164,6 +165,22 @@ describe('stale-run recovery (time moved by the clock)', () => {
       session_history: [session],
       retry_count: 1,
     });
+    // the audit row names exactly the fields that changed, as the API writes them; the snapshot is the run as GET answers it
+    const current = (await app.call('GET', `/api/workflow-runs/${run.id}`)).body as Record<string, unknown>;
+    const { rows: audit } = await app.db.query<{ old_value: Record<string, unknown>; new_value: Record<string, unknown> }>(
+      `SELECT old_value, new_value FROM audit_log WHERE entity_type = 'workflow_run' AND entity_id = $1 AND action = 'released'`,
+      [run.id],
+    );
+    const changed = ['id', 'status', 'dispatched_at', 'claimed_at', 'heartbeat_at', 'retry_count', 'last_error', 'gateway_session_id', 'gateway_session_active', 'claim_session_id', 'session_history'];
+    expect(Object.keys(audit[0]!.new_value).sort()).toEqual([...changed].sort());
+    expect(audit[0]!.new_value).toEqual(Object.fromEntries(changed.map((k) => [k, current[k]])));
+    expect(audit[0]!.old_value).toMatchObject({ status: 'claimed', claim_session_id: session, gateway_session_active: true, session_history: [], retry_count: 0, last_error: null });
+    const { rows: snapshots } = await app.db.query<{ state: unknown }>(
+      `SELECT state FROM entity_snapshots WHERE entity_type = 'workflow_run' AND entity_id = $1 AND reason = 'released'`,
+      [run.id],
+    );
+    const columns = runColumns.split(', ');
+    expect(snapshots).toEqual([{ state: Object.fromEntries(columns.map((k) => [k, current[k]])) }]);
     const again = await app.call('POST', `/api/workflow-runs/${run.id}/claim`, { body: { agent_id: 'writer', session_id: 'agent:writer:main:s2' } });
     expect(again.status).toBe(200);
   });

@@ -32,6 +32,16 @@ describe('migrations on a live database', () => {
     expect(await migrate(app.db)).toEqual([]);
   });
 
+  it('run_state_json (migration 1030) writes every column of workflow_runs, as to_jsonb of the row names them', async () => {
+    const { rows } = await app.db.query<{ missing: string[]; extra: string[] }>(
+      `WITH r AS (INSERT INTO workflow_runs (id, workflow_type, status) VALUES (gen_random_uuid(), 'keys', 'queued') RETURNING *)
+       SELECT ARRAY(SELECT jsonb_object_keys(to_jsonb(r)) EXCEPT SELECT jsonb_object_keys(run_state_json(r))) AS missing,
+              ARRAY(SELECT jsonb_object_keys(run_state_json(r)) EXCEPT SELECT jsonb_object_keys(to_jsonb(r))) AS extra
+         FROM r`,
+    );
+    expect(rows[0]).toEqual({ missing: [], extra: [] });
+  });
+
   it('action_receipts.kind takes every kind of the catalog and refuses any other (check violation)', async () => {
     for (const kind of actionKindNames) await insertReceipt(kind);
     await expect(insertReceipt('task.delete')).rejects.toMatchObject({ code: 'validation_failed' });

@@ -15,6 +15,7 @@ import outboxNotifyCarriesEvents from './0990_outbox_notify_carries_events';
 import claimFreeTask from './1000_claim_free_task';
 import claimDispatchedRun from './1010_claim_dispatched_run';
 import auditSearchDeferred from './1020_audit_search_deferred';
+import runStateJsonColumns from './1030_run_state_json_columns';
 import workflowDispatcher from './0200_workflow_dispatcher';
 import workflowOwnerIndex from './0201_workflow_owner_index';
 import chatMessages from './0500_chat_messages';
@@ -55,4 +56,5 @@ export const migrations: ReadonlyArray<{ name: string; sql: string }> = [
   { name: '1000_claim_free_task', sql: claimFreeTask },
   { name: '1010_claim_dispatched_run', sql: claimDispatchedRun },
   { name: '1020_audit_search_deferred', sql: auditSearchDeferred },
+  { name: '1030_run_state_json_columns', sql: runStateJsonColumns },
 ];
