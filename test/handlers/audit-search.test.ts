@@ -106,4 +106,19 @@ describe('GET /api/audit?q= with rows indexed and rows still pending', () => {
     expect((await app.db.query('SELECT 1 FROM audit_search_pending')).rows).toEqual([]);
     expect(await searched('STRAGGLER')).toHaveLength(1);
   });
+
+  it('answers the tick when the fold after it fails, and leaves the rows queued for the next pass', async () => {
+    await app.db.query('TRUNCATE audit_log');
+    await app.db.query(`INSERT INTO audit_log (actor, action, entity_type, new_value) VALUES ('op', 'noted', 'task', '{"note":"kept"}')`);
+    await app.db.query('ALTER FUNCTION audit_search_fold(integer) RENAME TO audit_search_fold_away');
+    try {
+      expect((await app.call('POST', '/api/workflow-runs/dispatcher/tick')).status).toBe(200);
+    } finally {
+      await app.db.query('ALTER FUNCTION audit_search_fold_away(integer) RENAME TO audit_search_fold');
+    }
+    expect((await app.db.query('SELECT 1 FROM audit_search_pending')).rows).toHaveLength(1);
+    expect(await searched('kept')).toHaveLength(1);
+    expect((await app.call('POST', '/api/workflow-runs/dispatcher/tick')).status).toBe(200);
+    expect((await app.db.query('SELECT 1 FROM audit_search_pending')).rows).toHaveLength(0);
+  });
 });
