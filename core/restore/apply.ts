@@ -1,5 +1,6 @@
 import { rebuildUsage } from '../costs/usage-rollup';
 import { OPERATOR_ACTOR } from '../actors';
+import { foldAuditSearch } from '../audit/list-audit';
 import { recordChange } from '../audit/record-change';
 import { ConflictError, DomainError, NoDatabaseError, RestoreFailedError, RestoreInProgressError, StorageUnavailableError, UniqueClashError } from '../errors';
 import type { Db, Deps } from '../ports';
@@ -248,6 +249,10 @@ export async function applyRestore(deps: Deps, body: ByteSource, maxBytes: numbe
         });
         return summary;
       });
+      // the audit rows it wrote made searchable now, not over the next dispatcher passes (20,000
+      // each), so that a large restored log does not leave every q search computing their text;
+      // the restore is already committed, and a failed fold leaves them to those passes
+      await foldAuditSearch(db, Number.MAX_SAFE_INTEGER).catch(() => 0);
       return { restoreId, duplicate: false, resumed, warnings, summary };
     } catch (err) {
       const explanation = err instanceof DomainError ? err.message : 'the step failed; its transaction was rolled back';
