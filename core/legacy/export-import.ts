@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { OPERATOR_ACTOR } from '../actors';
 import { auditColumns, type AuditRecord } from '../audit/audit-record';
+import { foldAuditSearch } from '../audit/list-audit';
 import { recordChange } from '../audit/record-change';
 import { ValidationError } from '../errors';
 import type { Db, Deps } from '../ports';
@@ -247,6 +248,8 @@ export async function importLegacy(deps: Pick<Deps, 'storage' | 'clock' | 'ids' 
       event: { name: 'import:completed', payload: { mode: doc.mode, imported }, channel: 'events' },
     });
   });
+  // the imported audit log made searchable now, as a restore's is (docs/adr/0008-deferred-audit-search.md)
+  await foldAuditSearch(db, Number.MAX_SAFE_INTEGER).catch(() => 0);
   return { imported, mode: doc.mode, ...(secretsDropped.length ? { secretsDropped } : {}), ...(warnings.length ? { warnings } : {}) };
 }
 

@@ -79,6 +79,9 @@ describe('legacy import', () => {
     const res = await app.call('POST', '/api/import', { body: document });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ imported: { projects: 2, tasks: 2, workflows: 1, auditLog: 1 }, mode: 'merge' });
+    // the imported audit rows are in the search index already (docs/adr/0008), and found by q
+    expect((await app.db.query('SELECT 1 FROM audit_search_pending')).rows).toEqual([]);
+    expect((await app.call('GET', '/api/audit?q=old-system')).body).toHaveLength(1);
     expect((await app.call('GET', `/api/tasks/${T2}`)).body).toMatchObject({ parent_task_id: T1, dependency_ids: [T1], status: 'ready' });
     expect((await app.call('GET', `/api/projects/${P1}`)).body.default_workflow).toMatchObject({ id: W1 });
     const again = await app.call('POST', '/api/import', { body: { ...document, projects: [{ id: P2, name: 'Renamed two' }] } });
