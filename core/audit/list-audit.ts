@@ -90,13 +90,14 @@ export async function listAudit(deps: Pick<Deps, 'storage'>, query: unknown): Pr
   return rows;
 }
 
-/** Rows one fold statement moves: a few hundred milliseconds of trigram work at most. */
+/** Rows one fold statement moves: about half a second of trigram work for dispatcher audit rows. */
 const FOLD_BATCH = 5_000;
 
 /**
  * Indexes pending audit rows for `q` (migration 1020), batch by batch, at most `maxRows` of them
- * (each dispatcher tick: the rows the writes since the last tick left); answers how many. Each
- * batch commits on its own, so a fold holds no lock on the rows it is not moving.
+ * (each dispatcher pass: the rows the writes since the last pass left; a restore or an import: all
+ * it wrote); answers how many. Each batch commits on its own, so a fold holds no lock on the rows
+ * it is not moving.
  */
 export async function foldAuditSearch(db: Db, maxRows = 20_000): Promise<number> {
   let folded = 0;
