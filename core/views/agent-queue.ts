@@ -23,7 +23,7 @@ export const agentQueueQuerySchema = z
  * Answered as JSON text: the tasks' text is built in PostgreSQL (core/tasks/task-json.ts), the same
  * bytes as JSON.stringify of `{agent, tasks, pagination}` with the task rows.
  */
-export async function getAgentQueueJson(deps: Pick<Deps, 'storage'>, query: unknown): Promise<string> {
+export async function getAgentQueueJson(deps: Pick<Deps, 'storage'>, query: unknown): Promise<string[]> {
   const { agent, page, limit } = parseQuery(agentQueueQuerySchema, query);
   const db = requireDb(deps.storage);
   const where = `t.owner = $1 AND t.status IN ('ready', 'in_progress') AND t.deleted_at IS NULL AND t.archived_at IS NULL`;
@@ -38,5 +38,9 @@ export async function getAgentQueueJson(deps: Pick<Deps, 'storage'>, query: unkn
     db.query<{ n: number }>(`SELECT count(*)::int AS n FROM tasks t WHERE ${where}`, [agent]),
   ]);
   const paging = pagination(page, limit, count.rows[0]?.n ?? 0);
-  return `{"agent":${JSON.stringify(agent)},"tasks":[${tasks.rows.map(taskJsonText).join(',')}],"pagination":${JSON.stringify(paging)}}`;
+  // pieces, not one string: the handler writes their bytes (handlers/middleware/responses.ts jsonPieces)
+  const pieces = [`{"agent":${JSON.stringify(agent)},"tasks":[`];
+  tasks.rows.forEach((row, i) => pieces.push(i > 0 ? `,${taskJsonText(row)}` : taskJsonText(row)));
+  pieces.push(`],"pagination":${JSON.stringify(paging)}}`);
+  return pieces;
 }

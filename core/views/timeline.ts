@@ -32,7 +32,7 @@ type TimelineRow = TaskJsonRow & Pick<Task, 'id' | 'parent_task_id' | 'dependenc
  * text: each entry is `{task, subtasks?, dependencies}` with the task's text built in PostgreSQL,
  * the same bytes as JSON.stringify of `{project, tasks, range}` with the task rows.
  */
-export async function getTimelineJson(deps: Pick<Deps, 'storage'>, query: unknown): Promise<string> {
+export async function getTimelineJson(deps: Pick<Deps, 'storage'>, query: unknown): Promise<string[]> {
   const q = parseQuery(timelineQuerySchema, query);
   if (q.start && q.end && q.start > q.end) throw new ValidationError('start must not be after end', [{ path: 'start', message: 'after end' }]);
   const db = requireDb(deps.storage);
@@ -54,7 +54,11 @@ export async function getTimelineJson(deps: Pick<Deps, 'storage'>, query: unknow
   const onTimeline = new Set(tasks.map((t) => t.id));
   const childrenOf = new Map<string, TimelineRow[]>();
   for (const t of tasks) {
-    if (t.parent_task_id && onTimeline.has(t.parent_task_id)) childrenOf.set(t.parent_task_id, [...(childrenOf.get(t.parent_task_id) ?? []), t]);
+    if (!t.parent_task_id || !onTimeline.has(t.parent_task_id)) continue;
+    // appended in place: copying the list for each child made a parent of n dated subtasks cost n² copies
+    const siblings = childrenOf.get(t.parent_task_id);
+    if (siblings) siblings.push(t);
+    else childrenOf.set(t.parent_task_id, [t]);
   }
   const entry = (task: TimelineRow): string => {
     const children = childrenOf.get(task.id);
@@ -67,5 +71,9 @@ export async function getTimelineJson(deps: Pick<Deps, 'storage'>, query: unknow
     start: q.start ?? (times.length ? new Date(times.reduce((a, b) => Math.min(a, b))) : null),
     end: q.end ?? (times.length ? new Date(times.reduce((a, b) => Math.max(a, b))) : null),
   };
-  return `{"project":${JSON.stringify(project)},"tasks":[${roots.map(entry).join(',')}],"range":${JSON.stringify(range)}}`;
+  // pieces, not one string: the handler writes their bytes (handlers/middleware/responses.ts jsonPieces)
+  const pieces = [`{"project":${JSON.stringify(project)},"tasks":[`];
+  roots.forEach((root, i) => pieces.push(i > 0 ? `,${entry(root)}` : entry(root)));
+  pieces.push(`],"range":${JSON.stringify(range)}}`);
+  return pieces;
 }

@@ -73,11 +73,6 @@ export function json(statusCode: number, body: unknown, headers: Record<string, 
   };
 }
 
-/** A JSON response whose text is already written (core built it, as for the board's tasks). */
-export function jsonText(statusCode: number, text: string): HttpResult {
-  return { statusCode, headers: { 'content-type': 'application/json; charset=utf-8' }, body: text };
-}
-
 /**
  * Strings' UTF-8 bytes one after another, written straight into one buffer: joining a large
  * answer's pieces into one string first (a page of 2,000 tasks is ~1.3 MB) made a string of its

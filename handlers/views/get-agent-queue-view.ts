@@ -1,6 +1,6 @@
 import { getAgentQueueJson } from '../../core/views/agent-queue';
 import { httpHandler } from '../middleware/http-handler';
-import { jsonText } from '../middleware/responses';
+import { jsonPieces } from '../middleware/responses';
 
 /** GET /api/views/agent?agent=&page=&limit= */
-export const handler = httpHandler(async (event, app) => jsonText(200, await getAgentQueueJson(app.deps, event.queryStringParameters)));
+export const handler = httpHandler(async (event, app) => jsonPieces(200, await getAgentQueueJson(app.deps, event.queryStringParameters)));

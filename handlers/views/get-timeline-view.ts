@@ -1,6 +1,6 @@
 import { getTimelineJson } from '../../core/views/timeline';
 import { httpHandler } from '../middleware/http-handler';
-import { jsonText } from '../middleware/responses';
+import { jsonPieces } from '../middleware/responses';
 
 /** GET /api/views/timeline?project_id=&start=&end= */
-export const handler = httpHandler(async (event, app) => jsonText(200, await getTimelineJson(app.deps, event.queryStringParameters)));
+export const handler = httpHandler(async (event, app) => jsonPieces(200, await getTimelineJson(app.deps, event.queryStringParameters)));

@@ -132,6 +132,8 @@ describe('built-in views', () => {
     const dep = await mk({ title: 'dep', start_date: '2027-01-01', due_date: '2027-01-05' });
     const parent = await mk({ title: 'parent', start_date: '2027-02-01', due_date: '2027-02-20', dependency_ids: [dep.id] });
     const child = await mk({ title: 'child', due_date: '2027-02-10', parent_task_id: parent.id });
+    const second = await mk({ title: 'second child', due_date: '2027-02-12', parent_task_id: parent.id });
+    const first = await mk({ title: 'first child', start_date: '2027-02-02', parent_task_id: parent.id });
     await mk({ title: 'undated' });
     const late = await mk({ title: 'late', start_date: '2027-06-01' });
     const all = await app.call('GET', `/api/views/timeline?project_id=${project}`);
@@ -139,7 +141,8 @@ describe('built-in views', () => {
     expect(all.body.range).toEqual({ start: '2027-01-01T00:00:00.000Z', end: '2027-06-01T00:00:00.000Z' });
     expect(all.body.tasks.map((e: any) => e.task.id)).toEqual([dep.id, parent.id, late.id]);
     const p = all.body.tasks[1];
-    expect(p.subtasks.map((e: any) => e.task.id)).toEqual([child.id]);
+    // every dated subtask under its parent, in timeline order
+    expect(p.subtasks.map((e: any) => e.task.id)).toEqual([first.id, child.id, second.id]);
     expect(p.dependencies).toEqual([{ id: dep.id, title: 'dep', start_date: '2027-01-01T00:00:00.000Z', due_date: '2027-01-05T00:00:00.000Z' }]);
     expect(all.body.tasks[0]).not.toHaveProperty('subtasks');
     const feb = await app.call('GET', `/api/views/timeline?project_id=${project}&start=2027-02-05&end=2027-03-01`);
