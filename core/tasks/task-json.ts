@@ -104,6 +104,17 @@ export function taskJsonText(row: TaskJsonRow): string {
   return `${text}}`;
 }
 
+/**
+ * Appends JSON texts to `pieces`, separated by commas: the items of a list whose brackets the caller
+ * writes. Answers built as pieces are sent as their bytes without being joined (handlers/middleware/responses.ts jsonPieces).
+ */
+export function pushJsonItems(pieces: string[], items: readonly string[]): void {
+  for (let i = 0; i < items.length; i++) {
+    if (i > 0) pieces.push(',');
+    pieces.push(items[i]!);
+  }
+}
+
 const outputNames = columns.map((c) => c.name);
 const timestampNames: ReadonlySet<string> = new Set(columns.filter((c) => taskColumnKinds[c.source] === 'iso').map((c) => c.name));
 

@@ -3,7 +3,7 @@ import type { Deps } from '../ports';
 import { pageQuery, pagination, parseQuery } from '../query-params';
 import { requireDb } from '../storage';
 import { agentNameSchema } from '../tasks/task';
-import { taskJsonSelect, taskJsonText, type TaskJsonRow } from '../tasks/task-json';
+import { pushJsonItems, taskJsonSelect, taskJsonText, type TaskJsonRow } from '../tasks/task-json';
 
 /** `agent_name` is the original front end's name for `agent`; `agent` wins when both are given. */
 export const agentQueueQuerySchema = z
@@ -38,9 +38,8 @@ export async function getAgentQueueJson(deps: Pick<Deps, 'storage'>, query: unkn
     db.query<{ n: number }>(`SELECT count(*)::int AS n FROM tasks t WHERE ${where}`, [agent]),
   ]);
   const paging = pagination(page, limit, count.rows[0]?.n ?? 0);
-  // pieces, not one string: the handler writes their bytes (handlers/middleware/responses.ts jsonPieces)
   const pieces = [`{"agent":${JSON.stringify(agent)},"tasks":[`];
-  tasks.rows.forEach((row, i) => pieces.push(i > 0 ? `,${taskJsonText(row)}` : taskJsonText(row)));
+  pushJsonItems(pieces, tasks.rows.map(taskJsonText));
   pieces.push(`],"pagination":${JSON.stringify(paging)}}`);
   return pieces;
 }

@@ -3,7 +3,7 @@ import { parseQuery } from '../query-params';
 import type { Db, Deps } from '../ports';
 import type { Project } from '../projects/project';
 import { requireDb } from '../storage';
-import { taskJsonSelect, taskJsonText, type TaskJsonRow } from '../tasks/task-json';
+import { pushJsonItems, taskJsonSelect, taskJsonText, type TaskJsonRow } from '../tasks/task-json';
 import { uuidSchema } from '../validation';
 import { requireProject } from './project-selection';
 
@@ -53,10 +53,7 @@ export async function getBoardJson(deps: Pick<Deps, 'storage'>, query: unknown):
   const pieces = [`${JSON.stringify({ project, workflow }).slice(0, -1)},"columns":{`];
   boardColumns.forEach((column, c) => {
     pieces.push(`${c > 0 ? ',' : ''}${JSON.stringify(column)}:[`);
-    columns[column].forEach((task, i) => {
-      if (i > 0) pieces.push(',');
-      pieces.push(task);
-    });
+    pushJsonItems(pieces, columns[column]);
     pieces.push(']');
   });
   pieces.push('}}');

@@ -4,7 +4,7 @@ import { ValidationError } from '../errors';
 import type { Deps } from '../ports';
 import { requireDb } from '../storage';
 import { timestampSchema, type Task } from '../tasks/task';
-import { taskJsonSelect, taskJsonText, type TaskJsonRow } from '../tasks/task-json';
+import { pushJsonItems, taskJsonSelect, taskJsonText, type TaskJsonRow } from '../tasks/task-json';
 import { uuidSchema } from '../validation';
 import { requireProject } from './project-selection';
 
@@ -71,9 +71,8 @@ export async function getTimelineJson(deps: Pick<Deps, 'storage'>, query: unknow
     start: q.start ?? (times.length ? new Date(times.reduce((a, b) => Math.min(a, b))) : null),
     end: q.end ?? (times.length ? new Date(times.reduce((a, b) => Math.max(a, b))) : null),
   };
-  // pieces, not one string: the handler writes their bytes (handlers/middleware/responses.ts jsonPieces)
   const pieces = [`{"project":${JSON.stringify(project)},"tasks":[`];
-  roots.forEach((root, i) => pieces.push(i > 0 ? `,${entry(root)}` : entry(root)));
+  pushJsonItems(pieces, roots.map(entry));
   pieces.push(`],"range":${JSON.stringify(range)}}`);
   return pieces;
 }

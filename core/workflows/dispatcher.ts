@@ -115,8 +115,8 @@ export async function tick(deps: Deps, inputs: TickInputs = {}): Promise<TickSum
 /**
  * What every caller of the dispatcher runs (the runner's timer, the scheduled Lambda, the API, the
  * CLI): a tick, then, with its wakes out, the audit rows written since the last pass made
- * searchable through the trigram index (migration 1020). A large tick's rows cost the fold about as
- * much again as the tick; no dispatch waits for it, and GET /api/audit?q= finds rows before it.
+ * searchable through the trigram index (migration 1020). A large tick's rows cost the fold about
+ * two thirds of the tick's time again; no dispatch waits for it, and GET /api/audit?q= finds rows before it.
  */
 export async function dispatcherPass(deps: Deps, inputs: TickInputs = {}): Promise<TickSummary> {
   const summary = await tick(deps, inputs);

@@ -52,7 +52,7 @@ function changedValuesSql(columns: readonly string[], side: 'was' | 'now'): stri
  * migration 1010) are one statement, so no run travels to Node and back as JSON; one run-updated
  * event per batch names every run. Answers the changed runs.
  */
-export async function updateRunBatch(deps: Pick<Deps, 'clock' | 'ids' | 'events'>, tx: Db, at: Date, change: RunBatchChange): Promise<ChangedRun[]> {
+export async function updateRunBatch(deps: Pick<Deps, 'ids' | 'events'>, tx: Db, at: Date, change: RunBatchChange): Promise<ChangedRun[]> {
   if (change.ids.length === 0) return [];
   const columns = Object.keys(change.assignments).filter((column) => column !== 'updated_at');
   for (const column of columns) {
