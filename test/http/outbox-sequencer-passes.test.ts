@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../core/ports';
 import { PgDb } from '../../infra/db/pg-db';
@@ -71,6 +72,32 @@ describe('sequencing passes after commits', () => {
       expect(await waiting()).toBe(0);
     }
     expect(passes() - first).toBe(3);
+  });
+
+  it('answers an empty pass without writing, and without reading the sequenced rows however small the outbox was when the pass was planned', async () => {
+    // A connection plans the pass's statements once (PL/pgSQL keeps them): plan it on an empty
+    // outbox, as a new install or a truncation leaves it, then let the outbox fill.
+    await pool.query('TRUNCATE event_outbox');
+    const session = new pg.Client({ connectionString: app.databaseUrl });
+    await session.connect();
+    try {
+      expect((await session.query('SELECT event_outbox_sequence(10) AS last')).rows[0].last).toBeNull();
+      await addEvents(3000);
+      await session.query('SELECT event_outbox_sequence(10000)');
+      expect(await waiting()).toBe(0);
+      // the session's table counters so far are sent off, so that the transaction's own start at 0
+      await session.query('SELECT pg_stat_force_next_flush()');
+      await session.query('BEGIN');
+      const { rows } = await session.query('SELECT event_outbox_sequence(10) AS last');
+      expect(rows[0].last).toBeNull();
+      // no transaction id was needed: nothing was written, so the pass commits no WAL
+      expect((await session.query('SELECT pg_current_xact_id_if_assigned() AS xid')).rows[0].xid).toBeNull();
+      const scans = await session.query<{ seq_scan: string }>(`SELECT seq_scan FROM pg_stat_xact_user_tables WHERE relname = 'event_outbox'`);
+      expect(Number(scans.rows[0]?.seq_scan ?? 0)).toBe(0);
+      await session.query('COMMIT');
+    } finally {
+      await session.end();
+    }
   });
 
   it('folds requests made while a pass runs into one more pass that takes their events', async () => {
