@@ -1,12 +1,15 @@
 import type { Db } from '../../core/ports';
 import { migrations } from './migrations/index';
+import { landedEdits } from './migrations/landed-edits';
 
 /** Any fixed number: every process that migrates the same database serializes on it. */
 const MIGRATION_LOCK = 7_461_203;
 
 /**
  * Applies the migrations this build knows and the database lacks, each in its own transaction,
- * under an advisory lock so that concurrent starters (workers, test files) never race.
+ * under an advisory lock so that concurrent starters (workers, test files) never race. First, a
+ * database migrated by an earlier text of a migration that changed after it landed is brought to
+ * what today's text leaves (migrations/landed-edits.ts): the pending ones may rely on it.
  */
 export async function migrate(db: Db): Promise<string[]> {
   return db.transaction(async (tx) => {
@@ -16,6 +19,11 @@ export async function migrate(db: Db): Promise<string[]> {
     );
     const { rows } = await tx.query<{ name: string }>('SELECT name FROM schema_migrations');
     const applied = new Set(rows.map((r) => r.name));
+    for (const edit of landedEdits) {
+      if (!applied.has(edit.migration)) continue;
+      const { rows: check } = await tx.query<{ needed: boolean }>(edit.needed);
+      if (check[0]?.needed) await tx.query(edit.sql);
+    }
     const newlyApplied: string[] = [];
     for (const migration of migrations) {
       if (applied.has(migration.name)) continue;
