@@ -73,7 +73,9 @@ async function connectAndMigrate(url: string, cfg: Pick<Config, 'dbConnectTimeou
   // DDL changes the shapes a prepared statement was parsed against: migrations send every statement unnamed
   const migrator = new PgDb(url, { max: 1, connectTimeoutMs: cfg.dbConnectTimeoutMs, prepareStatements: false });
   try {
-    await migrate(migrator);
+    const report = await migrate(migrator);
+    // a repair is news to an operator: the database had been migrated by an earlier text of a migration
+    if (report.applied.length || report.repaired.length) logger().info('database migrated', { ...report });
   } finally {
     await migrator.close().catch(() => undefined);
   }

@@ -11,7 +11,14 @@ const MIGRATION_LOCK = 7_461_203;
  * database migrated by an earlier text of a migration that changed after it landed is brought to
  * what today's text leaves (migrations/landed-edits.ts): the pending ones may rely on it.
  */
-export async function migrate(db: Db): Promise<string[]> {
+export interface MigrationReport {
+  /** The migrations applied now, in the order they ran. */
+  applied: string[];
+  /** The migrations whose earlier text's result was repaired now (landed-edits.ts). */
+  repaired: string[];
+}
+
+export async function migrate(db: Db): Promise<MigrationReport> {
   return db.transaction(async (tx) => {
     await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
     await tx.query(
@@ -19,10 +26,13 @@ export async function migrate(db: Db): Promise<string[]> {
     );
     const { rows } = await tx.query<{ name: string }>('SELECT name FROM schema_migrations');
     const applied = new Set(rows.map((r) => r.name));
+    const repaired: string[] = [];
     for (const edit of landedEdits) {
       if (!applied.has(edit.migration)) continue;
       const { rows: check } = await tx.query<{ needed: boolean }>(edit.needed);
-      if (check[0]?.needed) await tx.query(edit.sql);
+      if (!check[0]?.needed) continue;
+      await tx.query(edit.sql);
+      repaired.push(edit.migration);
     }
     const newlyApplied: string[] = [];
     for (const migration of migrations) {
@@ -33,7 +43,7 @@ export async function migrate(db: Db): Promise<string[]> {
       });
       newlyApplied.push(migration.name);
     }
-    return newlyApplied;
+    return { applied: newlyApplied, repaired };
   });
 }
 

@@ -29,7 +29,7 @@ describe('migrations on a live database', () => {
   });
 
   it('migrating again applies nothing', async () => {
-    expect(await migrate(app.db)).toEqual([]);
+    expect(await migrate(app.db)).toEqual({ applied: [], repaired: [] });
   });
 
   it('run_state_json (migration 1030) writes every column of workflow_runs, as to_jsonb of the row names them', async () => {
