@@ -43,6 +43,8 @@ export const budgetDispatchGate: BudgetGate = {
     const shortOf = (candidate: DispatchCandidate): EvaluatedBudget[] =>
       budgetsWithoutRoom(blocking, chainOfCandidate(candidate), expectationOf(candidate), (e) => reserved.get(e.budget.id)!);
     return {
+      // without a budget that holds or stops, verdicts are pass or warn whatever else is dispatched
+      batchesIndependent: blocking.length === 0,
       async beginBatch(tx) {
         if (blocking.length) reserved = new Map([...(await reservationsOf(tx, blocking.map((e) => e.budget)))].map(([id, r]) => [id, { ...r }]));
       },

@@ -47,6 +47,11 @@ export interface TickBudgetCheck {
   beginBatch?(tx: Db): Promise<void>;
   /** The candidate passed and is dispatched: what it expects to spend counts for the rest of the batch. */
   dispatched?(candidate: DispatchCandidate): void;
+  /**
+   * True when no verdict depends on what other batches dispatch (nothing reserved, nothing to
+   * stop): the tick may then run batches at once. Absent means false: batches one after another.
+   */
+  batchesIndependent?: boolean;
 }
 
 export interface BudgetGate {
@@ -60,7 +65,7 @@ export interface BudgetGate {
 /** The gate used when nothing else is plugged in: every run passes. */
 export const passingBudgetGate: BudgetGate = {
   async open() {
-    return { evaluate: async () => ({ verdict: 'pass' }) };
+    return { evaluate: async () => ({ verdict: 'pass' }), batchesIndependent: true };
   },
 };
 

@@ -39,19 +39,49 @@ export interface CapSettings {
 /**
  * One key for every dispatch transaction: caps are counted and spent under it, so two ticks on
  * two runners never both see room for the same last slot (the lock ends with the transaction).
+ * A batch that found nothing to count against (no cap, no pause) holds it shared, so batches of
+ * such a fleet run at once, and one that counts waits for every one of them to commit.
  */
 const DISPATCH_ADMISSION_LOCK = 0x15_0d15;
+
+/**
+ * How a batch holds the admission lock: `exclusive` counts and spends caps; `shared` is for a
+ * fleet with nothing to count against, and refuses to admit anything once it finds a cap or a
+ * pause after all (AdmissionNeedsExclusive: the batch is to be done again, exclusive).
+ */
+export type AdmissionMode = 'exclusive' | 'shared';
+
+/** A shared batch met a cap or a pause: nothing it decided may stand (its transaction rolls back). */
+export class AdmissionNeedsExclusive extends Error {
+  constructor() {
+    super('a concurrency cap or dispatch pause applies: the batch is admitted under the exclusive lock');
+  }
+}
+
+/** Whether anything caps or pauses dispatch now (asked before a tick's batches choose their mode). */
+export async function dispatchIsCapped(db: Db, now: Date, settings: CapSettings): Promise<boolean> {
+  if (settings.maxInFlight !== undefined) return true;
+  const { rows } = await db.query<{ capped: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM workflow_agent_routing WHERE max_concurrent IS NOT NULL)
+         OR EXISTS (SELECT 1 FROM agent_dispatch_controls WHERE max_concurrent_runs IS NOT NULL OR dispatch_paused_until > $1) AS capped`,
+    [now],
+  );
+  return rows[0]?.capped ?? true;
+}
 
 const bump = (counts: Map<string, number>, key: string) => counts.set(key, (counts.get(key) ?? 0) + 1);
 
 /** Opens the admission check inside the dispatch transaction `tx`: takes the dispatch lock, then counts. */
-export async function openDispatchAdmission(tx: Db, now: Date, settings: CapSettings): Promise<DispatchAdmission> {
-  await tx.query('SELECT pg_advisory_xact_lock($1)', [DISPATCH_ADMISSION_LOCK]);
+export async function openDispatchAdmission(tx: Db, now: Date, settings: CapSettings, mode: AdmissionMode = 'exclusive'): Promise<DispatchAdmission> {
+  await tx.query(mode === 'shared' ? 'SELECT pg_advisory_xact_lock_shared($1)' : 'SELECT pg_advisory_xact_lock($1)', [DISPATCH_ADMISSION_LOCK]);
   const [live, controls] = await Promise.all([
-    tx.query<{ workflow_type: string; target_agent_id: string | null; n: number }>(
-      `SELECT workflow_type, target_agent_id, count(*)::int AS n FROM workflow_runs WHERE status = ANY($1::text[]) GROUP BY 1, 2`,
-      [liveRunStatuses],
-    ),
+    // a shared batch counts nothing: it admits only while nothing caps
+    mode === 'shared'
+      ? { rows: [] }
+      : tx.query<{ workflow_type: string; target_agent_id: string | null; n: number }>(
+          `SELECT workflow_type, target_agent_id, count(*)::int AS n FROM workflow_runs WHERE status = ANY($1::text[]) GROUP BY 1, 2`,
+          [liveRunStatuses],
+        ),
     tx.query<{ agent_id: string; max_concurrent_runs: number | null; paused: boolean }>(
       `SELECT agent_id, max_concurrent_runs, coalesce(dispatch_paused_until > $1, false) AS paused FROM agent_dispatch_controls
         WHERE max_concurrent_runs IS NOT NULL OR dispatch_paused_until > $1`,
@@ -66,6 +96,8 @@ export async function openDispatchAdmission(tx: Db, now: Date, settings: CapSett
     if (r.target_agent_id) byAgent.set(r.target_agent_id, (byAgent.get(r.target_agent_id) ?? 0) + r.n);
     fleet += r.n;
   }
+  // under the shared lock, counts of batches running at once are not in `live`: nothing may be counted
+  if (mode === 'shared' && (settings.maxInFlight !== undefined || controls.rows.length > 0)) throw new AdmissionNeedsExclusive();
   const agentCap = new Map(controls.rows.filter((c) => c.max_concurrent_runs !== null).map((c) => [c.agent_id, c.max_concurrent_runs!]));
   const paused = new Set(controls.rows.filter((c) => c.paused).map((c) => c.agent_id));
 
@@ -79,6 +111,7 @@ export async function openDispatchAdmission(tx: Db, now: Date, settings: CapSett
   };
   return {
     admit(candidate) {
+      if (mode === 'shared' && candidate.routeMaxConcurrent !== null) throw new AdmissionNeedsExclusive();
       const refusal = refusals(candidate);
       if (refusal) return refusal;
       bump(byType, candidate.workflowType);

@@ -285,6 +285,130 @@ describe('concurrent ticks', () => {
   });
 });
 
+/**
+ * This app's ports with its database watched: how many transactions are open at once at most,
+ * and a hook run after each statement (before its caller sees the answer).
+ */
+function watchedDeps(afterQuery?: (sql: string) => Promise<void>): { deps: Deps; mostAtOnce: () => number } {
+  const { storage } = app.ctx.deps;
+  if (storage.mode !== 'database') throw new Error('the test app runs on its database');
+  let open = 0;
+  let most = 0;
+  const db = new Proxy(storage.db, {
+    get(target, key, receiver) {
+      const value = Reflect.get(target, key, receiver) as unknown;
+      if (key === 'query') {
+        return async (sql: string, params?: unknown[]) => {
+          const answer = await target.query(sql, params);
+          await afterQuery?.(sql);
+          return answer;
+        };
+      }
+      if (key === 'transaction') {
+        return async (work: (tx: unknown) => Promise<unknown>) => {
+          most = Math.max(most, ++open);
+          try {
+            return await target.transaction(work as never);
+          } finally {
+            open--;
+          }
+        };
+      }
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  return { deps: { ...app.ctx.deps, storage: { ...storage, db } }, mostAtOnce: () => most };
+}
+
+async function queuedInOrder(type: string, n: number): Promise<string[]> {
+  const { rows } = await app.db.query<{ id: string }>(
+    `INSERT INTO workflow_runs (id, workflow_type, status, created_at)
+     SELECT gen_random_uuid(), $1, 'queued', $2::timestamptz - make_interval(secs => $3 - g) FROM generate_series(1, $3) g RETURNING id, created_at`,
+    [type, clock.now(), n],
+  );
+  const { rows: ordered } = await app.db.query<{ id: string }>('SELECT id FROM workflow_runs WHERE id = ANY($1::uuid[]) ORDER BY created_at, id', [rows.map((r) => r.id)]);
+  return ordered.map((r) => r.id);
+}
+
+describe('batches at once', () => {
+  it('an uncapped tick without budgets runs two batches at once, and every run is dispatched, audited, snapshotted and woken once, in queue order', async () => {
+    const type = await templateWithRoute(app, { agent: 'writer' });
+    const ids = await queuedInOrder(type, 60);
+    const watched = watchedDeps();
+    const summary = await coreTick(watched.deps, { batchSize: 10 });
+    expect(summary).toMatchObject({ dispatched: 60, woken: 60, capped: { workflowType: 0, agent: 0, fleet: 0 } });
+    expect(watched.mostAtOnce()).toBe(2);
+    const { rows } = await app.db.query<{ status: string; n: number }>('SELECT status, count(*)::int AS n FROM workflow_runs GROUP BY 1');
+    expect(rows).toEqual([{ status: 'dispatched', n: 60 }]);
+    const traces = await app.db.query<{ audits: number; snapshots: number }>(
+      `SELECT (SELECT count(*)::int FROM audit_log a WHERE a.entity_id = r.id::text AND a.action = 'dispatched') AS audits,
+              (SELECT count(*)::int FROM entity_snapshots s WHERE s.entity_id = r.id::text AND s.reason = 'dispatched') AS snapshots
+         FROM workflow_runs r`,
+    );
+    expect(new Set(traces.rows.map((t) => `${t.audits}/${t.snapshots}`))).toEqual(new Set(['1/1']));
+    expect(runtime.calls.map((call) => ids.findIndex((id) => call[3]!.includes(id)))).toEqual(ids.map((_, i) => i));
+  });
+
+  it('a cap set as an uncapped tick starts is held: the batch that meets it is done again under the exclusive lock, as is the rest', async () => {
+    const type = await templateWithRoute(app, { agent: 'writer' });
+    await queuedInOrder(type, 30);
+    let capSet = false;
+    // right after the tick asked whether anything caps dispatch (nothing did), the agent gets a cap of 5
+    const watched = watchedDeps(async (sql) => {
+      if (capSet || !sql.includes('AS capped')) return;
+      capSet = true;
+      const put = await app.call('PUT', '/api/agents/writer/limits', { body: { max_concurrent_runs: 5 } });
+      expect(put.status).toBe(200);
+    });
+    try {
+      const summary = await coreTick(watched.deps, { batchSize: 5 });
+      expect(capSet).toBe(true);
+      expect(summary).toMatchObject({ dispatched: 5, capped: { agent: 25, workflowType: 0, fleet: 0 } });
+      const { rows } = await app.db.query<{ status: string; n: number }>('SELECT status, count(*)::int AS n FROM workflow_runs GROUP BY 1 ORDER BY 1');
+      expect(rows).toEqual([
+        { status: 'dispatched', n: 5 },
+        { status: 'queued', n: 25 },
+      ]);
+      const audits = await app.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM audit_log WHERE action = 'dispatched' AND entity_type = 'workflow_run' AND entity_id IN (SELECT id::text FROM workflow_runs)`);
+      expect(audits.rows[0]!.n).toBe(5);
+    } finally {
+      await app.db.query(`DELETE FROM agent_dispatch_controls WHERE agent_id = 'writer'`);
+    }
+  });
+
+  it('with a cap, or a budget that may hold runs, batches go one at a time as before; a warn budget does not couple them', async () => {
+    const type = await templateWithRoute(app, { agent: 'writer' });
+    await app.call('PUT', `/api/workflow-routing/${type}`, { body: { agent_id: 'writer', max_concurrent: 12 } });
+    await queuedInOrder(type, 30);
+    const capped = watchedDeps();
+    expect(await coreTick(capped.deps, { batchSize: 5 })).toMatchObject({ dispatched: 12, capped: { workflowType: 18 } });
+    expect(capped.mostAtOnce()).toBe(1);
+
+    await app.call('PUT', `/api/workflow-routing/${type}`, { body: { agent_id: 'writer' } });
+    const budgets: string[] = [];
+    try {
+      const warn = await app.call('POST', '/api/budgets', { body: { name: 'lanes warn', scope: 'agent', scope_id: 'writer', period: 'daily', cap_usd: 5, action_on_exceed: 'warn' } });
+      expect(warn.status).toBe(201);
+      budgets.push(warn.body.budget.id);
+      await app.db.query(`UPDATE workflow_runs SET status = 'completed', finished_at = $1 WHERE status = 'dispatched'`, [clock.now()]);
+      await queuedInOrder(type, 12);
+      const warned = watchedDeps();
+      expect(await coreTick(warned.deps, { batchSize: 5 })).toMatchObject({ dispatched: 30 });
+      expect(warned.mostAtOnce()).toBe(2);
+
+      const pause = await app.call('POST', '/api/budgets', { body: { name: 'lanes pause', scope: 'fleet', period: 'monthly', cap_usd: 5, action_on_exceed: 'pause_new_runs' } });
+      expect(pause.status).toBe(201);
+      budgets.push(pause.body.budget.id);
+      await queuedInOrder(type, 12);
+      const paused = watchedDeps();
+      expect(await coreTick(paused.deps, { batchSize: 5 })).toMatchObject({ dispatched: 12 });
+      expect(paused.mostAtOnce()).toBe(1);
+    } finally {
+      for (const id of budgets) await app.call('PATCH', `/api/budgets/${id}`, { body: { active: false } });
+    }
+  });
+});
+
 describe('dispatcher stats and the tick endpoint', () => {
   it('reports queue counts, failure rate, route count and the last tick, over real HTTP', async () => {
     const type = await templateWithRoute(app);
