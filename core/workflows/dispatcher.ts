@@ -7,7 +7,7 @@ import { SYSTEM_ACTOR } from './governance';
 import { recoveryRules } from './recovery-rules';
 import { updateRunBatch, type ChangedRun } from './run-audit';
 import { stuckConditionSql } from './run-queries';
-import { transitionOf } from './run-status';
+import { terminalRunStatuses, transitionOf, type RunTrigger } from './run-status';
 import { leaveSessionsSql, releaseTaskPointers } from './run-store';
 import type { WorkflowRun } from './run';
 import { wakeAgents, type WakeOutcome } from './wake';
@@ -76,8 +76,8 @@ const BATCH = 500;
 /**
  * Dispatch batches in flight at once when nothing couples them (they then touch disjoint runs and
  * insert, nothing else). Measured with 10,000 queued runs (bench/dispatcher-tick.ts, 2 cores):
- * one at a time ~1.3 s, two ~0.92 s, three no better. Recovery stays one batch at a time: its
- * batches also release tasks, which two batches could lock in opposite orders.
+ * one at a time ~1.3 s, two ~0.92 s, three no better. Recovery batches go two at a time too,
+ * for the rules that end no run.
  */
 const DISPATCH_LANES = 2;
 /** Bounds every loop of a tick: at most this many batches per phase. */
@@ -136,9 +136,22 @@ export async function dispatcherPass(deps: Deps, inputs: TickInputs = {}): Promi
 /** One recovery rule of spec 03 as data: which runs (SQL over r and its route w), what they become, how it is audited. */
 interface RecoveryRule {
   where: string;
+  /** The status move of spec 03's table it makes, if any (the `status` assignment). */
+  transition?: RunTrigger;
   set: Record<string, string>;
   action: string;
   returnsToQueue?: boolean;
+}
+
+/** The rule moves its runs to a terminal status: their tasks' pointers and claims are then released. */
+const endsRuns = (rule: RecoveryRule) => rule.transition !== undefined && terminalRunStatuses.includes(transitionOf(rule.transition).to);
+
+function recoveryAssignments(rule: RecoveryRule): Record<string, string> {
+  return {
+    ...(rule.returnsToQueue ? leaveSessionsSql : {}),
+    ...(rule.transition ? { status: `'${transitionOf(rule.transition).to}'` } : {}),
+    ...rule.set,
+  };
 }
 
 const recoveryRuleSql: Record<keyof TickSummary['recovered'], RecoveryRule> = {
@@ -149,8 +162,8 @@ const recoveryRuleSql: Record<keyof TickSummary['recovered'], RecoveryRule> = {
   },
   failed: {
     where: `${stuckConditionSql.unclaimed} AND r.dispatch_attempts >= ${recoveryRules.maxDispatchAttempts}`,
+    transition: 'fail_unclaimed',
     set: {
-      status: `'${transitionOf('fail_unclaimed').to}'`,
       finished_at: '$1',
       last_error: `'not claimed within ${recoveryRules.unclaimedAfterMs / 60_000} minutes after ' || r.dispatch_attempts || ' dispatch attempts'`,
     },
@@ -158,8 +171,8 @@ const recoveryRuleSql: Record<keyof TickSummary['recovered'], RecoveryRule> = {
   },
   released: {
     where: stuckConditionSql.silent_claim,
+    transition: 'release_silent_claim',
     set: {
-      status: `'${transitionOf('release_silent_claim').to}'`,
       dispatched_at: '$1',
       claimed_at: 'NULL',
       heartbeat_at: 'NULL',
@@ -171,8 +184,8 @@ const recoveryRuleSql: Record<keyof TickSummary['recovered'], RecoveryRule> = {
   },
   timedOut: {
     where: stuckConditionSql.timed_out_running,
+    transition: 'time_out',
     set: {
-      status: `'${transitionOf('time_out').to}'`,
       finished_at: '$1',
       gateway_session_active: 'false',
       last_error: `'running longer than the routing timeout of ' || coalesce((SELECT w2.timeout_minutes FROM workflow_agent_routing w2 WHERE w2.workflow_type = r.workflow_type), ${recoveryRules.defaultTimeoutMinutes}) || ' minutes'`,
@@ -186,12 +199,25 @@ export async function recoverStaleRuns(deps: Deps, ctx: TickContext): Promise<{ 
   const recovered = { redispatched: 0, failed: 0, released: 0, timedOut: 0 };
   const toWake: ChangedRun[] = [];
   for (const name of Object.keys(recoveryRuleSql) as Array<keyof typeof recoveryRuleSql>) {
-    for (let i = 0; i < MAX_BATCHES; i++) {
-      const changed = await recoverBatch(deps, ctx, recoveryRuleSql[name]);
+    const rule = recoveryRuleSql[name];
+    // batches of a rule that ends no run touch only their own runs (SKIP LOCKED keeps them apart):
+    // two at a time; one that ends runs also releases their tasks, which two batches could lock in
+    // opposite orders
+    let batches = 0;
+    let drained = false;
+    const batch = async () => {
+      batches++;
+      const changed = await recoverBatch(deps, ctx, rule);
       recovered[name] += changed.length;
       toWake.push(...changed.filter((run) => run.status === 'dispatched'));
-      if (changed.length < ctx.batchSize) break;
-    }
+      if (changed.length < ctx.batchSize) drained = true;
+    };
+    const lane = async () => {
+      while (!drained && batches < MAX_BATCHES) await batch();
+    };
+    // the first batch alone: most ticks find little or nothing to recover
+    await batch();
+    if (!drained) await Promise.all(Array.from({ length: endsRuns(rule) ? 1 : DISPATCH_LANES }, lane));
   }
   return { recovered, toWake };
 }
@@ -205,7 +231,7 @@ async function recoverBatch(deps: Deps, ctx: TickContext, rule: RecoveryRule): P
       [at],
     );
     const after = await updateRunBatch(deps, tx, at, {
-      assignments: { ...(rule.returnsToQueue ? leaveSessionsSql : {}), ...rule.set },
+      assignments: recoveryAssignments(rule),
       ids: picked.map((r) => r.id),
       actor: ctx.actor,
       action: rule.action,
