@@ -17,8 +17,12 @@ const stale = Number(process.env.BENCH_STALE ?? 1_000);
 async function seed(client: pg.Client): Promise<void> {
   await client.query('TRUNCATE workflow_runs CASCADE');
   await client.query(`TRUNCATE audit_log, entity_snapshots, event_outbox, dispatcher_ticks`);
-  // the engine's own cost, without a budget gate to ask: in a full run, earlier scenarios leave thousands of budgets here
+  // the engine's own cost, without a budget gate to ask: in a full run, earlier scenarios leave thousands of budgets here,
+  // and (snapshot-restore's generated rows) thousands of agent caps and pauses and capped routes, which made the full
+  // run's tick count caps a dedicated run never saw
   await client.query('TRUNCATE budgets CASCADE');
+  await client.query('TRUNCATE agent_dispatch_controls');
+  await client.query(`DELETE FROM workflow_agent_routing WHERE workflow_type <> 'bench-flow'`);
   await client.query(
     `INSERT INTO workflow_runs (id, workflow_type, status, created_at)
      SELECT gen_random_uuid(), 'bench-flow', 'queued', now() - make_interval(secs => g) FROM generate_series(1, $1) g`,
