@@ -212,12 +212,9 @@ export async function recoverStaleRuns(deps: Deps, ctx: TickContext): Promise<{ 
       toWake.push(...changed.filter((run) => run.status === 'dispatched'));
       if (changed.length < ctx.batchSize) drained = true;
     };
-    const lane = async () => {
-      while (!drained && batches < MAX_BATCHES) await batch();
-    };
     // the first batch alone: most ticks find little or nothing to recover
     await batch();
-    if (!drained) await Promise.all(Array.from({ length: endsRuns(rule) ? 1 : DISPATCH_LANES }, lane));
+    if (!drained) await inLanes(endsRuns(rule) ? 1 : DISPATCH_LANES, () => !drained && batches < MAX_BATCHES, batch);
   }
   return { recovered, toWake };
 }
@@ -326,26 +323,23 @@ export async function dispatchQueuedRuns(deps: Deps, ctx: TickContext, onlyRunId
   // the runs to wake per slice, so that wakes go out in queue order whichever batch commits first
   const toWake: ChangedRun[][] = [];
   let nextSlice = 0;
-  const lane = async (index: number) => {
-    while (nextSlice < slices.length) {
-      // once exclusive, batches wait for each other anyway: one lane goes on, holding one connection
-      if (index > 0 && mode === 'exclusive') return;
-      const i = nextSlice++;
-      for (;;) {
-        const batchMode = mode;
-        try {
-          const batch = await ctx.db.transaction((tx) => dispatchBatch(deps, ctx, tx, slices[i]!, gate, batchMode));
-          addBatchCounts(part, batch);
-          toWake[i] = batch.toWake;
-          break;
-        } catch (err) {
-          if (!(err instanceof AdmissionNeedsExclusive)) throw err;
-          mode = 'exclusive';
-        }
+  const dispatchSlice = async () => {
+    const i = nextSlice++;
+    for (;;) {
+      const batchMode = mode;
+      try {
+        const batch = await ctx.db.transaction((tx) => dispatchBatch(deps, ctx, tx, slices[i]!, gate, batchMode));
+        addBatchCounts(part, batch);
+        toWake[i] = batch.toWake;
+        return;
+      } catch (err) {
+        if (!(err instanceof AdmissionNeedsExclusive)) throw err;
+        mode = 'exclusive';
       }
     }
   };
-  await Promise.all(Array.from({ length: mode === 'shared' ? DISPATCH_LANES : 1 }, (_, index) => lane(index)));
+  // once exclusive, batches wait for each other anyway: one lane goes on, holding one connection
+  await inLanes(mode === 'shared' ? DISPATCH_LANES : 1, (lane) => nextSlice < slices.length && (lane === 0 || mode === 'shared'), dispatchSlice);
   for (const runs of toWake) if (runs) part.toWake.push(...runs);
   if (onlyRunId) return part;
   const { rows: unrouted } = await ctx.db.query<{ n: number }>(
@@ -361,6 +355,27 @@ interface BatchGate {
   verdictOf(candidate: DispatchCandidate): Promise<BudgetVerdict>;
   beginBatch(tx: Db): Promise<void>;
   dispatched(candidate: DispatchCandidate): void;
+}
+
+/**
+ * Runs `step` in `lanes` loops at once while `more(lane)` says so. A step that fails stops every
+ * lane before its next step; the first failure is thrown once all have stopped, so no batch is
+ * still running when the tick reports it.
+ */
+async function inLanes(lanes: number, more: (lane: number) => boolean, step: () => Promise<void>): Promise<void> {
+  let failure: { error: unknown } | undefined;
+  await Promise.all(
+    Array.from({ length: lanes }, async (_, lane) => {
+      while (!failure && more(lane)) {
+        try {
+          await step();
+        } catch (error) {
+          failure ??= { error };
+        }
+      }
+    }),
+  );
+  if (failure) throw failure.error;
 }
 
 function capSettingsOf(deps: Deps) {

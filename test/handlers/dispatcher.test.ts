@@ -290,35 +290,38 @@ describe('concurrent ticks', () => {
  * This app's ports with its database watched: how many transactions are open at once at most,
  * and a hook run after each statement (before its caller sees the answer).
  */
-function watchedDeps(afterQuery?: (sql: string) => Promise<void>): { deps: Deps; mostAtOnce: () => number } {
+function watchedDeps(afterQuery?: (sql: string) => Promise<void>): { deps: Deps; mostAtOnce: () => number; openNow: () => number } {
   const { storage } = app.ctx.deps;
   if (storage.mode !== 'database') throw new Error('the test app runs on its database');
   let open = 0;
   let most = 0;
-  const db = new Proxy(storage.db, {
-    get(target, key, receiver) {
-      const value = Reflect.get(target, key, receiver) as unknown;
-      if (key === 'query') {
-        return async (sql: string, params?: unknown[]) => {
-          const answer = await target.query(sql, params);
-          await afterQuery?.(sql);
-          return answer;
-        };
-      }
-      if (key === 'transaction') {
-        return async (work: (tx: unknown) => Promise<unknown>) => {
-          most = Math.max(most, ++open);
-          try {
-            return await target.transaction(work as never);
-          } finally {
-            open--;
-          }
-        };
-      }
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  });
-  return { deps: { ...app.ctx.deps, storage: { ...storage, db } }, mostAtOnce: () => most };
+  // the pool and each transaction's connection, with the hook after every statement
+  const watch = <T extends object>(inner: T): T =>
+    new Proxy(inner, {
+      get(target, key, receiver) {
+        const value = Reflect.get(target, key, receiver) as unknown;
+        if (key === 'query') {
+          return async (sql: string, params?: unknown[]) => {
+            const answer = await (value as (sql: string, params?: unknown[]) => Promise<unknown>).call(target, sql, params);
+            await afterQuery?.(sql);
+            return answer;
+          };
+        }
+        if (key === 'transaction') {
+          return async (work: (tx: object) => Promise<unknown>) => {
+            most = Math.max(most, ++open);
+            try {
+              return await (value as (work: (tx: object) => Promise<unknown>) => Promise<unknown>).call(target, (tx) => work(watch(tx)));
+            } finally {
+              open--;
+            }
+          };
+        }
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+  const db = watch(storage.db);
+  return { deps: { ...app.ctx.deps, storage: { ...storage, db } }, mostAtOnce: () => most, openNow: () => open };
 }
 
 async function queuedInOrder(type: string, n: number): Promise<string[]> {
@@ -349,6 +352,21 @@ describe('batches at once', () => {
     expect(new Set(traces.rows.map((t) => `${t.audits}/${t.snapshots}`))).toEqual(new Set(['1/1']));
     // each run woken once (the wakes themselves run several at a time, so their order is not asserted)
     expect(runtime.calls.map((call) => ids.findIndex((id) => call[3]!.includes(id))).sort((a, b) => a - b)).toEqual(ids.map((_, i) => i));
+  });
+
+  it('a batch that fails stops the other lane before its next batch, and the tick reports the failure once no batch is open', async () => {
+    const type = await templateWithRoute(app, { agent: 'writer' });
+    await queuedInOrder(type, 60);
+    let batchWrites = 0;
+    const watched = watchedDeps(async (sql) => {
+      if (sql.includes('INSERT INTO entity_snapshots') && ++batchWrites === 3) throw new Error('injected batch failure');
+    });
+    await expect(coreTick(watched.deps, { batchSize: 5 })).rejects.toThrow('injected batch failure');
+    expect(watched.openNow()).toBe(0);
+    const { rows } = await app.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM workflow_runs WHERE status = 'dispatched'`);
+    // the failed batch rolled back; at most the other lane's batch in flight committed after the two before
+    expect(rows[0]!.n).toBeGreaterThanOrEqual(10);
+    expect(rows[0]!.n).toBeLessThanOrEqual(15);
   });
 
   it('a cap set as an uncapped tick starts is held: the batch that meets it is done again under the exclusive lock, as is the rest', async () => {
