@@ -8,10 +8,10 @@ import { recoveryRules } from './recovery-rules';
 import { updateRunBatch, type ChangedRun } from './run-audit';
 import { stuckConditionSql } from './run-queries';
 import { terminalRunStatuses, transitionOf, type RunTrigger } from './run-status';
-import { leaveSessionsSql, releaseTaskPointers } from './run-store';
+import { leaveSessionsSql, releaseTasksOfEndedRuns } from './run-store';
 import type { WorkflowRun } from './run';
 import { wakeAgents, type WakeOutcome } from './wake';
-import { releaseClaimsOfEndedRuns, releaseExpiredLeases } from '../agents/leases';
+import { releaseExpiredLeases } from '../agents/leases';
 import { AdmissionNeedsExclusive, dispatchIsCapped, openDispatchAdmission, type AdmissionMode, type CappedCounts } from './caps';
 
 /**
@@ -201,8 +201,8 @@ export async function recoverStaleRuns(deps: Deps, ctx: TickContext): Promise<{ 
   for (const name of Object.keys(recoveryRuleSql) as Array<keyof typeof recoveryRuleSql>) {
     const rule = recoveryRuleSql[name];
     // batches of a rule that ends no run touch only their own runs (SKIP LOCKED keeps them apart):
-    // two at a time; one that ends runs also releases their tasks, which two batches could lock in
-    // opposite orders
+    // two at a time; one that ends runs also locks and releases their tasks (in id order, so never
+    // in a cycle), where two batches would mostly wait for each other: one at a time
     let batches = 0;
     let drained = false;
     const batch = async () => {
@@ -233,8 +233,7 @@ async function recoverBatch(deps: Deps, ctx: TickContext, rule: RecoveryRule): P
       actor: ctx.actor,
       action: rule.action,
     });
-    await releaseTaskPointers(tx, after);
-    await releaseClaimsOfEndedRuns(deps, tx, after);
+    await releaseTasksOfEndedRuns(deps, tx, after);
     return after;
   });
 }
@@ -532,8 +531,7 @@ export async function budgetCancel(deps: Deps, tx: Db, stops: Array<[string, str
     actor,
     action: 'budget_stopped',
   });
-  await releaseTaskPointers(tx, after);
-  await releaseClaimsOfEndedRuns(deps, tx, after);
+  await releaseTasksOfEndedRuns(deps, tx, after);
   return after.length;
 }
 

@@ -110,6 +110,25 @@ export async function syncTaskPointer(tx: Db, run: Pick<WorkflowRun, 'id' | 'tas
   }
 }
 
+/**
+ * What a batch of runs that ended frees on their tasks: the pointer at the live run and the claim
+ * the run's agent holds. The tasks' rows are locked first, all of them, in id order, in one
+ * statement: two transactions ending runs of the same tasks (two runners' recoveries, a recovery
+ * and a budget stop) then queue in one order; each of the two writes alone locked in its own order
+ * (the pointers' in the join's), so together they could deadlock.
+ */
+export async function releaseTasksOfEndedRuns(
+  deps: Pick<Deps, 'clock' | 'ids' | 'events'>,
+  tx: Db,
+  runs: ReadonlyArray<Pick<WorkflowRun, 'id' | 'task_id' | 'status' | 'owner_agent_id' | 'target_agent_id'>>,
+): Promise<void> {
+  const tasks = [...new Set(runs.filter((r) => r.task_id && terminalRunStatuses.includes(r.status)).map((r) => r.task_id!))];
+  if (tasks.length === 0) return;
+  await tx.query('SELECT 1 FROM tasks WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE', [tasks]);
+  await releaseTaskPointers(tx, runs);
+  await releaseClaimsOfEndedRuns(deps, tx, runs);
+}
+
 /** The set-based half of syncTaskPointer for many runs at once: runs that ended stop being their task's live run. */
 export async function releaseTaskPointers(tx: Db, runs: ReadonlyArray<Pick<WorkflowRun, 'id' | 'task_id' | 'status'>>): Promise<void> {
   const ended = runs.filter((r) => r.task_id && terminalRunStatuses.includes(r.status));

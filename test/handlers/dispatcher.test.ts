@@ -1,9 +1,11 @@
+import pg from 'pg';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { BudgetGate, BudgetVerdict, DispatchCandidate } from '../../core/workflows/budget-gate';
 import type { Deps } from '../../core/ports';
 import { tick as coreTick } from '../../core/workflows/dispatcher';
 import { recoveryRules } from '../../core/workflows/recovery-rules';
 import { runColumns } from '../../core/workflows/run';
+import { releaseTasksOfEndedRuns } from '../../core/workflows/run-store';
 import { useTestApp } from '../support/use-app';
 import { createRun, fakeRuntime, fakeTime, runStatus, templateWithRoute, tick } from './workflow-support';
 
@@ -451,6 +453,50 @@ describe('batches at once', () => {
       expect(paused.mostAtOnce()).toBe(1);
     } finally {
       for (const id of budgets) await app.call('PATCH', `/api/budgets/${id}`, { body: { active: false } });
+    }
+  });
+});
+
+describe('releasing the tasks of ended runs', () => {
+  it('locks every task first, in id order: with the later task held elsewhere, the earlier one is already locked while it waits', async () => {
+    const project = await app.call('POST', '/api/projects', { body: { name: 'ended runs' } });
+    const { rows: tasks } = await app.db.query<{ id: string }>(
+      `INSERT INTO tasks (id, project_id, title) SELECT gen_random_uuid(), $1, 'ended ' || g FROM generate_series(1, 2) g RETURNING id`,
+      [project.body.id],
+    );
+    const [first, second] = tasks.map((t) => t.id).sort();
+    const type = await templateWithRoute(app);
+    const { rows: runs } = await app.db.query<{ id: string; task_id: string }>(
+      `INSERT INTO workflow_runs (id, workflow_type, status, task_id, finished_at) SELECT gen_random_uuid(), $1, 'failed', t, now() FROM unnest($2::uuid[]) t RETURNING id, task_id`,
+      [type, [second, first]],
+    );
+    for (const run of runs) await app.db.query('UPDATE tasks SET active_workflow_run_id = $2 WHERE id = $1', [run.task_id, run.id]);
+    const ended = runs.map((r) => ({ ...r, status: 'failed', owner_agent_id: null, target_agent_id: null }));
+
+    const holder = new pg.Client({ connectionString: app.databaseUrl });
+    const prober = new pg.Client({ connectionString: app.databaseUrl });
+    await holder.connect();
+    await prober.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('SELECT 1 FROM tasks WHERE id = $1 FOR UPDATE', [second]);
+      const pid = (await holder.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+      // the runs in the order a join over them would lock their tasks: the later task first
+      const releasing = app.db.transaction((tx) => releaseTasksOfEndedRuns(app.ctx.deps, tx, ended));
+      let waiting = false;
+      for (let i = 0; i < 500 && !waiting; i++) {
+        const { rows } = await prober.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))', [pid]);
+        waiting = rows[0]!.n > 0;
+      }
+      expect(waiting).toBe(true);
+      await expect(prober.query('SELECT 1 FROM tasks WHERE id = $1 FOR UPDATE NOWAIT', [first])).rejects.toMatchObject({ code: '55P03' });
+      await holder.query('ROLLBACK');
+      await releasing;
+      const { rows } = await app.db.query('SELECT count(*)::int AS n FROM tasks WHERE id = ANY($1::uuid[]) AND active_workflow_run_id IS NOT NULL', [[first, second]]);
+      expect(rows[0]).toEqual({ n: 0 });
+    } finally {
+      await holder.end();
+      await prober.end();
     }
   });
 });
