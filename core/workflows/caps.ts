@@ -58,12 +58,15 @@ export class AdmissionNeedsExclusive extends Error {
   }
 }
 
+/** Rows of agent_dispatch_controls that count at $1: a cap, or a pause not yet over. */
+const controlsInForceSql = 'max_concurrent_runs IS NOT NULL OR dispatch_paused_until > $1';
+
 /** Whether anything caps or pauses dispatch now (asked before a tick's batches choose their mode). */
 export async function dispatchIsCapped(db: Db, now: Date, settings: CapSettings): Promise<boolean> {
   if (settings.maxInFlight !== undefined) return true;
   const { rows } = await db.query<{ capped: boolean }>(
     `SELECT EXISTS (SELECT 1 FROM workflow_agent_routing WHERE max_concurrent IS NOT NULL)
-         OR EXISTS (SELECT 1 FROM agent_dispatch_controls WHERE max_concurrent_runs IS NOT NULL OR dispatch_paused_until > $1) AS capped`,
+         OR EXISTS (SELECT 1 FROM agent_dispatch_controls WHERE ${controlsInForceSql}) AS capped`,
     [now],
   );
   return rows[0]?.capped ?? true;
@@ -84,7 +87,7 @@ export async function openDispatchAdmission(tx: Db, now: Date, settings: CapSett
         ),
     tx.query<{ agent_id: string; max_concurrent_runs: number | null; paused: boolean }>(
       `SELECT agent_id, max_concurrent_runs, coalesce(dispatch_paused_until > $1, false) AS paused FROM agent_dispatch_controls
-        WHERE max_concurrent_runs IS NOT NULL OR dispatch_paused_until > $1`,
+        WHERE ${controlsInForceSql}`,
       [now],
     ),
   ]);

@@ -12,7 +12,7 @@ import outboxSequencerAt2cfe0f1 from '../fixtures/earlier-migrations/0900_event_
 import claimFreeTaskAt1f013ce from '../fixtures/earlier-migrations/1000_claim_free_task.1f013ce';
 import claimFreeTaskAt61989d8 from '../fixtures/earlier-migrations/1000_claim_free_task.61989d8';
 import claimDispatchedRunAt61989d8 from '../fixtures/earlier-migrations/1010_claim_dispatched_run.61989d8';
-import { withDatabase } from '../support/template-database';
+import { createEmptyDatabase } from '../support/template-database';
 import { startTestApp, type TestApp } from '../support/test-app';
 
 /*
@@ -61,19 +61,8 @@ async function earlierBuildDatabase(
   earlier: Record<string, string>,
   arrange?: (db: pg.Client) => Promise<void>,
 ): Promise<{ url: string; drop(): Promise<void> }> {
-  const adminUrl = inject('pgAdminUrl');
-  const database = `edit_${process.pid}_${randomUUID().slice(0, 8)}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${database}`);
-  await admin.end();
-  const url = withDatabase(adminUrl, database);
-  const drop = async () => {
-    const c = new pg.Client({ connectionString: adminUrl });
-    await c.connect();
-    await c.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-    await c.end();
-  };
+  const database = await createEmptyDatabase(inject('pgAdminUrl'), 'edit');
+  const { url, drop } = database;
   const db = new pg.Client({ connectionString: url });
   try {
     await db.connect();
@@ -91,7 +80,7 @@ async function earlierBuildDatabase(
   } finally {
     await db.end();
   }
-  return { url, drop };
+  return database;
 }
 
 /** The server started on `url`: it migrates the database as it starts. */

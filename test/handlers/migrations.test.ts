@@ -4,7 +4,7 @@ import { describe, expect, inject, it } from 'vitest';
 import { actionKindNames } from '../../core/actions/catalog';
 import { appliedMigrations, migrate } from '../../infra/db/migrate';
 import { migrations } from '../../infra/db/migrations/index';
-import { withDatabase } from '../support/template-database';
+import { createEmptyDatabase } from '../support/template-database';
 import { useTestApp } from '../support/use-app';
 
 const app = useTestApp();
@@ -52,12 +52,8 @@ describe('migrations on a live database', () => {
 
 /** A database of its own with the migrations before `name` applied; `fn` runs `name` when it has arranged the data. */
 async function beforeMigration(name: string, fn: (db: pg.Client, apply: () => Promise<void>) => Promise<void>): Promise<void> {
-  const adminUrl = inject('pgAdminUrl');
-  const database = `m${name.slice(0, 4)}_${process.pid}_${Date.now().toString(36)}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${database}`);
-  const db = new pg.Client({ connectionString: withDatabase(adminUrl, database) });
+  const database = await createEmptyDatabase(inject('pgAdminUrl'), `m${name.slice(0, 4)}`);
+  const db = new pg.Client({ connectionString: database.url });
   try {
     await db.connect();
     const at = migrations.findIndex((m) => m.name === name);
@@ -68,8 +64,7 @@ async function beforeMigration(name: string, fn: (db: pg.Client, apply: () => Pr
     });
   } finally {
     await db.end().catch(() => undefined);
-    await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-    await admin.end();
+    await database.drop();
   }
 }
 

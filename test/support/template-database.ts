@@ -9,6 +9,27 @@ export function withDatabase(url: string, database: string): string {
   return u.toString();
 }
 
+/** An empty database of its own on the admin URL's server, for a test that migrates it its own way. */
+export async function createEmptyDatabase(adminUrl: string, prefix: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const database = `${prefix}_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${database}`);
+  } finally {
+    await admin.end();
+  }
+  return {
+    url: withDatabase(adminUrl, database),
+    async drop() {
+      const c = new pg.Client({ connectionString: adminUrl });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+      await c.end();
+    },
+  };
+}
+
 /**
  * Creates a fresh template database holding the migrated schema; test files clone it
  * (CREATE DATABASE … TEMPLATE is much faster than migrating each time).
