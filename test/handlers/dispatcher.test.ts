@@ -424,6 +424,23 @@ describe('batches at once', () => {
     expect(audits.rows[0]!.n).toBe(40);
   });
 
+  it('a routing cap set as an uncapped tick starts is held too: the candidate that carries it sends its batch back, exclusive', async () => {
+    const type = await templateWithRoute(app, { agent: 'writer' });
+    await queuedInOrder(type, 30);
+    let capSet = false;
+    const watched = watchedDeps(async (sql) => {
+      if (capSet || !sql.includes('AS capped')) return;
+      capSet = true;
+      const put = await app.call('PUT', `/api/workflow-routing/${type}`, { body: { agent_id: 'writer', max_concurrent: 7 } });
+      expect(put.status).toBe(200);
+    });
+    const summary = await coreTick(watched.deps, { batchSize: 5 });
+    expect(capSet).toBe(true);
+    expect(summary).toMatchObject({ dispatched: 7, capped: { workflowType: 23, agent: 0, fleet: 0 } });
+    const { rows } = await app.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM workflow_runs WHERE status = 'dispatched'`);
+    expect(rows[0]!.n).toBe(7);
+  });
+
   it('with a cap, or a budget that may hold runs, batches go one at a time as before; a warn budget does not couple them', async () => {
     const type = await templateWithRoute(app, { agent: 'writer' });
     await app.call('PUT', `/api/workflow-routing/${type}`, { body: { agent_id: 'writer', max_concurrent: 12 } });
