@@ -63,11 +63,16 @@ async function findSnapshot(db: Db, id: string): Promise<EntitySnapshot> {
   return rows[0];
 }
 
+/** The state of the row aliased `t` of a revertable entity's table: its columns but the generated ones. */
+function stateOfRow(target: { generated?: readonly string[] }): string {
+  return target.generated?.length ? `to_jsonb(t) - ARRAY[${target.generated.map((c) => `'${c}'`).join(', ')}]` : 'to_jsonb(t)';
+}
+
 async function currentState(db: Db, snapshot: EntitySnapshot, lock = false): Promise<Record<string, unknown> | null> {
   const target = revertableEntities[snapshot.entity_type];
   if (!target) return null;
   const { rows } = await db.query<{ state: Record<string, unknown> }>(
-    `SELECT to_jsonb(t) AS state FROM ${target.table} t WHERE id::text = $1${lock ? ' FOR UPDATE' : ''}`,
+    `SELECT ${stateOfRow(target)} AS state FROM ${target.table} t WHERE id::text = $1${lock ? ' FOR UPDATE' : ''}`,
     [snapshot.entity_id],
   );
   return rows[0]?.state ?? null;
@@ -123,7 +128,7 @@ export async function revertSnapshot(deps: Pick<Deps, 'storage' | 'clock' | 'ids
       `INSERT INTO ${target.table} AS t (${cols.join(', ')}, updated_at)
          SELECT ${cols.join(', ')}, $2 FROM jsonb_populate_record(NULL::${target.table}, $1::jsonb)
        ON CONFLICT (id) DO UPDATE SET ${[...cols.filter((c) => c !== 'id'), 'updated_at'].map((c) => `${c} = EXCLUDED.${c}`).join(', ')}
-       RETURNING to_jsonb(t) AS state`,
+       RETURNING ${stateOfRow(target)} AS state`,
       [JSON.stringify({ ...snapshot.state, id: snapshot.entity_id }), now],
     );
     const after = rows[0]!.state;

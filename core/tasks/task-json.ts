@@ -2,23 +2,26 @@ import { rowOfStateJson } from '../state-json';
 import { taskColumns } from './task';
 
 /**
- * A task's JSON text, built mostly by PostgreSQL (issue 14, lists built in SQL): for a listing of
- * tens of thousands of tasks, parsing every row into JavaScript values (a Date per timestamp, an
- * array per uuid[]) only to serialize them again is most of the work. The statement answers the
- * text of the row's plain columns in segments, each concatenated from its values' to_json (compact,
- * escaped as JSON.stringify escapes; timestamps formatted as Date.prototype.toISOString formats
- * them), and the columns whose JSON PostgreSQL writes differently (jsonb prints `{"a": 1}` with
- * spaces and keeps `1.0`; float8 prints `1e-07`) as values, which are stringified here and spliced
- * in place. (Segments were row_to_json over a subquery each, which only named the columns: a page of
- * 1,000 tasks executed in ~3.9 ms, ~3.5 ms concatenated.) The text is byte for byte what
- * JSON.stringify of the task row answers (test/handlers/tasks-json-text.test.ts holds it so).
+ * A task's JSON text, kept by PostgreSQL (issue 14, lists built in SQL): for a listing of tens of
+ * thousands of tasks, parsing every row into JavaScript values (a Date per timestamp, an array per
+ * uuid[]) only to serialize them again was most of the work, and building the text in the
+ * statement then cost PostgreSQL ~5.5 µs per task, more than the bare query and the driver's
+ * parsing together. So each row keeps it: `json_segments`, a stored generated column (migration
+ * 1050), holds the plain columns' `"name":value` runs (compact, escaped as JSON.stringify escapes,
+ * timestamps as Date.prototype.toISOString writes them), one run per stretch of such columns,
+ * separated by chr(1); the columns whose JSON PostgreSQL writes differently (jsonb prints
+ * `{"a": 1}` with spaces and keeps `1.0`; float8 prints `1e-07`) are read as values, stringified
+ * here and spliced in between. The text is byte for byte what JSON.stringify of the task row
+ * answers (test/handlers/tasks-json-text.test.ts holds it so).
  */
 
 /**
- * The columns of the tasks table (by their names there) whose JSON is not to_json's: `iso`, a timestamp, formatted as
- * toISOString formats it; `node`, a value stringified here; `uuid` and `int`, written by their own
- * text (what to_json writes, without its escaping pass: ~15% of a page's time). Every other column's
- * JSON is to_json's (text and arrays of text and uuid write the same bytes as JSON.stringify).
+ * The columns of the tasks table (by their names there) whose JSON is not to_json's, as json_segments
+ * writes them: `iso`, a timestamp, formatted as toISOString formats it; `uuid` and `int`, written by
+ * their own text (what to_json writes, without its escaping pass); `node`, left out of the runs, read
+ * as a value and stringified here. Every other column's JSON is to_json's (text and arrays of text
+ * and uuid write the same bytes as JSON.stringify). A column added to the table is written by a new
+ * version of task_json_segments, and listed here when its kind is one of these.
  */
 export const taskColumnKinds: Readonly<Record<string, 'iso' | 'node' | 'uuid' | 'int'>> = {
   id: 'uuid',
@@ -47,59 +50,39 @@ const columns = taskColumns.split(',').map((part) => {
   return { source: source!, name: alias ?? source! };
 });
 
-/** Alternating runs of SQL-written columns and single spliced ones, in column order. */
-type Piece = { kind: 'segment'; alias: string; columns: typeof columns } | { kind: 'node'; alias: string; name: string; source: string };
+/** Alternating runs of columns written by PostgreSQL and single spliced ones, in column order (the runs as migration 1050 writes them). */
+type Piece = { kind: 'segment' } | { kind: 'node'; alias: string; name: string; source: string };
 
 const pieces: Piece[] = [];
 for (const column of columns) {
-  if (taskColumnKinds[column.source] === 'node') {
-    pieces.push({ kind: 'node', name: column.name, source: column.source, alias: `json_v${pieces.length}` });
-    continue;
-  }
-  const last = pieces[pieces.length - 1];
-  if (last?.kind === 'segment') last.columns.push(column);
-  else pieces.push({ kind: 'segment', alias: `json_s${pieces.length}`, columns: [column] });
+  if (taskColumnKinds[column.source] === 'node') pieces.push({ kind: 'node', name: column.name, source: column.source, alias: `json_v${pieces.length}` });
+  else if (pieces[pieces.length - 1]?.kind !== 'segment') pieces.push({ kind: 'segment' });
 }
 
-/** A column's JSON value as text, `null` for NULL: a timestamp as toISOString writes it, anything else as to_json writes it. */
-function jsonValueOf(column: { source: string; name: string }): string {
-  const value = `t.${column.source}`;
-  switch (taskColumnKinds[column.source]) {
-    case 'iso':
-      return `coalesce('"' || to_char(${value} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || '"', 'null')`;
-    case 'uuid':
-      return `coalesce('"' || ${value} || '"', 'null')`;
-    case 'int':
-      return `coalesce(${value}::text, 'null')`;
-    default:
-      return `coalesce(to_json(${value})::text, 'null')`;
-  }
-}
+/** Separates the runs of json_segments: JSON text never holds it raw (JSON.stringify escapes control characters). */
+const RUN_END = '\u0001';
 
-/**
- * The select list of a task's JSON pieces over the tasks row aliased `t`: each segment its
- * `"name":value,…` text (no braces: taskJsonText joins it with the spliced values), each spliced
- * column as its value.
- */
-export const taskJsonSelect = pieces
-  .map((piece) =>
-    piece.kind === 'node'
-      ? `t.${piece.source} AS ${piece.alias}`
-      : // each name with the comma before it as one literal: every || copies the text built so far
-        `${piece.columns.map((c, i) => `'${i > 0 ? ',' : ''}${JSON.stringify(c.name)}:' || ${jsonValueOf(c)}`).join(' || ')} AS ${piece.alias}`,
-  )
-  .join(', ');
+/** The select list of a task's JSON pieces over the tasks row aliased `t`: its stored runs and each spliced column as its value. */
+export const taskJsonSelect = ['t.json_segments', ...pieces.flatMap((piece) => (piece.kind === 'node' ? [`t.${piece.source} AS ${piece.alias}`] : []))].join(', ');
 
 /** A row of taskJsonSelect's columns. */
 export type TaskJsonRow = Record<string, unknown>;
 
-/** The task's JSON text from a row of taskJsonSelect: the segments joined with the spliced values. */
+/** The task's JSON text from a row of taskJsonSelect: the stored runs joined with the spliced values. */
 export function taskJsonText(row: TaskJsonRow): string {
+  const runs = row.json_segments as string;
   let text = '{';
+  let from = 0;
   for (let i = 0; i < pieces.length; i++) {
     const piece = pieces[i]!;
     if (i > 0) text += ',';
-    text += piece.kind === 'node' ? `"${piece.name}":${JSON.stringify(row[piece.alias])}` : (row[piece.alias] as string);
+    if (piece.kind === 'node') {
+      text += `"${piece.name}":${JSON.stringify(row[piece.alias])}`;
+    } else {
+      const end = runs.indexOf(RUN_END, from);
+      text += end === -1 ? runs.slice(from) : runs.slice(from, end);
+      from = end + 1;
+    }
   }
   return `${text}}`;
 }

@@ -2,6 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Db, FallbackData } from '../../core/ports';
 import { projectColumns } from '../../core/projects/project';
+import { taskColumns } from '../../core/tasks/task';
 
 export function fallbackPath(dataDir: string): string {
   return path.join(dataDir, 'fallback.json');
@@ -35,7 +36,7 @@ export class FallbackWriter {
     const signature = rows[0]?.signature ?? '';
     if (signature === this.lastSignature) return false;
     const projects = await this.db.query(`SELECT ${projectColumns} FROM projects ORDER BY created_at, id`);
-    const tasks = await this.db.query('SELECT * FROM tasks WHERE deleted_at IS NULL ORDER BY created_at, id');
+    const tasks = await this.db.query(`SELECT ${taskColumns} FROM tasks WHERE deleted_at IS NULL ORDER BY created_at, id`);
     const data = { savedAt: savedAt.toISOString(), projects: projects.rows, tasks: tasks.rows };
     await fs.mkdir(path.dirname(this.file), { recursive: true });
     const tmp = `${this.file}.${process.pid}.tmp`;

@@ -110,6 +110,8 @@ describe('state snapshots and revert', () => {
     expect(preview.body.snapshotState).toMatchObject({ title: 'v1', status: 'backlog' });
     expect(preview.body.currentState).toMatchObject({ title: 'v2', status: 'review' });
     expect(preview.text).not.toContain('sk-planted-secret');
+    // the row's derived JSON text (tasks.json_segments) is not part of its state
+    expect(Object.keys(preview.body.currentState)).not.toContain('json_segments');
     expect(await counts()).toEqual(beforeCounts);
     expect((await app.call('POST', `/api/snapshots/${UNKNOWN}/preview-revert`)).status).toBe(404);
   });
@@ -128,6 +130,7 @@ describe('state snapshots and revert', () => {
       ['pre-revert', 'ops-lead'],
     ]);
     expect(snaps.body.snapshots[1].state).toMatchObject({ title: 'v2', status: 'review' });
+    for (const snap of snaps.body.snapshots) expect(Object.keys(snap.state)).not.toContain('json_segments');
     const audit = await app.db.query(`SELECT action, actor, task_id FROM audit_log WHERE entity_id = $1 ORDER BY id DESC LIMIT 1`, [taskId]);
     expect(audit.rows).toEqual([{ action: 'reverted', actor: 'ops-lead', task_id: taskId }]);
     const event = await app.db.query(`SELECT payload FROM event_outbox WHERE name = 'task:changed' ORDER BY id DESC LIMIT 1`);

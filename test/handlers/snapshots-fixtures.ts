@@ -60,9 +60,15 @@ export async function liveTables(db: PgDb): Promise<Record<string, string[]>> {
   const client = await db.pool.connect();
   try {
     await client.query(`SET TimeZone = 'UTC'`);
+    // generated columns (tasks.json_segments) are derived: snapshots leave them out, as restore recomputes them
+    const { rows: generated } = await client.query<{ table_name: string; column_name: string }>(
+      `SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = current_schema() AND is_generated <> 'NEVER'`,
+    );
     for (const t of snapshotTables) {
+      const derived = generated.filter((g) => g.table_name === t.name).map((g) => g.column_name);
       const { rows } = await client.query<{ row: Record<string, unknown> }>(
-        `SELECT to_jsonb(x) AS row FROM ${t.name} x ORDER BY ${t.primaryKey.join(', ')}`,
+        `SELECT to_jsonb(x) - $1::text[] AS row FROM ${t.name} x ORDER BY ${t.primaryKey.join(', ')}`,
+        [derived],
       );
       out[t.name] = rows.map((r) => canonicalJson(redactSecrets(r.row)));
     }

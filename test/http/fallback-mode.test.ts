@@ -34,12 +34,14 @@ const app = useTestApp();
 let fallbackCtx: AppContext;
 let relay: ReturnType<typeof relayTo>;
 let projectId: string;
+let listedFromDatabase: string;
 
 beforeAll(async () => {
   const created = await app.call('POST', '/api/projects', { body: { name: 'Kept safe' } });
   projectId = created.body.id;
   await app.db.query(`INSERT INTO tasks (id, project_id, title, status) VALUES (gen_random_uuid(), $1, 'done', 'completed')`, [projectId]);
   await new FallbackWriter(app.db, fallbackPath(app.dataDir)).refresh(new Date());
+  listedFromDatabase = (await app.call('GET', '/api/tasks/all')).text;
 
   const target = new URL(app.databaseUrl);
   const port = await freePort();
@@ -70,6 +72,14 @@ describe('fallback mode (DATABASE_URL set but unreachable at start)', () => {
     expect((await app.call('GET', `/api/projects/${projectId}`)).body.name).toBe('Kept safe');
     expect((await app.call('GET', '/api/projects/default')).body.task_counts).toMatchObject({ total: 1, completed: 1 });
     expect((await app.call('GET', '/api/stats')).body).toEqual({ projects: 1, tasks: 1, completed: 1 });
+  });
+
+  it('lists the saved tasks exactly as the database listed them (the API columns, nothing derived)', async () => {
+    const list = await app.call('GET', '/api/tasks/all');
+    expect(list.status).toBe(200);
+    expect(list.text).toBe(listedFromDatabase);
+    expect(list.body[0]).toHaveProperty('lock_token');
+    expect(list.body[0]).not.toHaveProperty('json_segments');
   });
 
   it('answers every write with 503 and a JSON error', async () => {

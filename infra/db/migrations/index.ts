@@ -17,6 +17,7 @@ import claimDispatchedRun from './1010_claim_dispatched_run';
 import auditSearchDeferred from './1020_audit_search_deferred';
 import runStateJsonColumns from './1030_run_state_json_columns';
 import outboxSequenceWithoutPrecheck from './1040_outbox_sequence_without_precheck';
+import taskJsonSegments from './1050_task_json_segments';
 import workflowDispatcher from './0200_workflow_dispatcher';
 import workflowOwnerIndex from './0201_workflow_owner_index';
 import chatMessages from './0500_chat_messages';
@@ -59,4 +60,5 @@ export const migrations: ReadonlyArray<{ name: string; sql: string }> = [
   { name: '1020_audit_search_deferred', sql: auditSearchDeferred },
   { name: '1030_run_state_json_columns', sql: runStateJsonColumns },
   { name: '1040_outbox_sequence_without_precheck', sql: outboxSequenceWithoutPrecheck },
+  { name: '1050_task_json_segments', sql: taskJsonSegments },
 ];
