@@ -81,9 +81,9 @@ async function seedTasks(url: string, projectId: string): Promise<string> {
   }
 }
 
-/** The floor: one statement that answers the task detail's JSON text itself. */
+/** The floor: one statement that answers the task detail's JSON text itself (without the row's stored listing text, migration 1050, which the answer does not carry). */
 const bareTaskSql = `SELECT json_build_object(
-    'task', to_jsonb(t),
+    'task', to_jsonb(t) - 'json_segments',
     'dependencies', COALESCE((SELECT json_agg(json_build_object('id', d.id, 'title', d.title, 'status', d.status)) FROM tasks d WHERE d.id = ANY(t.dependency_ids)), '[]'),
     'subtasks', COALESCE((SELECT json_agg(json_build_object('id', s.id, 'title', s.title, 'status', s.status)) FROM tasks s WHERE s.parent_task_id = t.id), '[]'),
     'entries', (SELECT count(*) FROM audit_log a WHERE a.task_id = t.id))::text AS body
