@@ -3,7 +3,7 @@ import type { Db, Deps } from '../ports';
 import { taskEvent } from '../tasks/commands';
 import { taskColumns, type Task } from '../tasks/task';
 import { SYSTEM_ACTOR } from '../workflows/governance';
-import { terminalRunStatuses } from '../workflows/run-status';
+import { endedRunsOfTasks } from '../workflows/run-status';
 
 /**
  * Task claim leases (issue 15). A claim holds the task until lease_expires_at; after that the
@@ -93,7 +93,7 @@ export async function releaseClaimsOfEndedRuns(
   tx: Db,
   runs: ReadonlyArray<{ id: string; status: string; task_id: string | null; owner_agent_id: string | null; target_agent_id: string | null }>,
 ): Promise<number> {
-  const ended = runs.filter((r) => r.task_id && terminalRunStatuses.includes(r.status) && (r.owner_agent_id || r.target_agent_id));
+  const ended = endedRunsOfTasks(runs).filter((r) => r.owner_agent_id || r.target_agent_id);
   if (ended.length === 0) return 0;
   const { rows: before } = await tx.query<Task & { run_id: string }>(
     `SELECT ${taskColumns.split(', ').map((c) => `t.${c}`).join(', ')}, x.run_id

@@ -21,6 +21,10 @@ export type KnownRunStatus = (typeof knownRunStatuses)[number];
 
 /** Statuses a run never leaves except through override-failure. */
 export const terminalRunStatuses: readonly string[] = ['completed', 'failed', 'cancelled', 'timed_out'];
+/** The runs of a list that ended and belong to a task: those whose task a run no longer holds. */
+export function endedRunsOfTasks<Run extends { task_id: string | null; status: string }>(runs: readonly Run[]): Array<Run & { task_id: string }> {
+  return runs.filter((r): r is Run & { task_id: string } => r.task_id !== null && r.task_id !== '' && terminalRunStatuses.includes(r.status));
+}
 /** A run that is still in play (queued or worked on); what /api/workflow-runs/active lists. */
 export const activeRunStatuses: readonly string[] = ['queued', 'dispatched', 'claimed', 'running', 'waiting_for_approval', 'retrying', 'paused'];
 /** A run that a session holds: heartbeats, step reports and completion come from its session. */

@@ -2,7 +2,7 @@ import { recordChange } from '../audit/record-change';
 import { ConflictError, NotFoundError } from '../errors';
 import type { Db, Deps } from '../ports';
 import { releaseClaimsOfEndedRuns } from '../agents/leases';
-import { activeRunStatuses, terminalRunStatuses, transitionFor, type RunTrigger } from './run-status';
+import { activeRunStatuses, endedRunsOfTasks, terminalRunStatuses, transitionFor, type RunTrigger } from './run-status';
 import { runColumns, type WorkflowRun } from './run';
 
 /** The SQL that every write to a run shares: lock, change, audit, event, task pointer. */
@@ -122,7 +122,7 @@ export async function releaseTasksOfEndedRuns(
   tx: Db,
   runs: ReadonlyArray<Pick<WorkflowRun, 'id' | 'task_id' | 'status' | 'owner_agent_id' | 'target_agent_id'>>,
 ): Promise<void> {
-  const tasks = [...new Set(runs.filter((r) => r.task_id && terminalRunStatuses.includes(r.status)).map((r) => r.task_id!))];
+  const tasks = [...new Set(endedRunsOfTasks(runs).map((r) => r.task_id))];
   if (tasks.length === 0) return;
   await tx.query('SELECT 1 FROM tasks WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE', [tasks]);
   await releaseTaskPointers(tx, runs);
@@ -131,7 +131,7 @@ export async function releaseTasksOfEndedRuns(
 
 /** The set-based half of syncTaskPointer for many runs at once: runs that ended stop being their task's live run. */
 export async function releaseTaskPointers(tx: Db, runs: ReadonlyArray<Pick<WorkflowRun, 'id' | 'task_id' | 'status'>>): Promise<void> {
-  const ended = runs.filter((r) => r.task_id && terminalRunStatuses.includes(r.status));
+  const ended = endedRunsOfTasks(runs);
   if (ended.length === 0) return;
   await tx.query(
     `UPDATE tasks t SET active_workflow_run_id = NULL FROM unnest($1::uuid[], $2::text[]) AS x(task_id, run_id)

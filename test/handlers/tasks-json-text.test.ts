@@ -89,6 +89,19 @@ describe('task lists and views: JSON built in PostgreSQL', () => {
     expect(taskColumnKinds).toEqual(expected);
   });
 
+  it('keep a value holding the character that separates the stored runs (chr(1)) as JSON.stringify writes it', async () => {
+    // the stored text splits its runs at raw chr(1): a value's own chr(1) must be written escaped, never raw
+    await app.db.query('DELETE FROM tasks');
+    const project = await app.call('POST', '/api/projects', { body: { name: 'separator' } });
+    const created = await app.call('POST', '/api/tasks', {
+      body: { project_id: project.body.id, title: 'a\u0001b', description: '\u0001', labels: ['\u0001', 'x\u0001'], owner: '\u0001queue' },
+    });
+    expect(created.status).toBe(201);
+    const listed = await app.call('GET', '/api/tasks/all');
+    expect(itemTexts(listed.text)).toEqual(await oracle());
+    expect(listed.body[0]).toMatchObject({ title: 'a\u0001b', description: '\u0001', labels: ['\u0001', 'x\u0001'], owner: '\u0001queue' });
+  });
+
   it('answer every task byte for byte as JSON.stringify of its row did', async () => {
     const project = await app.call('POST', '/api/projects', { body: { name: 'json text' } });
     await fc.assert(
