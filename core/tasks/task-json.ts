@@ -6,13 +6,14 @@ import { taskColumns } from './task';
  * thousands of tasks, parsing every row into JavaScript values (a Date per timestamp, an array per
  * uuid[]) only to serialize them again was most of the work, and building the text in the
  * statement then cost PostgreSQL ~5.5 µs per task, more than the bare query and the driver's
- * parsing together. So each row keeps it: `json_segments`, a stored generated column (migration
- * 1050), holds the plain columns' `"name":value` runs (compact, escaped as JSON.stringify escapes,
- * timestamps as Date.prototype.toISOString writes them), one run per stretch of such columns,
- * separated by chr(1); the columns whose JSON PostgreSQL writes differently (jsonb prints
- * `{"a": 1}` with spaces and keeps `1.0`; float8 prints `1e-07`) are read as values, stringified
- * here and spliced in between. The text is byte for byte what JSON.stringify of the task row
- * answers (test/handlers/tasks-json-text.test.ts holds it so).
+ * parsing together. So each row keeps it: `json_segments`, a stored generated column (migrations
+ * 1050 and 1060), holds the task's whole text when PostgreSQL can write all of it (metadata `{}`,
+ * efforts null or whole numbers), else the plain columns' `"name":value` runs (compact, escaped as
+ * JSON.stringify escapes, timestamps as Date.prototype.toISOString writes them), one run per
+ * stretch of such columns, separated by chr(1); the columns whose JSON PostgreSQL writes
+ * differently (jsonb prints `{"a": 1}` with spaces and keeps `1.0`; float8 prints `1e-07`) are then
+ * read as values, stringified here and spliced in between. The text is byte for byte what
+ * JSON.stringify of the task row answers (test/handlers/tasks-json-text.test.ts holds it so).
  */
 
 /**
@@ -61,6 +62,8 @@ for (const column of columns) {
 
 /** Separates the runs of json_segments: JSON text never holds it raw (JSON.stringify escapes control characters). */
 const RUN_END = '\u0001';
+/** How a whole stored text begins; runs begin with `"id":`. */
+const OPEN_BRACE = 0x7b;
 
 /** The select list of a task's JSON pieces over the tasks row aliased `t`: its stored runs and each spliced column as its value. */
 export const taskJsonSelect = ['t.json_segments', ...pieces.flatMap((piece) => (piece.kind === 'node' ? [`t.${piece.source} AS ${piece.alias}`] : []))].join(', ');
@@ -68,9 +71,14 @@ export const taskJsonSelect = ['t.json_segments', ...pieces.flatMap((piece) => (
 /** A row of taskJsonSelect's columns. */
 export type TaskJsonRow = Record<string, unknown>;
 
-/** The task's JSON text from a row of taskJsonSelect: the stored runs joined with the spliced values. */
+/**
+ * The task's JSON text from a row of taskJsonSelect: the stored text when it is whole (it begins
+ * with `{`: migration 1060 writes the whole text when no value needs this process), else the stored
+ * runs joined with the spliced values.
+ */
 export function taskJsonText(row: TaskJsonRow): string {
   const runs = row.json_segments as string;
+  if (runs.charCodeAt(0) === OPEN_BRACE) return runs;
   let text = '{';
   let from = 0;
   for (let i = 0; i < pieces.length; i++) {

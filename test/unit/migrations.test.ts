@@ -53,6 +53,7 @@ const landedTexts: ReadonlyArray<readonly [string, string]> = [
   ['1030_run_state_json_columns', 'daec48416cc21adc'],
   ['1040_outbox_sequence_without_precheck', '8a547095a048b3a4'],
   ['1050_task_json_segments', '3966f93d77a90ed0'],
+  ['1060_task_json_whole_text', 'fb3419fc0921caaf'],
 ];
 
 describe('the migration list (infra/db/migrations/README.md)', () => {

@@ -18,6 +18,7 @@ import auditSearchDeferred from './1020_audit_search_deferred';
 import runStateJsonColumns from './1030_run_state_json_columns';
 import outboxSequenceWithoutPrecheck from './1040_outbox_sequence_without_precheck';
 import taskJsonSegments from './1050_task_json_segments';
+import taskJsonWholeText from './1060_task_json_whole_text';
 import workflowDispatcher from './0200_workflow_dispatcher';
 import workflowOwnerIndex from './0201_workflow_owner_index';
 import chatMessages from './0500_chat_messages';
@@ -61,4 +62,5 @@ export const migrations: ReadonlyArray<{ name: string; sql: string }> = [
   { name: '1030_run_state_json_columns', sql: runStateJsonColumns },
   { name: '1040_outbox_sequence_without_precheck', sql: outboxSequenceWithoutPrecheck },
   { name: '1050_task_json_segments', sql: taskJsonSegments },
+  { name: '1060_task_json_whole_text', sql: taskJsonWholeText },
 ];
