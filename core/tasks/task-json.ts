@@ -65,7 +65,7 @@ const RUN_END = '\u0001';
 /** How a whole stored text begins; runs begin with `"id":`. */
 const OPEN_BRACE = 0x7b;
 
-/** The select list of a task's JSON pieces over the tasks row aliased `t`: its stored runs and each spliced column as its value. */
+/** The select list of a task's JSON pieces over the tasks row aliased `t`: its stored text (whole, or runs) and each column the runs leave out, as its value. */
 export const taskJsonSelect = ['t.json_segments', ...pieces.flatMap((piece) => (piece.kind === 'node' ? [`t.${piece.source} AS ${piece.alias}`] : []))].join(', ');
 
 /** A row of taskJsonSelect's columns. */

@@ -21,7 +21,7 @@ export type KnownRunStatus = (typeof knownRunStatuses)[number];
 
 /** Statuses a run never leaves except through override-failure. */
 export const terminalRunStatuses: readonly string[] = ['completed', 'failed', 'cancelled', 'timed_out'];
-/** The runs of a list that ended and belong to a task: those whose task a run no longer holds. */
+/** The runs of a list that ended and belong to a task: the ones whose task is to be let go. */
 export function endedRunsOfTasks<Run extends { task_id: string | null; status: string }>(runs: readonly Run[]): Array<Run & { task_id: string }> {
   return runs.filter((r): r is Run & { task_id: string } => r.task_id !== null && r.task_id !== '' && terminalRunStatuses.includes(r.status));
 }
