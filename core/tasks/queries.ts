@@ -130,47 +130,63 @@ export const taskDetailSchema = taskSchema.extend({
   history: z.object({ url: z.string(), entries: z.number().int().nullable() }),
 });
 
-export type TaskDetail = (Task | FallbackTask) & {
+export type TaskDetail = FallbackTask & {
   dependencies: TaskLink[];
   subtasks: TaskLink[];
   history: { url: string; entries: number | null };
 };
 
-/**
- * One task (soft-deleted ones too, so that they can be restored) with its dependencies and
- * subtasks resolved to {id, title, status}, and a pointer to its audit history.
- */
+/** GET /api/tasks/:id (and the parent a subtask link answers) as a value: getTaskJson's text, parsed. */
 export async function getTask(deps: Pick<Deps, 'storage'>, rawId: unknown): Promise<TaskDetail> {
+  return JSON.parse((await getTaskJson(deps, rawId)).join('')) as TaskDetail;
+}
+
+/**
+ * GET /api/tasks/:id: one task (soft-deleted ones too, so that they can be restored) with its
+ * dependencies and subtasks resolved to {id, title, status}, and a pointer to its audit history,
+ * as JSON text in pieces: the task's text as its row keeps it (core/tasks/task-json.ts), the rest
+ * written by the same statement, the same bytes as JSON.stringify of the task row with the three
+ * members after it (issue 14: one round trip, no row turned into JavaScript values).
+ */
+export async function getTaskJson(deps: Pick<Deps, 'storage'>, rawId: unknown): Promise<string[]> {
   const id = parseId(rawId);
-  const history = { url: `/api/tasks/${id}/history` };
+  const url = `/api/tasks/${id}/history`;
   if (deps.storage.mode === 'fallback') {
     const tasks = deps.storage.fallback.tasks;
     const task = tasks.find((t) => t.id === id);
     if (!task) throw new NotFoundError(`task ${id} not found`);
     const deps_ = new Set((task.dependency_ids as string[] | undefined) ?? []);
     const link = (t: FallbackTask): TaskLink => ({ id: String(t.id), title: String(t.title), status: String(t.status) });
-    return {
+    const detail: TaskDetail = {
       ...task,
       dependencies: tasks.filter((t) => deps_.has(String(t.id)) && !t.deleted_at).map(link),
       subtasks: tasks.filter((t) => t.parent_task_id === id && !t.deleted_at).map(link),
-      history: { ...history, entries: null },
+      history: { url, entries: null },
     };
+    return [JSON.stringify(detail)];
   }
-  const { rows } = await deps.storage.db.query<Task & { dependencies: TaskLink[]; subtasks: TaskLink[]; history_entries: number }>(taskDetailSql, [id]);
+  const { rows } = await deps.storage.db.query<TaskJsonRow & { dependencies: string; subtasks: string; history_entries: number }>(taskDetailSql, [id]);
   const row = rows[0];
   if (!row) throw new NotFoundError(`task ${id} not found`);
-  const { dependencies, subtasks, history_entries, ...task } = row;
-  return { ...task, dependencies, subtasks, history: { ...history, entries: history_entries } };
+  const task = taskJsonText(row);
+  return [
+    task.slice(0, -1),
+    `,"dependencies":${row.dependencies},"subtasks":${row.subtasks},"history":${JSON.stringify({ url, entries: row.history_entries })}}`,
+  ];
 }
 
+/** A task as the JSON text of {id, title, status}, over the tasks row aliased `alias`. */
+const taskLinkJson = (alias: string) =>
+  `'{"id":"' || ${alias}.id::text || '","title":' || to_json(${alias}.title)::text || ',"status":' || to_json(${alias}.status)::text || '}'`;
+
 /**
- * The task, its live dependencies (in dependency_ids order) and subtasks as {id, title, status},
- * and its audit row count, in one statement: one round trip per GET /api/tasks/:id (issue 14).
+ * The task's JSON pieces, its live dependencies (in dependency_ids order) and subtasks as the JSON
+ * text of [{id, title, status}], and its audit row count, in one statement.
  */
-const taskDetailSql = `SELECT ${taskColumns},
-  COALESCE((SELECT json_agg(json_build_object('id', d.id, 'title', d.title, 'status', d.status) ORDER BY array_position(t.dependency_ids, d.id))
+const taskDetailSql = `SELECT ${taskJsonSelect},
+  COALESCE((SELECT '[' || string_agg(${taskLinkJson('d')}, ',' ORDER BY array_position(t.dependency_ids, d.id)) || ']'
               FROM tasks d WHERE d.id = ANY(t.dependency_ids) AND d.deleted_at IS NULL), '[]') AS dependencies,
-  COALESCE((SELECT json_agg(json_build_object('id', s.id, 'title', s.title, 'status', s.status) ORDER BY s.created_at, s.id)
+  COALESCE((SELECT '[' || string_agg(${taskLinkJson('s')}, ',' ORDER BY s.created_at, s.id) || ']'
               FROM tasks s WHERE s.parent_task_id = t.id AND s.deleted_at IS NULL), '[]') AS subtasks,
   (SELECT count(*)::int FROM audit_log a WHERE a.task_id = t.id) AS history_entries
   FROM tasks t WHERE t.id = $1`;

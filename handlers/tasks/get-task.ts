@@ -1,5 +1,6 @@
-import { getTask } from '../../core/tasks/queries';
-import { httpHandler, json } from '../middleware/http-handler';
+import { getTaskJson } from '../../core/tasks/queries';
+import { httpHandler } from '../middleware/http-handler';
+import { jsonPieces } from '../middleware/responses';
 
 /** GET /api/tasks/:id */
-export const handler = httpHandler(async (event, app) => json(200, await getTask(app.deps, event.pathParameters?.id)));
+export const handler = httpHandler(async (event, app) => jsonPieces(200, await getTaskJson(app.deps, event.pathParameters?.id)));
