@@ -199,7 +199,7 @@ describe('task lists and views: JSON built in PostgreSQL', () => {
           for (const id of ids) {
             const detail = await app.call('GET', `/api/tasks/${id}`);
             expect(detail.status).toBe(200);
-            const { rows } = await app.db.query(
+            const { rows } = await app.db.query<Record<string, unknown> & { entries: number }>(
               `SELECT ${taskColumns},
                  COALESCE((SELECT json_agg(json_build_object('id', d.id, 'title', d.title, 'status', d.status) ORDER BY array_position(t.dependency_ids, d.id))
                              FROM tasks d WHERE d.id = ANY(t.dependency_ids) AND d.deleted_at IS NULL), '[]') AS dependencies,
