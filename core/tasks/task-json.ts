@@ -7,8 +7,8 @@ import { taskColumns } from './task';
  * uuid[]) only to serialize them again was most of the work, and building the text in the
  * statement then cost PostgreSQL ~5.5 µs per task, more than the bare query and the driver's
  * parsing together. So each row keeps it: `json_segments`, a stored generated column (migrations
- * 1050 and 1060), holds the task's whole text when PostgreSQL can write all of it (metadata `{}`,
- * efforts null or whole numbers), else the plain columns' `"name":value` runs (compact, escaped as
+ * 1050 to 1070), holds the task's whole text when PostgreSQL can write all of it (metadata a flat
+ * object, efforts null or whole numbers), else the plain columns' `"name":value` runs (compact, escaped as
  * JSON.stringify escapes, timestamps as Date.prototype.toISOString writes them), one run per
  * stretch of such columns, separated by chr(1); the columns whose JSON PostgreSQL writes
  * differently (jsonb prints `{"a": 1}` with spaces and keeps `1.0`; float8 prints `1e-07`) are then
@@ -73,7 +73,7 @@ export type TaskJsonRow = Record<string, unknown>;
 
 /**
  * The task's JSON text from a row of taskJsonSelect: the stored text when it is whole (it begins
- * with `{`: migration 1060 writes the whole text when no value needs this process), else the stored
+ * with `{`: migrations 1060 and 1070 write the whole text when no value needs this process), else the stored
  * runs joined with the spliced values.
  */
 export function taskJsonText(row: TaskJsonRow): string {

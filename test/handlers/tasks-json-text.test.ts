@@ -106,11 +106,17 @@ describe('task lists and views: JSON built in PostgreSQL', () => {
     // migration 1060: metadata {} and whole-number (or null) efforts are written by PostgreSQL; anything else is spliced by the reader
     await app.db.query('DELETE FROM tasks');
     const project = await app.call('POST', '/api/projects', { body: { name: 'whole' } });
+    // migration 1070: flat metadata too, when JSON.parse of jsonb's text and JSON.stringify keep its members as PostgreSQL writes them
     const cases: Array<[Record<string, unknown>, boolean]> = [
       [{}, true],
       [{ estimated_effort: 8 }, true],
       [{ estimated_effort: 1.5 }, false],
-      [{ metadata: { a: 1 } }, false],
+      [{ metadata: { a: 1, bb: 'x"\\\u0001é', c: true, d: null, e: -42, f: 999_999_999_999_999 } }, true],
+      [{ metadata: { a: 1.5 } }, false],
+      [{ metadata: { a: 1e20 } }, false],
+      [{ metadata: { b: 1, 10: 'x', 2: 'y' } }, false],
+      [{ metadata: { a: { nested: true } } }, false],
+      [{ metadata: { a: [1] } }, false],
     ];
     for (const [extra, whole] of cases) {
       const created = await app.call('POST', '/api/tasks', { body: { project_id: project.body.id, title: JSON.stringify(extra), ...extra } });

@@ -54,6 +54,7 @@ const landedTexts: ReadonlyArray<readonly [string, string]> = [
   ['1040_outbox_sequence_without_precheck', '8a547095a048b3a4'],
   ['1050_task_json_segments', '3966f93d77a90ed0'],
   ['1060_task_json_whole_text', 'fb3419fc0921caaf'],
+  ['1070_task_json_flat_metadata', '21afb82f99075911'],
 ];
 
 describe('the migration list (infra/db/migrations/README.md)', () => {

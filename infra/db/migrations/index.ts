@@ -19,6 +19,7 @@ import runStateJsonColumns from './1030_run_state_json_columns';
 import outboxSequenceWithoutPrecheck from './1040_outbox_sequence_without_precheck';
 import taskJsonSegments from './1050_task_json_segments';
 import taskJsonWholeText from './1060_task_json_whole_text';
+import taskJsonFlatMetadata from './1070_task_json_flat_metadata';
 import workflowDispatcher from './0200_workflow_dispatcher';
 import workflowOwnerIndex from './0201_workflow_owner_index';
 import chatMessages from './0500_chat_messages';
@@ -63,4 +64,5 @@ export const migrations: ReadonlyArray<{ name: string; sql: string }> = [
   { name: '1040_outbox_sequence_without_precheck', sql: outboxSequenceWithoutPrecheck },
   { name: '1050_task_json_segments', sql: taskJsonSegments },
   { name: '1060_task_json_whole_text', sql: taskJsonWholeText },
+  { name: '1070_task_json_flat_metadata', sql: taskJsonFlatMetadata },
 ];
