@@ -66,6 +66,21 @@ const taskBody = fc.record(
   { requiredKeys: ['title', 'status'] },
 );
 
+/**
+ * The tasks of `bodies`, created through the API after every other task is deleted: each property
+ * run on its own tasks, so that a shrunk counterexample is the whole story. Answers their ids.
+ */
+async function onlyTasks(projectId: string, bodies: ReadonlyArray<Record<string, unknown>>): Promise<string[]> {
+  await app.db.query('DELETE FROM tasks');
+  const ids: string[] = [];
+  for (const body of bodies) {
+    const created = await app.call('POST', '/api/tasks', { body: { ...body, project_id: projectId } });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    ids.push(created.body.id);
+  }
+  return ids;
+}
+
 describe('task lists and views: JSON built in PostgreSQL', () => {
   it('knows how to write every column of the tasks table whose JSON PostgreSQL writes its own way', async () => {
     // a column added later (a timestamp, jsonb, a float) must be listed, or its bytes would change;
@@ -137,14 +152,7 @@ describe('task lists and views: JSON built in PostgreSQL', () => {
         fc.array(taskBody, { minLength: 1, maxLength: 4 }),
         fc.array(fc.record({ micros: fc.integer({ min: 0, max: 999_999 }), effort: fc.constantFrom(1e-7, 123.456, 1e20, 5e-324, 0.1 + 0.2, Number.NaN, 42, -0, 1e14, 999_999_999_999_999, 1e15, -7, Infinity) }), { minLength: 1, maxLength: 2 }),
         async (bodies, oddities) => {
-          // each run on its own tasks, so that a shrunk counterexample is the whole story
-          await app.db.query('DELETE FROM tasks');
-          const ids: string[] = [];
-          for (const body of bodies) {
-            const created = await app.call('POST', '/api/tasks', { body: { ...body, project_id: project.body.id } });
-            expect(created.status, JSON.stringify(created.body)).toBe(201);
-            ids.push(created.body.id);
-          }
+          const ids = await onlyTasks(project.body.id, bodies);
           for (const [i, odd] of oddities.entries()) {
             await app.db.query(
               `UPDATE tasks SET locked_at = '2026-11-26 10:20:30'::timestamptz + make_interval(secs => $2::float8 / 1e6), locked_by = 'agent x',
@@ -209,13 +217,7 @@ describe('task lists and views: JSON built in PostgreSQL', () => {
     const project = await app.call('POST', '/api/projects', { body: { name: 'detail text' } });
     await fc.assert(
       fc.asyncProperty(fc.array(taskBody, { minLength: 2, maxLength: 4 }), async (bodies) => {
-        await app.db.query('DELETE FROM tasks');
-        const ids: string[] = [];
-        for (const body of bodies) {
-          const created = await app.call('POST', '/api/tasks', { body: { ...body, project_id: project.body.id } });
-          expect(created.status, JSON.stringify(created.body)).toBe(201);
-          ids.push(created.body.id);
-        }
+        const ids = await onlyTasks(project.body.id, bodies);
         // the task detail: the first task depends on the others, which are its subtasks too; its
         // text is what JSON.stringify gave the row read by pg and its links read as values
         await app.db.query('UPDATE tasks SET dependency_ids = $2::uuid[] WHERE id = $1', [ids[0], ids.slice(1)]);
