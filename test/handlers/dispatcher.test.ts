@@ -289,6 +289,21 @@ describe('concurrent ticks', () => {
 });
 
 /**
+ * Watched deps whose tick, right after asking whether anything caps dispatch, meets a cap set
+ * through the API by `request`; capSet() says whether that moment came.
+ */
+function cappedAfterTheCheck(request: { method: 'PUT'; path: string; body: Record<string, unknown> }) {
+  let capSet = false;
+  const watched = watchedDeps(async (sql) => {
+    if (capSet || !sql.includes('AS capped')) return;
+    capSet = true;
+    const put = await app.call(request.method, request.path, { body: request.body });
+    expect(put.status).toBe(200);
+  });
+  return { ...watched, capSet: () => capSet };
+}
+
+/**
  * This app's ports with its database watched: how many transactions are open at once at most,
  * and a hook run after each statement (before its caller sees the answer).
  */
@@ -374,17 +389,11 @@ describe('batches at once', () => {
   it('a cap set as an uncapped tick starts is held: the batch that meets it is done again under the exclusive lock, as is the rest', async () => {
     const type = await templateWithRoute(app, { agent: 'writer' });
     await queuedInOrder(type, 30);
-    let capSet = false;
     // right after the tick asked whether anything caps dispatch (nothing did), the agent gets a cap of 5
-    const watched = watchedDeps(async (sql) => {
-      if (capSet || !sql.includes('AS capped')) return;
-      capSet = true;
-      const put = await app.call('PUT', '/api/agents/writer/limits', { body: { max_concurrent_runs: 5 } });
-      expect(put.status).toBe(200);
-    });
+    const watched = cappedAfterTheCheck({ method: 'PUT', path: '/api/agents/writer/limits', body: { max_concurrent_runs: 5 } });
     try {
       const summary = await coreTick(watched.deps, { batchSize: 5 });
-      expect(capSet).toBe(true);
+      expect(watched.capSet()).toBe(true);
       expect(summary).toMatchObject({ dispatched: 5, capped: { agent: 25, workflowType: 0, fleet: 0 } });
       const { rows } = await app.db.query<{ status: string; n: number }>('SELECT status, count(*)::int AS n FROM workflow_runs GROUP BY 1 ORDER BY 1');
       expect(rows).toEqual([
@@ -427,15 +436,9 @@ describe('batches at once', () => {
   it('a routing cap set as an uncapped tick starts is held too: the candidate that carries it sends its batch back, exclusive', async () => {
     const type = await templateWithRoute(app, { agent: 'writer' });
     await queuedInOrder(type, 30);
-    let capSet = false;
-    const watched = watchedDeps(async (sql) => {
-      if (capSet || !sql.includes('AS capped')) return;
-      capSet = true;
-      const put = await app.call('PUT', `/api/workflow-routing/${type}`, { body: { agent_id: 'writer', max_concurrent: 7 } });
-      expect(put.status).toBe(200);
-    });
+    const watched = cappedAfterTheCheck({ method: 'PUT', path: `/api/workflow-routing/${type}`, body: { agent_id: 'writer', max_concurrent: 7 } });
     const summary = await coreTick(watched.deps, { batchSize: 5 });
-    expect(capSet).toBe(true);
+    expect(watched.capSet()).toBe(true);
     expect(summary).toMatchObject({ dispatched: 7, capped: { workflowType: 23, agent: 0, fleet: 0 } });
     const { rows } = await app.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM workflow_runs WHERE status = 'dispatched'`);
     expect(rows[0]!.n).toBe(7);
