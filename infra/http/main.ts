@@ -31,6 +31,11 @@ async function main(): Promise<void> {
     fail(`HOST=${cfg.host} is not a loopback address and DASHBOARD_AUTH_TOKEN is not set; set a token or bind to 127.0.0.1`);
   }
 
+  // Output that goes away (a log collector that restarted, `npm start | head`, a parent that died)
+  // is no reason to stop serving: its lines are dropped. Unheard, the first failed write was an
+  // uncaught exception whose own log line failed the same way, round and round on the next tick:
+  // the process spun at full CPU, answered nothing and never saw SIGTERM.
+  for (const output of [process.stdout, process.stderr]) output.on('error', () => undefined);
   process.on('unhandledRejection', (reason) => logger().error('unhandled rejection', { reason: String(reason) }));
   process.on('uncaughtException', (err) => logger().error('uncaught exception', { error: err }));
 

@@ -89,6 +89,26 @@ describe('node dist/server.js on the embedded PostgreSQL', () => {
     expect((await third.exited).code).toBe(0);
   });
 
+  it('keeps serving, and stops on SIGTERM, once its stdout and stderr have gone away', async () => {
+    // LOG_LEVEL=INFO: every request writes a line to the output that is gone
+    const child = startServer({ LOG_LEVEL: 'INFO' });
+    try {
+      const url = await ready(child);
+      child.proc.stdout!.destroy();
+      child.proc.stderr!.destroy();
+      for (const target of ['/api/health', '/api/health', '/api/no-such-route']) {
+        const res = await fetch(`${url}${target}`, { signal: AbortSignal.timeout(10_000) });
+        expect(res.status).toBe(target === '/api/health' ? 200 : 404);
+      }
+      child.proc.kill('SIGTERM');
+      // bounded, so that a server that never hears the signal fails here and is killed below
+      const stillRunning = new Promise<'still running'>((resolve) => setTimeout(() => resolve('still running'), 20_000).unref());
+      expect(await Promise.race([child.exited, stillRunning])).toMatchObject({ code: 0 });
+    } finally {
+      child.proc.kill('SIGKILL');
+    }
+  });
+
   it('keeps the cluster reachable for the postgres user when DATA_DIR sits under a private directory', async () => {
     const privateParent = await mkdtemp(path.join(os.tmpdir(), 'task-server-private-'));
     try {
