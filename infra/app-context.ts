@@ -126,7 +126,7 @@ export async function createAppContext(
   };
 
   if (!cfg.databaseUrl) {
-    embedded = await startEmbeddedPostgres(cfg.dataDir, (line) => log.info(line));
+    embedded = await startEmbeddedPostgres(cfg.dataDir, (line, level = 'info') => log[level](line));
     useDatabase(await connectAndMigrate(embedded.url, cfg), `embedded PostgreSQL ${embedded.version}`);
   } else {
     const url = cfg.databaseUrl;

@@ -19,9 +19,17 @@ export interface EmbeddedPostgres {
   port: number;
   version: string;
   /** True when this process started or adopted the server and must stop it. */
-  owner: boolean;
+  readonly owner: boolean;
   stop(): Promise<void>;
 }
+
+/** A line for the server's log; `warn` when the database went away under it. */
+export type EmbeddedPostgresLog = (line: string, level?: 'info' | 'warn') => void;
+
+/** How often a process checks that the embedded PostgreSQL it uses is still running. */
+const WATCH_EVERY_MS = 1_000;
+/** The longest wait between two attempts to start a PostgreSQL that went away. */
+const RESTART_BACKOFF_MAX_MS = 30_000;
 
 interface Binaries {
   postgres: string;
@@ -353,14 +361,15 @@ function killLeftoverBackends(pgdata: string): void {
   }
 }
 
-async function launch(bins: Binaries, pgdata: string, password: string, as: RunAs, logFile: string): Promise<{ pid: number; port: number }> {
+/** Starts a postmaster on `port` (the clients' URL names it), or on a free port. */
+async function launch(bins: Binaries, pgdata: string, password: string, as: RunAs, logFile: string, port?: number): Promise<{ pid: number; port: number }> {
   let lastError = '';
   for (let attempt = 0; attempt < 3; attempt++) {
-    const port = await freePort();
+    const listenOn = port ?? (await freePort());
     const log = openSync(logFile, 'a');
     const child = spawn(
       bins.postgres,
-      ['-D', pgdata, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', "unix_socket_directories=", '-c', 'max_connections=200'],
+      ['-D', pgdata, '-p', String(listenOn), '-c', 'listen_addresses=127.0.0.1', '-c', "unix_socket_directories=", '-c', 'max_connections=200'],
       { ...as, detached: true, stdio: ['ignore', log, log], env: { ...process.env, LC_ALL: 'C' } },
     );
     closeSync(log);
@@ -375,7 +384,7 @@ async function launch(bins: Binaries, pgdata: string, password: string, as: RunA
     });
     const deadline = Date.now() + 30_000;
     while (!exited && Date.now() < deadline) {
-      if (await canConnect(port, password)) return { pid: child.pid!, port };
+      if (await canConnect(listenOn, password)) return { pid: child.pid!, port: listenOn };
       await sleep(50);
     }
     if (!exited) child.kill('SIGKILL');
@@ -424,26 +433,33 @@ function versionOf(bins: Binaries): string {
   return spawnSync(bins.postgres, ['--version'], { encoding: 'utf8' }).stdout.trim().split(' ').pop() ?? 'unknown';
 }
 
-/**
- * Starts (or attaches to) the embedded PostgreSQL of `dataDir`:
- * 1. as root, pick the postgres user and binaries it can run;
- * 2. initialise DATA_DIR/pg on first use, with a random password kept in a 0600 state file;
- * 3. a live postmaster of a running server is shared; one left by a crashed server is adopted;
- *    a stale postmaster.pid is removed;
- * 4. otherwise start one on a free loopback port and record the port;
- * 5. create the application database.
- */
-export async function startEmbeddedPostgres(dataDir: string, log: (line: string) => void = () => undefined): Promise<EmbeddedPostgres> {
-  const root = path.resolve(dataDir);
-  await fs.mkdir(root, { recursive: true });
-  const stateFile = path.join(root, 'embedded-postgres.json');
-  const logFile = path.join(root, 'postgres.log');
-  const as = runAsUser();
-  const pgdata = await clusterDirectory(root, as, log);
-  const bins = await reachableBinaries(await runnableBinaries(await loadBinaries(), log), as);
-  const version = versionOf(bins);
+/** Where one data directory keeps its cluster, and how it runs. */
+interface Cluster {
+  root: string;
+  stateFile: string;
+  logFile: string;
+  pgdata: string;
+  bins: Binaries;
+  as: RunAs;
+  version: string;
+}
 
-  const { port, owner, postmasterPid, password } = await withStartLock(root, async () => {
+interface Attached {
+  port: number;
+  /** This process started or adopted the postmaster, and stops it at shutdown. */
+  owner: boolean;
+  postmasterPid: number;
+  password: string;
+}
+
+/**
+ * Under the directory's start lock: a live postmaster of a running server is shared, one left by a
+ * crashed server is adopted, an unresponsive one is stopped and a stale postmaster.pid removed;
+ * otherwise one is started, on `port` when the clients' URL already names one.
+ */
+function startOrAttach(cluster: Cluster, log: EmbeddedPostgresLog, port?: number): Promise<Attached> {
+  const { root, stateFile, logFile, pgdata, bins, as, version } = cluster;
+  return withStartLock(root, async () => {
     let state = await readState(stateFile);
     if (!existsSync(path.join(pgdata, 'PG_VERSION')) || !state?.password) {
       const password = randomBytes(24).toString('hex');
@@ -455,7 +471,7 @@ export async function startEmbeddedPostgres(dataDir: string, log: (line: string)
     const running = await readPostmasterPid(pgdata);
     if (running && isAlive(running.pid) && isPostgresProcess(running.pid)) {
       if (await canConnect(running.port, state.password)) {
-        const shared = state.ownerPid !== 0 && isAlive(state.ownerPid);
+        const shared = state.ownerPid !== 0 && state.ownerPid !== process.pid && isAlive(state.ownerPid);
         if (!shared) {
           log(`adopting embedded PostgreSQL left running by a previous server (pid ${running.pid})`);
           await writeState(stateFile, { ...state, port: running.port, ownerPid: process.pid, postmasterPid: running.pid });
@@ -466,22 +482,83 @@ export async function startEmbeddedPostgres(dataDir: string, log: (line: string)
       await stopPostmaster(running.pid);
     }
     if (running) await fs.rm(path.join(pgdata, 'postmaster.pid'), { force: true });
-    const started = await launch(bins, pgdata, state.password, as, logFile);
+    const started = await launch(bins, pgdata, state.password, as, logFile, port);
     await writeState(stateFile, { ...state, port: started.port, ownerPid: process.pid, postmasterPid: started.pid });
     return { port: started.port, owner: true, postmasterPid: started.pid, password: state.password };
   });
+}
 
+/**
+ * Starts (or attaches to) the embedded PostgreSQL of `dataDir`:
+ * 1. as root, pick the postgres user and binaries it can run;
+ * 2. initialise DATA_DIR/pg on first use, with a random password kept in a 0600 state file;
+ * 3. a live postmaster of a running server is shared; one left by a crashed server is adopted;
+ *    a stale postmaster.pid is removed;
+ * 4. otherwise start one on a free loopback port and record the port;
+ * 5. create the application database;
+ * 6. keep it running: a postmaster that goes away (killed, crashed, stopped by hand) is started
+ *    again on the same port, so the connection string stays good, after 1 s, then with a doubling
+ *    wait up to 30 s between failed attempts. Until it is back, requests answer 503.
+ */
+export async function startEmbeddedPostgres(dataDir: string, log: EmbeddedPostgresLog = () => undefined): Promise<EmbeddedPostgres> {
+  const root = path.resolve(dataDir);
+  await fs.mkdir(root, { recursive: true });
+  const as = runAsUser();
+  const pgdata = await clusterDirectory(root, as, log);
+  const bins = await reachableBinaries(await runnableBinaries(await loadBinaries(), log), as);
+  const cluster: Cluster = {
+    root,
+    stateFile: path.join(root, 'embedded-postgres.json'),
+    logFile: path.join(root, 'postgres.log'),
+    pgdata,
+    bins,
+    as,
+    version: versionOf(bins),
+  };
+
+  let current = await startOrAttach(cluster, log);
+  const { port, password } = current;
   await ensureAppDatabase(port, password);
+
   // one stop for every caller: a second SIGTERM waits for the stop the first one began
   let stopping: Promise<void> | undefined;
+  let restarting: Promise<void> | undefined;
+  let failures = 0;
+  let nextAttemptAt = 0;
+  const restart = async () => {
+    log(`embedded PostgreSQL (pid ${current.postmasterPid}) is gone; starting it again on port ${port}`, 'warn');
+    try {
+      current = await startOrAttach(cluster, log, port);
+      failures = 0;
+      if (current.port === port) log(`embedded PostgreSQL is back (pid ${current.postmasterPid})`);
+      else log(`embedded PostgreSQL is back on port ${current.port}, which this process does not use: restart it`, 'warn');
+    } catch (err) {
+      failures++;
+      const waitMs = Math.min(RESTART_BACKOFF_MAX_MS, WATCH_EVERY_MS * 2 ** failures);
+      nextAttemptAt = Date.now() + waitMs;
+      log(`embedded PostgreSQL did not start again: ${(err as Error).message}; next attempt in ${waitMs / 1000} s`, 'warn');
+    }
+  };
+  const watch = setInterval(() => {
+    if (stopping || restarting || Date.now() < nextAttemptAt || isAlive(current.postmasterPid)) return;
+    restarting = restart().finally(() => (restarting = undefined));
+  }, WATCH_EVERY_MS);
+  watch.unref();
+
   return {
     url: `postgres://${SUPERUSER}:${password}@127.0.0.1:${port}/${APP_DATABASE}`,
     port,
-    version,
-    owner,
+    version: cluster.version,
+    get owner() {
+      return current.owner;
+    },
     stop() {
-      if (!owner) return Promise.resolve();
-      stopping ??= stopPostmaster(postmasterPid);
+      clearInterval(watch);
+      // a start still under way finishes first, so that what it started is what gets stopped
+      stopping ??= (async () => {
+        await restarting;
+        if (current.owner) await stopPostmaster(current.postmasterPid);
+      })();
       return stopping;
     },
   };

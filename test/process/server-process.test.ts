@@ -89,6 +89,37 @@ describe('node dist/server.js on the embedded PostgreSQL', () => {
     expect((await third.exited).code).toBe(0);
   });
 
+  it('starts its embedded PostgreSQL again when it goes away, on the same port and with the data', async () => {
+    const child = startServer();
+    try {
+      const url = await ready(child);
+      const created = await getJson(`${url}/api/projects`, { method: 'POST', body: JSON.stringify({ name: 'Outlives its database' }) });
+      const pidFile = path.join(dataDir, 'pg', 'postmaster.pid');
+      const [killed, , , port] = readFileSync(pidFile, 'utf8').split('\n');
+      process.kill(Number(killed), 'SIGKILL');
+
+      // answered again once the watch (every second) has started it: bounded, not timed
+      let status = 0;
+      for (let attempt = 0; attempt < 150 && status !== 200; attempt++) {
+        if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 200));
+        status = (await fetch(`${url}/api/projects/${created.id}`).catch(() => undefined))?.status ?? 0;
+      }
+      expect(status).toBe(200);
+      expect((await getJson(`${url}/api/projects/${created.id}`)).name).toBe('Outlives its database');
+      expect((await getJson(`${url}/api/health`)).status).toBe('ok');
+      const [restarted, , , samePort] = readFileSync(pidFile, 'utf8').split('\n');
+      expect(restarted).not.toBe(killed);
+      expect(samePort).toBe(port);
+      expect(child.output()).toMatch(/embedded PostgreSQL \(pid \d+\) is gone/);
+
+      child.proc.kill('SIGTERM');
+      expect((await child.exited).code).toBe(0);
+      expect(postgresProcesses()).toEqual([]);
+    } finally {
+      child.proc.kill('SIGKILL');
+    }
+  });
+
   it('keeps serving, and stops on SIGTERM, once its stdout and stderr have gone away', async () => {
     // LOG_LEVEL=INFO: every request writes a line to the output that is gone
     const child = startServer({ LOG_LEVEL: 'INFO' });
