@@ -96,6 +96,11 @@ function refuseBody(req: http.IncomingMessage, res: http.ServerResponse, status:
   req.resume();
 }
 
+/** The methods a path takes, HEAD among them wherever GET is. */
+function methodsWithHead(methods: string[]): string[] {
+  return methods.includes('GET') ? [...methods, 'HEAD'] : methods;
+}
+
 /** Whether a request announces a body (a length above 0, or chunked). */
 function carriesBody(req: http.IncomingMessage): boolean {
   return Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
@@ -140,9 +145,12 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
     const url = new URL(req.url ?? '/', 'http://runner.local');
     const method = (req.method ?? 'GET').toUpperCase();
     const path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, '') : url.pathname;
+    // HEAD is GET without the body (RFC 9110 9.3.2), asked by monitors and `curl -I`: the GET route
+    // answers it, and node:http sends its headers only
+    const head = method === 'HEAD';
 
     if (method === 'OPTIONS') {
-      const allowed = matcher.methodsFor(path);
+      const allowed = methodsWithHead(matcher.methodsFor(path));
       send(res, 204, { 'access-control-allow-methods': [...allowed, 'OPTIONS'].join(', ') });
       req.resume();
       return;
@@ -152,10 +160,10 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
       await options.staticUi.serve(req, res, path);
       return;
     }
-    const match = matcher.match(method, path);
+    const match = matcher.match(head ? 'GET' : method, path);
     if (!match) {
       req.resume();
-      const allowed = matcher.methodsFor(path);
+      const allowed = methodsWithHead(matcher.methodsFor(path));
       sendJson(res, 404, {
         error: allowed.length ? `no route for ${method} ${path} (this path takes ${allowed.join(', ')})` : `no route for ${method} ${path}`,
         code: 'not_found',
@@ -171,6 +179,12 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
       return;
     }
     if (match.route.runnerOnly && options.streams) {
+      if (head) {
+        // a stream has no length to announce and would never end: it is opened with GET
+        req.resume();
+        send(res, 405, { allow: 'GET', 'x-request-id': requestId });
+        return;
+      }
       await options.streams.serve(req, res, { path: match.route.path, url, requestId });
       return;
     }
@@ -218,6 +232,21 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
     for (const k in given) {
       headers[k] = String(given[k]);
       lengthGiven ||= k.toLowerCase() === 'content-length';
+    }
+    if (result.bodyStream && head) {
+      // none of it is sent, and it is not drained: its first chunk is read and it is closed, which
+      // releases what it opened (a file, a query), where closing it unstarted would skip its cleanup
+      const chunks = result.bodyStream[Symbol.asyncIterator]();
+      try {
+        await chunks.next();
+      } catch {
+        // GET would have cut its body short here; HEAD has none to cut
+      } finally {
+        await chunks.return?.()?.catch(() => undefined);
+      }
+      res.writeHead(result.statusCode ?? 200, headers);
+      res.end();
+      return;
     }
     if (result.bodyStream) {
       res.writeHead(result.statusCode ?? 200, headers);

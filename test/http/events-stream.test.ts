@@ -57,6 +57,14 @@ describe('GET /api/events and /api/events/stream', () => {
     expect(raw.retry).toBe(100);
   });
 
+  it('answers HEAD on a stream with 405 and `Allow: GET`, opening nothing', async () => {
+    await waitUntil(() => server.streams.stats().clients === 0, 'the earlier tests\' streams to close');
+    const res = await fetch(`${server.url}/api/events`, { method: 'HEAD' });
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toBe('GET');
+    expect(server.streams.stats().clients).toBe(0);
+  });
+
   it('delivers project:changed from a PATCH with a numeric id, event name and JSON data', async () => {
     const stream = track(watch(`${server.url}/api/events`, ['project:changed']));
     await stream.opened;

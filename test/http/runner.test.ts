@@ -119,6 +119,34 @@ describe('local runner over real HTTP', () => {
     expect(res.headers['access-control-allow-methods']).toMatch(/PATCH/);
   });
 
+  it('answers HEAD wherever GET answers: the same status and headers, no body', async () => {
+    const base = await app.baseUrl();
+    const created = await app.http('POST', '/api/projects', { body: { name: 'Headed ✓' } });
+    const head = (target: string, headers: Record<string, string> = {}) => fetch(`${base}${target}`, { method: 'HEAD', headers });
+    const get = await fetch(`${base}/api/projects/${created.body.id}`);
+    const headed = await head(`/api/projects/${created.body.id}`);
+    expect(headed.status).toBe(200);
+    expect(headed.headers.get('content-type')).toBe(get.headers.get('content-type'));
+    expect(headed.headers.get('content-length')).toBe(get.headers.get('content-length'));
+    expect(Number(headed.headers.get('content-length'))).toBe(Buffer.byteLength(await get.text()));
+    expect(await headed.text()).toBe('');
+    // a public route, a missing row, a streamed answer (read no further than its first page), a route without GET
+    expect((await head('/api/health')).status).toBe(200);
+    const missing = await head('/api/projects/00000000-0000-4000-8000-000000000000');
+    expect(missing.status).toBe(404);
+    expect(await missing.text()).toBe('');
+    const all = await head('/api/tasks/all');
+    expect(all.status).toBe(200);
+    expect(all.headers.get('content-type')).toMatch(/application\/json/);
+    expect(await all.text()).toBe('');
+    expect((await head('/api/workflow-runs/dispatcher/tick')).status).toBe(404);
+    const preflight = await app.http('OPTIONS', `/api/projects/${created.body.id}`);
+    expect(preflight.headers['access-control-allow-methods']).toMatch(/\bHEAD\b/);
+    // the request log and metrics name it HEAD, under the GET route
+    const metrics = await app.http('GET', '/api/metrics');
+    expect(metrics.text).toContain('fleet_http_requests_total{route="/api/projects/{id}",method="HEAD",status="200"}');
+  });
+
   it('answers an unknown route or method with 404 JSON', async () => {
     const unknown = await app.http('GET', '/api/does-not-exist');
     expect(unknown.status).toBe(404);
