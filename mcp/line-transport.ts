@@ -32,7 +32,8 @@ export interface LineTransportOptions {
  * - a batch array gets one -32600 frame per element (MCP 2025-06-18 dropped batching);
  * - a line above the cap is answered and discarded chunk by chunk, never buffered whole;
  * - at end of input the requests already read are answered before the transport closes, so
- *   `printf '…\n…' | node dist/mcp.js` runs every call it was given.
+ *   `printf '…\n…' | node dist/mcp.js` runs every call it was given;
+ * - an output that stops taking writes closes the transport, and the process exits 0.
  */
 export class LineTransport implements Transport {
   onclose?: () => void;
@@ -58,6 +59,9 @@ export class LineTransport implements Transport {
     this.input.on('data', (chunk: Buffer | string) => this.take(typeof chunk === 'string' ? Buffer.from(chunk) : chunk));
     this.input.on('end', () => this.endOfInput());
     this.input.on('close', () => this.endOfInput());
+    // an output that fails (its reader went away: EPIPE) can carry no answer any more: the session is
+    // over, as at the end of input; unheard, the failure was an uncaught exception and a stack trace
+    this.output.on('error', () => void this.close());
   }
 
   private take(chunk: Buffer): void {

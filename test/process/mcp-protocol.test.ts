@@ -89,6 +89,17 @@ describe('MCP tool server protocol over raw stdio lines', () => {
     expect(JSON.parse(executed!.body)).toMatchObject({ kind: 'task.create', params: { title: 'piped' } });
   });
 
+  it('exits 0 without a stack trace once its output is gone (the client went away)', async () => {
+    const m = start();
+    expect(await m.request(1, 'ping')).toMatchObject({ id: 1, result: {} });
+    m.proc.stdout.destroy();
+    // the answer to this one meets a closed pipe: the session is over
+    m.sendLine(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }));
+    expect(await m.exited).toBe(0);
+    mcp = undefined;
+    expect(m.output().stderr).not.toMatch(/EPIPE|Unhandled|at /);
+  });
+
   it('starts when the task server\'s own variables hold values the task server itself would refuse', async () => {
     const m = start({ PORT: 'abc', DISPATCHER_INTERVAL_MS: '-5', CRON_MANAGER_PORT: 'x', RESTORE_MAX_BYTES: '0' });
     expect(await m.request(1, 'ping')).toEqual({ jsonrpc: '2.0', id: 1, result: {} });
