@@ -34,8 +34,16 @@ function rssMb(pid: number): number {
   return match ? Number(match[1]) / 1024 : Number.NaN;
 }
 
+/** Children still running: a benchmark that fails half-way must not leave runners serving (and holding a database) behind it. */
+const running = new Set<ReturnType<typeof spawn>>();
+process.once('exit', () => {
+  for (const proc of running) proc.kill('SIGKILL');
+});
+
 function runChild(args: string[], env: NodeJS.ProcessEnv): { proc: ReturnType<typeof spawn>; output: () => string; exited: Promise<number | null> } {
   const proc = spawn(process.execPath, ['--import', 'tsx', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  running.add(proc);
+  proc.on('exit', () => running.delete(proc));
   let out = '';
   proc.stdout!.on('data', (c: Buffer) => (out += c.toString()));
   proc.stderr!.on('data', (c: Buffer) => (out += c.toString()));
