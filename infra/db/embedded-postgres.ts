@@ -30,6 +30,8 @@ export type EmbeddedPostgresLog = (line: string, level?: 'info' | 'warn') => voi
 const WATCH_EVERY_MS = 1_000;
 /** The longest wait between two attempts to start a PostgreSQL that went away. */
 const RESTART_BACKOFF_MAX_MS = 30_000;
+/** A PostgreSQL that stops sooner than this after it started counts as a failed start (a crash loop backs off). */
+const STABLE_AFTER_MS = 60_000;
 
 interface Binaries {
   postgres: string;
@@ -497,8 +499,9 @@ function startOrAttach(cluster: Cluster, log: EmbeddedPostgresLog, port?: number
  * 4. otherwise start one on a free loopback port and record the port;
  * 5. create the application database;
  * 6. keep it running: a postmaster that goes away (killed, crashed, stopped by hand) is started
- *    again on the same port, so the connection string stays good, after 1 s, then with a doubling
- *    wait up to 30 s between failed attempts. Until it is back, requests answer 503.
+ *    again on the same port, so the connection string stays good, within a second; one that ran
+ *    less than a minute, or a start that fails, waits 2 s, then twice as long each time up to 30 s.
+ *    Until it is back, requests answer 503.
  */
 export async function startEmbeddedPostgres(dataDir: string, log: EmbeddedPostgresLog = () => undefined): Promise<EmbeddedPostgres> {
   const root = path.resolve(dataDir);
@@ -525,22 +528,38 @@ export async function startEmbeddedPostgres(dataDir: string, log: EmbeddedPostgr
   let restarting: Promise<void> | undefined;
   let failures = 0;
   let nextAttemptAt = 0;
+  let upSince = Date.now();
+  let goneNoticed = false;
+  const backOff = (what: string) => {
+    failures++;
+    const waitMs = Math.min(RESTART_BACKOFF_MAX_MS, WATCH_EVERY_MS * 2 ** failures);
+    nextAttemptAt = Date.now() + waitMs;
+    log(`${what}; next attempt in ${waitMs / 1000} s`, 'warn');
+  };
   const restart = async () => {
-    log(`embedded PostgreSQL (pid ${current.postmasterPid}) is gone; starting it again on port ${port}`, 'warn');
     try {
       current = await startOrAttach(cluster, log, port);
-      failures = 0;
+      upSince = Date.now();
+      goneNoticed = false;
       if (current.port === port) log(`embedded PostgreSQL is back (pid ${current.postmasterPid})`);
       else log(`embedded PostgreSQL is back on port ${current.port}, which this process does not use: restart it`, 'warn');
     } catch (err) {
-      failures++;
-      const waitMs = Math.min(RESTART_BACKOFF_MAX_MS, WATCH_EVERY_MS * 2 ** failures);
-      nextAttemptAt = Date.now() + waitMs;
-      log(`embedded PostgreSQL did not start again: ${(err as Error).message}; next attempt in ${waitMs / 1000} s`, 'warn');
+      backOff(`embedded PostgreSQL did not start again: ${(err as Error).message}`);
     }
   };
   const watch = setInterval(() => {
-    if (stopping || restarting || Date.now() < nextAttemptAt || isAlive(current.postmasterPid)) return;
+    if (stopping || restarting || isAlive(current.postmasterPid)) return;
+    if (!goneNoticed) {
+      goneNoticed = true;
+      const ranMs = Date.now() - upSince;
+      log(`embedded PostgreSQL (pid ${current.postmasterPid}) is gone after ${Math.round(ranMs / 1000)} s; starting it again on port ${port}`, 'warn');
+      if (ranMs < STABLE_AFTER_MS) {
+        backOff(`it had run less than ${STABLE_AFTER_MS / 1000} s`);
+        return;
+      }
+      failures = 0;
+    }
+    if (Date.now() < nextAttemptAt) return;
     restarting = restart().finally(() => (restarting = undefined));
   }, WATCH_EVERY_MS);
   watch.unref();
