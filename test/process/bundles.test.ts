@@ -13,16 +13,18 @@ describe('Lambda bundles', () => {
   // claims' functions, ~5 KB of SQL; the median went from 368.2 to 373.0 KB). 375 KB until migrations 1020
   // and 1030 (the deferred audit search and run_state_json's columns, ~5 KB of SQL; 373.4 to 378.6 KB). 380 KB
   // until migration 1040 and the repairs of migrations edited after landing (~3.5 KB; 378.6 to 382.2 KB). 385 KB
-  // until migrations 1050 to 1070 (the task JSON text kept in the row, ~7 KB of SQL; 382.2 to 389.5 KB).
+  // until migrations 1050 to 1070 (the task JSON text kept in the row, ~7 KB of SQL; 382.2 to 389.5 KB). 390 KB
+  // until the embedded PostgreSQL's watch, which starts it again when it goes away (every bundle carries the
+  // embedded lifecycle: serverless offline runs these bundles on it; 389.5 to 390.1 KB).
   // The lever for a real cut is zod (~105 KB of each bundle; zod/mini would be a fraction of it).
-  it('are under 390 KB at the median (zod tree-shaken, the AWS SDK left to the runtime)', () => {
+  it('are under 395 KB at the median (zod tree-shaken, the AWS SDK left to the runtime)', () => {
     const sizes = bundles()
       .map((f) => statSync(path.join(lambdaDir, f)).size)
       .sort((a, b) => a - b);
     expect(sizes.length).toBeGreaterThan(30);
     const mid = sizes.length >> 1;
     const median = sizes.length % 2 ? sizes[mid]! : (sizes[mid - 1]! + sizes[mid]!) / 2;
-    expect(median).toBeLessThan(390 * 1024);
+    expect(median).toBeLessThan(395 * 1024);
     // the AWS SDK is the runtime's, loaded only by the code that needs it (S3 store, SSM secrets)
     for (const file of bundles()) {
       const text = readFileSync(path.join(lambdaDir, file), 'utf8');
