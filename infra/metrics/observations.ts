@@ -9,4 +9,6 @@ import type { TickSummary } from '../../core/workflows/dispatcher';
 export const observations = {
   request(_routeKey: string | undefined, _method: string, _status: number, _seconds: number): void {},
   tick(_summary: TickSummary): void {},
+  /** The embedded PostgreSQL went away and this process started it again, or failed to. */
+  embeddedPostgresRestart(_outcome: 'restarted' | 'failed'): void {},
 };

@@ -107,6 +107,7 @@ describe('node dist/server.js on the embedded PostgreSQL', () => {
       expect(status).toBe(200);
       expect((await getJson(`${url}/api/projects/${created.id}`)).name).toBe('Outlives its database');
       expect((await getJson(`${url}/api/health`)).status).toBe('ok');
+      expect(await (await fetch(`${url}/api/metrics`)).text()).toContain('fleet_embedded_postgres_restarts_total{outcome="restarted"} 1');
       const [restarted, , , samePort] = readFileSync(pidFile, 'utf8').split('\n');
       expect(restarted).not.toBe(killed);
       expect(samePort).toBe(port);
