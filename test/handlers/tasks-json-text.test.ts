@@ -106,12 +106,8 @@ describe('task lists and views: JSON built in PostgreSQL', () => {
 
   it('keep a value holding the character that separates the stored runs (chr(1)) as JSON.stringify writes it', async () => {
     // the stored text splits its runs at raw chr(1): a value's own chr(1) must be written escaped, never raw
-    await app.db.query('DELETE FROM tasks');
     const project = await app.call('POST', '/api/projects', { body: { name: 'separator' } });
-    const created = await app.call('POST', '/api/tasks', {
-      body: { project_id: project.body.id, title: 'a\u0001b', description: '\u0001', labels: ['\u0001', 'x\u0001'], owner: '\u0001queue' },
-    });
-    expect(created.status).toBe(201);
+    await onlyTasks(project.body.id, [{ title: 'a\u0001b', description: '\u0001', labels: ['\u0001', 'x\u0001'], owner: '\u0001queue' }]);
     const listed = await app.call('GET', '/api/tasks/all');
     expect(itemTexts(listed.text)).toEqual(await oracle());
     expect(listed.body[0]).toMatchObject({ title: 'a\u0001b', description: '\u0001', labels: ['\u0001', 'x\u0001'], owner: '\u0001queue' });
@@ -205,7 +201,6 @@ describe('task lists and views: JSON built in PostgreSQL', () => {
           const { rows: read } = await app.db.query(`SELECT ${taskColumns} FROM tasks ORDER BY created_at, id`);
           expect(built.map((b) => b.plain)).toEqual(read.map((r) => JSON.parse(JSON.stringify(r))));
           expect(built.map((b) => b.redacted)).toEqual(read.map((r) => redactSecrets(JSON.parse(JSON.stringify(r)))));
-
         },
       ),
       { numRuns: 15 },

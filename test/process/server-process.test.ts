@@ -42,6 +42,19 @@ async function getJson(url: string, init?: RequestInit): Promise<any> {
   return (await fetch(url, init)).json();
 }
 
+/**
+ * The status of GET `url` once it is 200, or the last one after ~30 s: the server answers again when
+ * its watch (every second, then backing off) has started the database again. Bounded, not timed.
+ */
+async function statusOnceAnswered(url: string): Promise<number> {
+  let status = 0;
+  for (let attempt = 0; attempt < 150 && status !== 200; attempt++) {
+    if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 200));
+    status = (await fetch(url).catch(() => undefined))?.status ?? 0;
+  }
+  return status;
+}
+
 /** PostgreSQL processes serving this test's data directory. */
 function postgresProcesses(): number[] {
   return readdirSync('/proc')
@@ -98,13 +111,7 @@ describe('node dist/server.js on the embedded PostgreSQL', () => {
       const [killed, , , port] = readFileSync(pidFile, 'utf8').split('\n');
       process.kill(Number(killed), 'SIGKILL');
 
-      // answered again once the watch (every second) has started it: bounded, not timed
-      let status = 0;
-      for (let attempt = 0; attempt < 150 && status !== 200; attempt++) {
-        if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 200));
-        status = (await fetch(`${url}/api/projects/${created.id}`).catch(() => undefined))?.status ?? 0;
-      }
-      expect(status).toBe(200);
+      expect(await statusOnceAnswered(`${url}/api/projects/${created.id}`)).toBe(200);
       expect((await getJson(`${url}/api/projects/${created.id}`)).name).toBe('Outlives its database');
       expect((await getJson(`${url}/api/health`)).status).toBe('ok');
       expect(await (await fetch(`${url}/api/metrics`)).text()).toContain('fleet_embedded_postgres_restarts_total{outcome="restarted"} 1');
@@ -120,6 +127,36 @@ describe('node dist/server.js on the embedded PostgreSQL', () => {
       expect(postgresProcesses()).toEqual([]);
     } finally {
       child.proc.kill('SIGKILL');
+    }
+  });
+
+  it('two servers on one DATA_DIR: the database that went away is started once and shared, and the one left takes it over', async () => {
+    const first = startServer();
+    const second = startServer();
+    try {
+      const [url1, url2] = [await ready(first), await ready(second)];
+      const created = await getJson(`${url1}/api/projects`, { method: 'POST', body: JSON.stringify({ name: 'Shared' }) });
+      const pidFile = path.join(dataDir, 'pg', 'postmaster.pid');
+      process.kill(Number(readFileSync(pidFile, 'utf8').split('\n')[0]), 'SIGKILL');
+      for (const url of [url1, url2]) expect(await statusOnceAnswered(`${url}/api/projects/${created.id}`)).toBe(200);
+      // both noticed; one started it, the other found it started and shares it: one postmaster
+      for (const child of [first, second]) expect(child.output()).toMatch(/embedded PostgreSQL \(pid \d+\) is gone/);
+      expect(postgresProcesses()).toHaveLength(1);
+
+      // its owner stops it on the way out; the server still running starts it again and owns it
+      const ownerPid = JSON.parse(readFileSync(path.join(dataDir, 'embedded-postgres.json'), 'utf8')).ownerPid as number;
+      const [owner, other, otherUrl] = ownerPid === first.proc.pid ? [first, second, url2] : [second, first, url1];
+      expect([first.proc.pid, second.proc.pid]).toContain(ownerPid);
+      owner.proc.kill('SIGTERM');
+      expect((await owner.exited).code).toBe(0);
+      expect(await statusOnceAnswered(`${otherUrl}/api/projects/${created.id}`)).toBe(200);
+      expect(JSON.parse(readFileSync(path.join(dataDir, 'embedded-postgres.json'), 'utf8')).ownerPid).toBe(other.proc.pid);
+      other.proc.kill('SIGTERM');
+      expect((await other.exited).code).toBe(0);
+      expect(postgresProcesses()).toEqual([]);
+    } finally {
+      first.proc.kill('SIGKILL');
+      second.proc.kill('SIGKILL');
     }
   });
 
