@@ -74,6 +74,7 @@ const envSchema = z.object({
   DISPATCH_MAX_IN_FLIGHT: intFrom('DISPATCH_MAX_IN_FLIGHT', 1, 1_000_000).optional(),
   DASHBOARD_UI_DIR: z.string().min(1).optional(),
   WEBHOOK_DELIVERY_INTERVAL_MS: intFrom('WEBHOOK_DELIVERY_INTERVAL_MS', 0, 86_400_000).default(5_000),
+  AUDIT_SEARCH_FOLD_INTERVAL_MS: intFrom('AUDIT_SEARCH_FOLD_INTERVAL_MS', 0, 86_400_000).default(2_000),
   WEBHOOK_TIMEOUT_MS: intFrom('WEBHOOK_TIMEOUT_MS', 100, 50_000).default(10_000),
   WEBHOOK_ALLOW_PRIVATE: z.enum(['0', '1'], { message: 'WEBHOOK_ALLOW_PRIVATE must be 0 or 1' }).default('0'),
 });
@@ -98,6 +99,8 @@ export interface Config {
   dispatcherIntervalMs: number;
   /** Issue 18: the runner's webhook delivery pass every this many ms (0: off; the scheduled Lambda runs it too). */
   webhookDeliveryIntervalMs: number;
+  /** The runner's audit search fold every this many ms (0: off; dispatcher passes fold as well). */
+  auditSearchFoldIntervalMs: number;
   /** How long a receiver has to answer one delivery. */
   webhookTimeoutMs: number;
   /** Deliver to loopback and private addresses (tests, a receiver on the same network); refused by default. */
@@ -157,6 +160,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     runtimeStateDir: path.resolve(e.RUNTIME_STATE_DIR ?? path.join(homedir(), '.runtime')),
     dispatcherIntervalMs: e.DISPATCHER_INTERVAL_MS,
     webhookDeliveryIntervalMs: e.WEBHOOK_DELIVERY_INTERVAL_MS,
+    auditSearchFoldIntervalMs: e.AUDIT_SEARCH_FOLD_INTERVAL_MS,
     webhookTimeoutMs: e.WEBHOOK_TIMEOUT_MS,
     webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE === '1',
     cronManagerPort: e.CRON_MANAGER_PORT,

@@ -26,8 +26,8 @@ export type HttpEvent = Omit<APIGatewayProxyEventV2, 'body'> & { body?: unknown;
 
 export type EndpointFn = (event: HttpEvent, app: AppContext) => Promise<HttpResult>;
 
-// a browser client reads X-Ignored-Params and X-Request-Id only when they are exposed
-const CORS_HEADERS = { 'access-control-allow-origin': '*', 'access-control-expose-headers': 'x-ignored-params, x-request-id' };
+// a browser client reads X-Ignored-Params, X-Request-Id and X-Audit-Search-Unsearched only when they are exposed
+const CORS_HEADERS = { 'access-control-allow-origin': '*', 'access-control-expose-headers': 'x-ignored-params, x-request-id, x-audit-search-unsearched' };
 
 /** serverless-offline gives every event this same placeholder; a request id must tell requests apart. */
 const OFFLINE_PLACEHOLDER_ID = /^offlineContext_/;

@@ -1,3 +1,5 @@
+import { foldAuditSearch } from '../../core/audit/list-audit';
+import { requireDb } from '../../core/storage';
 import { dispatcherPass } from '../../core/workflows/dispatcher';
 import { runWebhookDeliveries } from '../../core/webhooks/delivery';
 import type { AppContext } from '../app-context';
@@ -59,5 +61,23 @@ export function startWebhookTimer(ctx: AppContext, intervalMs: number): Backgrou
       if (pass.attempted) logger().info('webhook deliveries', { pass });
     },
     'webhook delivery pass failed',
+  );
+}
+
+/**
+ * The audit search fold (AUDIT_SEARCH_FOLD_INTERVAL_MS): every runner that serves GET /api/audit?q=
+ * indexes what was written since its last pass, whether or not this process (or any) runs the
+ * dispatcher, whose pass folds too. A pass takes at most 20,000 rows (a few seconds of trigram work),
+ * and passes never overlap, so a large backlog is folded pass after pass without one long statement.
+ */
+export function startAuditSearchFoldTimer(ctx: AppContext, intervalMs: number): BackgroundTimer {
+  return startPeriodic(
+    ctx,
+    intervalMs,
+    async () => {
+      const folded = await foldAuditSearch(requireDb(ctx.deps.storage));
+      if (folded) logger().debug('audit search fold', { folded });
+    },
+    'audit search fold failed',
   );
 }

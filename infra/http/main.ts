@@ -1,7 +1,7 @@
 import { config, ConfigError, isLoopbackHost } from '../config';
 import { createAppContext, setAppContext, startFallbackRefresher } from '../app-context';
 import { startCronManager, type CronManager } from '../cron-manager/cron-manager-server';
-import { startDispatcherTimer, startWebhookTimer, type BackgroundTimer } from '../dispatcher/timer';
+import { startAuditSearchFoldTimer, startDispatcherTimer, startWebhookTimer, type BackgroundTimer } from '../dispatcher/timer';
 import { EventStreams } from '../events/event-streams';
 import { resolveSecretParameters } from '../secrets/secret-parameters';
 import { logger } from '../logger';
@@ -81,6 +81,7 @@ async function main(): Promise<void> {
 
   let dispatcher: BackgroundTimer | undefined;
   let webhooks: BackgroundTimer | undefined;
+  let auditFold: BackgroundTimer | undefined;
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) {
@@ -93,6 +94,7 @@ async function main(): Promise<void> {
     logger().info('shutting down', { signal });
     await dispatcher?.stop(); // first: no tick starts against a closing database
     await webhooks?.stop();
+    await auditFold?.stop();
     await cronManager?.close();
     await runner.close(); // ends open streams first, so in-flight requests can finish
     await streams.stop();
@@ -106,6 +108,7 @@ async function main(): Promise<void> {
   await streams.start();
   if (cfg.dispatcherIntervalMs > 0) dispatcher = startDispatcherTimer(ctx, cfg.dispatcherIntervalMs);
   if (cfg.webhookDeliveryIntervalMs > 0) webhooks = startWebhookTimer(ctx, cfg.webhookDeliveryIntervalMs);
+  if (cfg.auditSearchFoldIntervalMs > 0) auditFold = startAuditSearchFoldTimer(ctx, cfg.auditSearchFoldIntervalMs);
 
   process.stdout.write(`task server ready at ${runner.url} (storage: ${ctx.deps.storage.label})\n`);
 }

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { foldAuditSearch } from '../../core/audit/list-audit';
+import { foldAuditSearch, PENDING_ROWS_SEARCHED, UNSEARCHED_COUNT_CAP } from '../../core/audit/list-audit';
+import { startAuditSearchFoldTimer } from '../../infra/dispatcher/timer';
 import { useTestApp } from '../support/use-app';
 
 /**
@@ -120,5 +121,65 @@ describe('GET /api/audit?q= with rows indexed and rows still pending', () => {
     expect(await searched('kept')).toHaveLength(1);
     expect((await app.call('POST', '/api/workflow-runs/dispatcher/tick')).status).toBe(200);
     expect((await app.db.query('SELECT 1 FROM audit_search_pending')).rows).toHaveLength(0);
+  });
+
+  it('with more rows waiting than it computes, searches the newest of them and says how many it left out', async () => {
+    await app.db.query('TRUNCATE audit_log');
+    const waiting = PENDING_ROWS_SEARCHED + 37;
+    // the oldest waiting row holds the needle; the newest PENDING_ROWS_SEARCHED do not
+    await app.db.query(
+      `INSERT INTO audit_log (actor, action, entity_type, new_value)
+       SELECT 'op', 'noted', 'task', jsonb_build_object('note', CASE WHEN g = 1 THEN 'oldest needle' ELSE 'hay ' || g END)
+         FROM generate_series(1, ${waiting}) g ORDER BY g`,
+    );
+    const partial = await app.call('GET', '/api/audit?q=oldest%20needle');
+    expect(partial.status).toBe(200);
+    expect(partial.body).toEqual([]);
+    expect(partial.headers['x-audit-search-unsearched']).toBe(String(waiting - PENDING_ROWS_SEARCHED));
+    // the newest waiting rows are found as before
+    const newest = await app.call('GET', `/api/audit?q=${encodeURIComponent(`hay ${waiting}`)}`);
+    expect((newest.body as unknown[]).length).toBe(1);
+    // a search without q reads audit_log alone: nothing is left out, nothing is said
+    expect((await app.call('GET', '/api/audit?limit=1')).headers['x-audit-search-unsearched']).toBeUndefined();
+
+    await foldAuditSearch(app.db, Number.MAX_SAFE_INTEGER);
+    const whole = await app.call('GET', '/api/audit?q=oldest%20needle');
+    expect((whole.body as unknown[]).length).toBe(1);
+    expect(whole.headers['x-audit-search-unsearched']).toBeUndefined();
+  });
+
+  it('counts what it left out up to a cap, then says "at least"', async () => {
+    await app.db.query('TRUNCATE audit_log');
+    await app.db.query(
+      `INSERT INTO audit_log (actor, action, entity_type, new_value)
+       SELECT 'op', 'noted', 'task', jsonb_build_object('note', 'row ' || g) FROM generate_series(1, ${PENDING_ROWS_SEARCHED + UNSEARCHED_COUNT_CAP + 5}) g`,
+    );
+    const res = await app.call('GET', '/api/audit?q=row');
+    expect(res.status).toBe(200);
+    expect(res.headers['x-audit-search-unsearched']).toBe(`${UNSEARCHED_COUNT_CAP}+`);
+  });
+
+  it("is folded by the runner's own timer with no dispatcher running, and the left-out rows are found once it has", async () => {
+    await app.db.query('TRUNCATE audit_log');
+    await app.db.query(
+      `INSERT INTO audit_log (actor, action, entity_type, new_value)
+       SELECT 'op', 'noted', 'task', jsonb_build_object('note', CASE WHEN g = 1 THEN 'first of many' ELSE 'later ' || g END)
+         FROM generate_series(1, ${PENDING_ROWS_SEARCHED * 3}) g ORDER BY g`,
+    );
+    expect((await app.call('GET', '/api/audit?q=first%20of%20many')).body).toEqual([]);
+    const timer = startAuditSearchFoldTimer(app.ctx, 10);
+    try {
+      // bounded: the queue empties within a few passes (each takes up to 20,000 rows)
+      for (let pass = 0; pass < 500; pass++) {
+        const { rows } = await app.db.query('SELECT 1 FROM audit_search_pending LIMIT 1');
+        if (!rows.length) break;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    } finally {
+      await timer.stop();
+    }
+    const found = await app.call('GET', '/api/audit?q=first%20of%20many');
+    expect((found.body as unknown[]).length).toBe(1);
+    expect(found.headers['x-audit-search-unsearched']).toBeUndefined();
   });
 });

@@ -60,7 +60,7 @@ describe('configuration from the environment', () => {
 
   it('refuses webhooks to loopback and private addresses unless WEBHOOK_ALLOW_PRIVATE=1, and prepares repeated statements by default', async () => {
     const defaults = parseConfig({ DATA_DIR: '/tmp/task-server-config-test' });
-    expect(defaults).toMatchObject({ webhookAllowPrivate: false, dbPreparedStatements: true, webhookDeliveryIntervalMs: 5000, webhookTimeoutMs: 10000 });
+    expect(defaults).toMatchObject({ webhookAllowPrivate: false, dbPreparedStatements: true, webhookDeliveryIntervalMs: 5000, webhookTimeoutMs: 10000, auditSearchFoldIntervalMs: 2000 });
     // the transport the server is built with, not only the flag
     expect(await configuredPorts(defaults).webhooks.refusedDestination('http://127.0.0.1:9/hook')).toMatch(/loopback or private/);
     const allowing = parseConfig({ DATA_DIR: '/tmp/task-server-config-test', WEBHOOK_ALLOW_PRIVATE: '1', DB_PREPARED_STATEMENTS: '0' });
