@@ -32,12 +32,12 @@ function likePattern(q: string): string {
 
 /**
  * How many of the rows still waiting for a fold (audit_search_pending) a `q` search computes the
- * text of: the newest ones. Computing a row's text costs about what the index costs for a whole
- * search every hundred rows, so this many keeps a search near the speed of an indexed one; a larger
+ * text of: the newest ones. Measured on this machine, the text of 200 rows costs a few ms, about
+ * what a search of the index costs, and a queue of 100,000 rows half a second or more; a larger
  * backlog (a fold that has not kept up, or none running) is left out and the answer says so
- * (`unsearched`) rather than growing with the backlog.
+ * (`unsearched`) rather than growing with the backlog (docs/adr/0008-deferred-audit-search.md).
  */
-export const PENDING_ROWS_SEARCHED = 500;
+export const PENDING_ROWS_SEARCHED = 200;
 
 /** Pending rows a search counts past PENDING_ROWS_SEARCHED to say how many it left out; beyond it, "at least". */
 export const UNSEARCHED_COUNT_CAP = 10_000;
