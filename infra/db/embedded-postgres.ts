@@ -408,7 +408,9 @@ async function ensureAppDatabase(port: number, password: string): Promise<void> 
   try {
     const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [APP_DATABASE]);
     if (!rowCount) await client.query(`CREATE DATABASE ${APP_DATABASE}`).catch((err: { code?: string }) => {
-      if (err.code !== '42P04') throw err; // created meanwhile by another starter
+      // created meanwhile by another starter: 42P04 once its CREATE committed, 23505 (the catalog's
+      // unique index) when both CREATEs ran at once
+      if (err.code !== '42P04' && err.code !== '23505') throw err;
     });
   } finally {
     await client.end();
