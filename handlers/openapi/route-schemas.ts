@@ -105,6 +105,7 @@ import { costSummaryQuerySchema } from '../../core/costs/summary';
 import { createProjectSchema, projectSchema, updateProjectSchema } from '../../core/projects/project';
 import { listProjectsQuerySchema, projectWithWorkflowSchema } from '../../core/projects/queries';
 import { listAllTasksQuerySchema } from '../../core/tasks/queries';
+import { taskHitSchema, taskSearchQuerySchema } from '../../core/tasks/search';
 import { createTaskSchema, taskSchema, updateTaskSchema } from '../../core/tasks/task';
 import { taskDetailSchema } from '../../core/tasks/queries';
 import { agentQueueQuerySchema } from '../../core/views/agent-queue';
@@ -255,6 +256,7 @@ export const routeSchemas: Readonly<Record<string, RouteSchemas>> = {
   'POST /api/agents/{agent}/resume-dispatch': { response: agentLimitsSchema.extend({ resumed: z.boolean() }) },
   'PATCH /api/projects/{id}': { body: updateProjectSchema, response: projectWithWorkflowSchema },
   'GET /api/tasks/all': { query: listAllTasksQuerySchema, response: taskSchema.array() },
+  'GET /api/tasks/search': { query: taskSearchQuerySchema, response: z.object({ tasks: z.array(taskHitSchema) }) },
   'GET /api/tasks/{id}': { response: taskDetailSchema },
   'POST /api/tasks/{id}/archive': { response: taskSchema },
   'POST /api/tasks/{id}/restore': { response: taskSchema },

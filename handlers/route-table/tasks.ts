@@ -5,6 +5,7 @@ export const taskRoutes: readonly Route[] = [
   { method: 'GET', path: '/api/tasks', handler: 'tasks/get-legacy-tasks' },
   { method: 'POST', path: '/api/tasks', handler: 'tasks/create-task' },
   { method: 'GET', path: '/api/tasks/all', handler: 'tasks/list-all-tasks' },
+  { method: 'GET', path: '/api/tasks/search', handler: 'tasks/search-tasks' },
   { method: 'GET', path: '/api/tasks/:id', handler: 'tasks/get-task' },
   { method: 'PATCH', path: '/api/tasks/:id', handler: 'tasks/update-task' },
   { method: 'DELETE', path: '/api/tasks/:id', handler: 'tasks/delete-task' },
