@@ -110,6 +110,7 @@ import { createTaskSchema, taskSchema, updateTaskSchema } from '../../core/tasks
 import { taskDetailSchema } from '../../core/tasks/queries';
 import { agentQueueQuerySchema } from '../../core/views/agent-queue';
 import { projectQuerySchema } from '../../core/views/board';
+import { boardAsOfQuerySchema } from '../../core/views/board-as-of';
 import { timelineQuerySchema } from '../../core/views/timeline';
 import { heartbeatSchema, livenessQuerySchema } from '../../core/agents/liveness';
 import { claimSchema, releaseSchema } from '../../core/agents/locks';
@@ -266,6 +267,7 @@ export const routeSchemas: Readonly<Record<string, RouteSchemas>> = {
   'PATCH /api/tasks/{id}': { body: updateTaskSchema, response: taskSchema },
   'GET /api/views/agent': { query: agentQueueQuerySchema, response: agentQueueSchema },
   'GET /api/views/board': { query: projectQuerySchema, response: boardSchema },
+  'GET /api/views/board/as-of': { query: boardAsOfQuerySchema, response: boardSchema.extend({ as_of: z.date() }) },
   'GET /api/views/timeline': { query: timelineQuerySchema, response: timelineSchema },
   'POST /api/agent/claim': { body: claimSchema, response: taskSchema },
   'POST /api/agent/claim/renew': { response: taskSchema },

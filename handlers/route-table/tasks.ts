@@ -21,6 +21,7 @@ export const taskRoutes: readonly Route[] = [
   { method: 'GET', path: '/api/views', handler: 'views/list-views' },
   { method: 'POST', path: '/api/views', handler: 'views/create-view' },
   { method: 'GET', path: '/api/views/board', handler: 'views/get-board-view' },
+  { method: 'GET', path: '/api/views/board/as-of', handler: 'views/get-board-as-of' },
   { method: 'GET', path: '/api/views/timeline', handler: 'views/get-timeline-view' },
   { method: 'GET', path: '/api/views/agent', handler: 'views/get-agent-queue-view' },
   { method: 'GET', path: '/api/views/:id', handler: 'views/get-view' },
