@@ -111,6 +111,7 @@ import { taskDetailSchema } from '../../core/tasks/queries';
 import { agentQueueQuerySchema } from '../../core/views/agent-queue';
 import { projectQuerySchema } from '../../core/views/board';
 import { boardAsOfQuerySchema } from '../../core/views/board-as-of';
+import { inboxQuerySchema, inboxSchema } from '../../core/inbox/inbox';
 import { timelineQuerySchema } from '../../core/views/timeline';
 import { heartbeatSchema, livenessQuerySchema } from '../../core/agents/liveness';
 import { claimSchema, releaseSchema } from '../../core/agents/locks';
@@ -236,6 +237,7 @@ export const routeSchemas: Readonly<Record<string, RouteSchemas>> = {
   'POST /api/import/preview': { response: importPreviewSchema },
   'POST /api/import': { response: importResultSchema },
   'GET /api/org/summary': { response: orgSummarySchema },
+  'GET /api/inbox': { query: inboxQuerySchema, response: inboxSchema },
   'GET /api/agents/{agent}/limits': { response: agentLimitsSchema },
   'PUT /api/agents/{agent}/limits': { response: agentLimitsSchema },
   'PUT /api/agents/{agent}/billing': { response: agentBillingSchema },

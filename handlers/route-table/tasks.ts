@@ -66,4 +66,5 @@ export const taskRoutes: readonly Route[] = [
   { method: 'POST', path: '/api/import', handler: 'legacy/import-legacy', largeBody: true },
 
   { method: 'GET', path: '/api/org/summary', handler: 'org/get-org-summary' },
+  { method: 'GET', path: '/api/inbox', handler: 'inbox/get-inbox' },
 ];
