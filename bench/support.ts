@@ -86,3 +86,17 @@ export function benchDeps(db: PgDb, dataDir: string): Deps {
     runtime: { stateDir: '/nonexistent', run: async () => ({ ok: true }) },
   };
 }
+
+/** Median microseconds of `work`, repeated for at most BENCH_SECONDS and at most 200 times. */
+export async function medianMs(work: () => Promise<unknown>): Promise<number> {
+  await work();
+  const times: number[] = [];
+  const stop = Date.now() + seconds * 1000;
+  while (Date.now() < stop && times.length < 200) {
+    const t0 = performance.now();
+    await work();
+    times.push((performance.now() - t0) * 1000);
+  }
+  times.sort((a, b) => a - b);
+  return times[Math.floor(times.length / 2)] ?? Number.NaN;
+}

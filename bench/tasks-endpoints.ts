@@ -3,27 +3,13 @@ import { startRunner } from '../infra/http/runner';
 import { auditPageSql, parseAuditQuery } from '../core/audit/list-audit';
 import { taskStateAtSql } from '../core/history/history';
 import { boardColumns, urgencyOrder } from '../core/views/board';
-import { bareDb, benchAppContext, benchDatabase, report, seconds } from './support';
+import { bareDb, benchAppContext, benchDatabase, medianMs, report } from './support';
 
 const TASKS = Number(process.env.BENCH_TASKS ?? 50_000);
 const AUDIT_ROWS = Number(process.env.BENCH_AUDIT_ROWS ?? 500_000);
 const PROJECTS = 50;
 const boardRowsSql = `SELECT ${taskColumns} FROM tasks t
   WHERE t.project_id = $1 AND t.deleted_at IS NULL AND t.archived_at IS NULL AND t.status = ANY($2::text[]) ORDER BY ${urgencyOrder}`;
-
-/** Median microseconds of `work`, repeated for at most BENCH_SECONDS and at most 200 times. */
-async function medianMs(work: () => Promise<unknown>): Promise<number> {
-  await work();
-  const times: number[] = [];
-  const stop = Date.now() + seconds * 1000;
-  while (Date.now() < stop && times.length < 200) {
-    const t0 = performance.now();
-    await work();
-    times.push((performance.now() - t0) * 1000);
-  }
-  times.sort((a, b) => a - b);
-  return times[Math.floor(times.length / 2)] ?? Number.NaN;
-}
 
 /**
  * GET /api/tasks/all, the board view, GET /api/audit?q= and a history snapshot through the
