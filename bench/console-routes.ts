@@ -1,7 +1,7 @@
 import { startRunner } from '../infra/http/runner';
 import { boardColumns, urgencyOrder } from '../core/views/board';
 import { taskColumns } from '../core/tasks/task';
-import { bareDb, benchAppContext, benchDatabase, medianMs, report } from './support';
+import { bareDb, benchAppContext, benchDatabase, benchProjectIdSql, insertBenchProjects, medianMs, report } from './support';
 
 const TASKS = Number(process.env.BENCH_CONSOLE_TASKS ?? 100_000);
 const PROJECTS = 50;
@@ -20,12 +20,10 @@ export async function run(): Promise<void> {
   const app = await benchAppContext(database);
   const raw = bareDb(database.url);
   const started = Date.now();
-  await raw.query(
-    `INSERT INTO projects (id, name) SELECT ('00000000-0000-4000-b000-' || lpad(to_hex(g), 12, '0'))::uuid, 'bench ' || g FROM generate_series(1, ${PROJECTS}) g`,
-  );
+  await insertBenchProjects(raw, PROJECTS);
   await raw.query(
     `INSERT INTO tasks (id, project_id, title, status, priority, owner, created_at, updated_at)
-     SELECT gen_random_uuid(), ('00000000-0000-4000-b000-' || lpad(to_hex(1 + g % ${PROJECTS}), 12, '0'))::uuid, 'bench task ' || g || ' ' || md5(g::text),
+     SELECT gen_random_uuid(), ${benchProjectIdSql(`1 + g % ${PROJECTS}`)}, 'bench task ' || g || ' ' || md5(g::text),
             CASE WHEN g <= ${BLOCKED} THEN 'blocked' ELSE (ARRAY['backlog','ready','in_progress','review','completed'])[1 + g % 5] END,
             (ARRAY['low','medium','high','critical'])[1 + g % 4], 'agent-' || (g % 100),
             now() - g * interval '1 second', now() - g * interval '1 second'

@@ -100,3 +100,11 @@ export async function medianMs(work: () => Promise<unknown>): Promise<number> {
   times.sort((a, b) => a - b);
   return times[Math.floor(times.length / 2)] ?? Number.NaN;
 }
+
+/** The id of bench project number `n` (an SQL expression), as insertBenchProjects names them. */
+export const benchProjectIdSql = (n: string) => `('00000000-0000-4000-b000-' || lpad(to_hex(${n}), 12, '0'))::uuid`;
+
+/** Inserts projects 1..count, named `bench <n>`, with the ids benchProjectIdSql gives. */
+export async function insertBenchProjects(raw: PgDb, count: number): Promise<void> {
+  await raw.query(`INSERT INTO projects (id, name) SELECT ${benchProjectIdSql('g')}, 'bench ' || g FROM generate_series(1, ${count}) g`);
+}

@@ -192,6 +192,9 @@ describe('GET /api/inbox: the list', () => {
     await app.db.query(`INSERT INTO agent_dispatch_controls (agent_id, dispatch_paused_until, pause_reason) VALUES ('order-a', $1, 'rate limited')`, [new Date(app.clock().now().getTime() + 60_000)]);
     const t = await task({ title: 'failing' });
     await app.db.query(`INSERT INTO workflow_runs (id, workflow_type, task_id, status) VALUES (gen_random_uuid(), $1, $2, 'failed')`, [type, t.id]);
+    const stop = await app.call('POST', '/api/budgets', { body: { name: 'Hard stop', scope: 'fleet', period: 'monthly', cap_usd: 1, action_on_exceed: 'hard_stop' } });
+    expect(stop.status, JSON.stringify(stop.body)).toBe(201);
+    await app.db.query(`INSERT INTO workflow_runs (id, workflow_type, status, cost_estimate, reported_at) VALUES (gen_random_uuid(), $1, 'completed', 2, $2)`, [type, app.clock().now()]);
     const all = await inbox('?limit=500');
     expect(all.count).toBe(all.items.length);
     expect(all.count).toBeGreaterThanOrEqual(5);
@@ -201,7 +204,11 @@ describe('GET /api/inbox: the list', () => {
       expect(rank(a.severity) <= rank(b.severity), `${a.id} before ${b.id}`).toBe(true);
       if (a.severity === b.severity && a.since && b.since) expect(a.since <= b.since, `${a.id} before ${b.id}`).toBe(true);
     }
-    expect(all.items[0]!.kind).toBe('failed_run');
+    // the hard-stopped budget (critical) before the failed run (high), though the budget has no `since`
+    expect(all.items.slice(0, 2).map((i) => [i.kind, i.severity])).toEqual([['budget', 'critical'], ['failed_run', 'high']]);
+    // among the medium items, the pause (no `since`) after every blocked task
+    const medium = all.items.filter((i) => i.severity === 'medium').map((i) => i.kind);
+    expect(medium.lastIndexOf('blocked_task')).toBeLessThan(medium.indexOf('agent_paused'));
     const blocked = all.items.filter((i) => i.kind === 'blocked_task').map((i) => i.task_title);
     expect(blocked.slice(-3)).toEqual(['blocked 0', 'blocked 1', 'blocked 2']);
     const two = await inbox('?limit=2');
