@@ -1,6 +1,6 @@
 import type { Route } from './route';
 
-/** Tasks, views, agents, audit, history, legacy export/import, workspaces, org summary (spec 01). */
+/** Tasks, views, agents, audit, history, legacy export/import, workspaces, org summary (spec 01); the console's inbox (docs/console-api.md). */
 export const taskRoutes: readonly Route[] = [
   { method: 'GET', path: '/api/tasks', handler: 'tasks/get-legacy-tasks' },
   { method: 'POST', path: '/api/tasks', handler: 'tasks/create-task' },
