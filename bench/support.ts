@@ -86,3 +86,25 @@ export function benchDeps(db: PgDb, dataDir: string): Deps {
     runtime: { stateDir: '/nonexistent', run: async () => ({ ok: true }) },
   };
 }
+
+/** Median microseconds of `work`, repeated for at most BENCH_SECONDS and at most 200 times. */
+export async function medianMs(work: () => Promise<unknown>): Promise<number> {
+  await work();
+  const times: number[] = [];
+  const stop = Date.now() + seconds * 1000;
+  while (Date.now() < stop && times.length < 200) {
+    const t0 = performance.now();
+    await work();
+    times.push((performance.now() - t0) * 1000);
+  }
+  times.sort((a, b) => a - b);
+  return times[Math.floor(times.length / 2)] ?? Number.NaN;
+}
+
+/** The id of bench project number `n` (an SQL expression), as insertBenchProjects names them. */
+export const benchProjectIdSql = (n: string) => `('00000000-0000-4000-b000-' || lpad(to_hex(${n}), 12, '0'))::uuid`;
+
+/** Inserts projects 1..count, named `bench <n>`, with the ids benchProjectIdSql gives. */
+export async function insertBenchProjects(raw: PgDb, count: number): Promise<void> {
+  await raw.query(`INSERT INTO projects (id, name) SELECT ${benchProjectIdSql('g')}, 'bench ' || g FROM generate_series(1, ${count}) g`);
+}

@@ -3,7 +3,7 @@ import { startRunner } from '../infra/http/runner';
 import { auditPageSql, parseAuditQuery } from '../core/audit/list-audit';
 import { taskStateAtSql } from '../core/history/history';
 import { boardColumns, urgencyOrder } from '../core/views/board';
-import { bareDb, benchAppContext, benchDatabase, report, seconds } from './support';
+import { bareDb, benchAppContext, benchDatabase, benchProjectIdSql, insertBenchProjects, medianMs, report } from './support';
 
 const TASKS = Number(process.env.BENCH_TASKS ?? 50_000);
 const AUDIT_ROWS = Number(process.env.BENCH_AUDIT_ROWS ?? 500_000);
@@ -11,20 +11,6 @@ const UNFOLDED_AUDIT_ROWS = Number(process.env.BENCH_UNFOLDED_AUDIT_ROWS ?? 100_
 const PROJECTS = 50;
 const boardRowsSql = `SELECT ${taskColumns} FROM tasks t
   WHERE t.project_id = $1 AND t.deleted_at IS NULL AND t.archived_at IS NULL AND t.status = ANY($2::text[]) ORDER BY ${urgencyOrder}`;
-
-/** Median microseconds of `work`, repeated for at most BENCH_SECONDS and at most 200 times. */
-async function medianMs(work: () => Promise<unknown>): Promise<number> {
-  await work();
-  const times: number[] = [];
-  const stop = Date.now() + seconds * 1000;
-  while (Date.now() < stop && times.length < 200) {
-    const t0 = performance.now();
-    await work();
-    times.push((performance.now() - t0) * 1000);
-  }
-  times.sort((a, b) => a - b);
-  return times[Math.floor(times.length / 2)] ?? Number.NaN;
-}
 
 /**
  * GET /api/tasks/all, the board view, GET /api/audit?q= and a history snapshot through the
@@ -37,12 +23,10 @@ export async function run(): Promise<void> {
   const app = await benchAppContext(database);
   const raw = bareDb(database.url);
   const started = Date.now();
-  await raw.query(
-    `INSERT INTO projects (id, name) SELECT ('00000000-0000-4000-b000-' || lpad(to_hex(g), 12, '0'))::uuid, 'bench ' || g FROM generate_series(1, ${PROJECTS}) g`,
-  );
+  await insertBenchProjects(raw, PROJECTS);
   await raw.query(
     `INSERT INTO tasks (id, project_id, title, status, priority, owner, created_at, updated_at)
-     SELECT gen_random_uuid(), ('00000000-0000-4000-b000-' || lpad(to_hex(1 + g % ${PROJECTS}), 12, '0'))::uuid, 'bench task ' || g,
+     SELECT gen_random_uuid(), ${benchProjectIdSql(`1 + g % ${PROJECTS}`)}, 'bench task ' || g,
             (ARRAY['backlog','ready','in_progress','blocked','review','completed'])[1 + g % 6],
             (ARRAY['low','medium','high','critical'])[1 + g % 4], 'agent-' || (g % 100),
             now() - g * interval '1 second', now() - g * interval '1 second'

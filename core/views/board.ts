@@ -10,8 +10,12 @@ import { requireProject } from './project-selection';
 /** The board's columns (spec 01 GET /api/views/board); tasks in other statuses are not on the board. */
 export const boardColumns = ['backlog', 'ready', 'in_progress', 'blocked', 'review', 'completed'] as const;
 
+/** Most urgent first inside a column, then oldest, over the given expressions of a task's priority, creation time and id. */
+export const urgencyOrderOf = (priority: string, createdAt: string, id: string) =>
+  `CASE ${priority} WHEN 'critical' THEN 0 WHEN 'high' THEN 1 WHEN 'medium' THEN 2 ELSE 3 END, ${createdAt}, ${id}`;
+
 /** Most urgent first inside a column, then oldest (over tasks aliased t). */
-export const urgencyOrder = `CASE t.priority WHEN 'critical' THEN 0 WHEN 'high' THEN 1 WHEN 'medium' THEN 2 ELSE 3 END, t.created_at, t.id`;
+export const urgencyOrder = urgencyOrderOf('t.priority', 't.created_at', 't.id');
 
 export const projectQuerySchema = z.strictObject({ project_id: uuidSchema.optional() });
 
@@ -22,7 +26,7 @@ export interface BoardWorkflow {
 }
 
 /** The project's default workflow, else the server's default workflow, else the built-in columns. */
-async function workflowOf(db: Db, project: Project): Promise<BoardWorkflow> {
+export async function workflowOf(db: Db, project: Project): Promise<BoardWorkflow> {
   const { rows } = await db.query<BoardWorkflow>(
     `SELECT id, name, states FROM workflows WHERE id = $1 OR is_default ORDER BY (id = $1) DESC, created_at LIMIT 1`,
     [project.default_workflow_id],

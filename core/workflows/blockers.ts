@@ -21,12 +21,21 @@ export type Blocker = z.infer<typeof blockerSchema>;
 const severityRank = { low: 0, medium: 1, high: 2 } as const;
 const MAX_BLOCKERS = 500;
 
+/**
+ * A failed or timed-out run `r` that is the latest run of a task still open (not finished, deleted or
+ * archived): the failure still stands in the task's way. The inbox lists the same runs.
+ */
+export const standingRunFailureSql = `r.status IN ('failed', 'timed_out') AND r.task_id IS NOT NULL AND EXISTS (SELECT 1 FROM tasks t WHERE t.id = r.task_id AND t.deleted_at IS NULL AND t.archived_at IS NULL AND t.status NOT IN ('completed', 'archived', 'cancelled', 'published')) AND NOT EXISTS (SELECT 1 FROM workflow_runs n WHERE n.task_id = r.task_id AND n.created_at > r.created_at)`;
+
+/** A blocked task `t`'s blocker type: metadata.blocker_type, else dependency (it has dependencies) or manual. */
+export const blockedTaskTypeSql = `coalesce(nullif(t.metadata->>'blocker_type', ''), CASE WHEN cardinality(t.dependency_ids) > 0 THEN 'dependency' ELSE 'manual' END)`;
+
 /** Run conditions that block, each with its type and severity. */
 const runBlockerRules = [
   { blockerType: 'approval', severity: 'medium', where: `r.status = 'waiting_for_approval'`, describe: `'waiting for approval: ' || coalesce((SELECT string_agg(a.step_name, ', ') FROM workflow_approvals a WHERE a.workflow_run_id = r.id AND a.status = 'pending'), 'no pending approval')` },
   { blockerType: 'paused', severity: 'medium', where: `r.status = 'paused'`, describe: `'paused' || coalesce(': ' || (r.metadata->>'pause_reason'), '')` },
   { blockerType: 'stale_run', severity: 'high', where: `(${stuckConditionSql.unclaimed}) OR (${stuckConditionSql.silent_claim})`, describe: `'no agent is working on it: ' || r.status || ' since ' || to_char(coalesce(r.heartbeat_at, r.claimed_at, r.dispatched_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI') || ' UTC'` },
-  { blockerType: 'run_failure', severity: 'high', where: `r.status IN ('failed', 'timed_out') AND r.task_id IS NOT NULL AND EXISTS (SELECT 1 FROM tasks t WHERE t.id = r.task_id AND t.deleted_at IS NULL AND t.archived_at IS NULL AND t.status NOT IN ('completed', 'archived', 'cancelled', 'published')) AND NOT EXISTS (SELECT 1 FROM workflow_runs n WHERE n.task_id = r.task_id AND n.created_at > r.created_at)`, describe: `r.status || ': ' || coalesce(r.last_error, 'no error recorded')` },
+  { blockerType: 'run_failure', severity: 'high', where: standingRunFailureSql, describe: `r.status || ': ' || coalesce(r.last_error, 'no error recorded')` },
 ] as const;
 
 /** GET /api/blockers: blocked tasks (type from metadata.blocker_type, else dependency or manual) and blocking runs. */
@@ -34,7 +43,7 @@ export async function listBlockers(deps: Pick<Deps, 'storage' | 'clock'>): Promi
   const db = requireDb(deps.storage);
   const tasks = await db.query<Blocker>(
     `SELECT t.id, 'task' AS "sourceType", t.id AS "sourceId",
-            coalesce(nullif(t.metadata->>'blocker_type', ''), CASE WHEN cardinality(t.dependency_ids) > 0 THEN 'dependency' ELSE 'manual' END) AS "blockerType",
+            ${blockedTaskTypeSql} AS "blockerType",
             coalesce(nullif(t.metadata->>'blocked_reason', ''), t.title) AS description,
             CASE t.priority WHEN 'critical' THEN 'high' WHEN 'high' THEN 'high' WHEN 'low' THEN 'low' ELSE 'medium' END AS severity,
             coalesce(t.status_updated_at, t.updated_at) AS "createdAt"

@@ -105,10 +105,13 @@ import { costSummaryQuerySchema } from '../../core/costs/summary';
 import { createProjectSchema, projectSchema, updateProjectSchema } from '../../core/projects/project';
 import { listProjectsQuerySchema, projectWithWorkflowSchema } from '../../core/projects/queries';
 import { listAllTasksQuerySchema } from '../../core/tasks/queries';
+import { taskHitSchema, taskSearchQuerySchema } from '../../core/tasks/search';
 import { createTaskSchema, taskSchema, updateTaskSchema } from '../../core/tasks/task';
 import { taskDetailSchema } from '../../core/tasks/queries';
 import { agentQueueQuerySchema } from '../../core/views/agent-queue';
 import { projectQuerySchema } from '../../core/views/board';
+import { boardAsOfQuerySchema } from '../../core/views/board-as-of';
+import { inboxQuerySchema, inboxSchema } from '../../core/inbox/inbox';
 import { timelineQuerySchema } from '../../core/views/timeline';
 import { heartbeatSchema, livenessQuerySchema } from '../../core/agents/liveness';
 import { claimSchema, releaseSchema } from '../../core/agents/locks';
@@ -234,6 +237,7 @@ export const routeSchemas: Readonly<Record<string, RouteSchemas>> = {
   'POST /api/import/preview': { response: importPreviewSchema },
   'POST /api/import': { response: importResultSchema },
   'GET /api/org/summary': { response: orgSummarySchema },
+  'GET /api/inbox': { query: inboxQuerySchema, response: inboxSchema },
   'GET /api/agents/{agent}/limits': { response: agentLimitsSchema },
   'PUT /api/agents/{agent}/limits': { response: agentLimitsSchema },
   'PUT /api/agents/{agent}/billing': { response: agentBillingSchema },
@@ -255,6 +259,7 @@ export const routeSchemas: Readonly<Record<string, RouteSchemas>> = {
   'POST /api/agents/{agent}/resume-dispatch': { response: agentLimitsSchema.extend({ resumed: z.boolean() }) },
   'PATCH /api/projects/{id}': { body: updateProjectSchema, response: projectWithWorkflowSchema },
   'GET /api/tasks/all': { query: listAllTasksQuerySchema, response: taskSchema.array() },
+  'GET /api/tasks/search': { query: taskSearchQuerySchema, response: z.object({ tasks: z.array(taskHitSchema) }) },
   'GET /api/tasks/{id}': { response: taskDetailSchema },
   'POST /api/tasks/{id}/archive': { response: taskSchema },
   'POST /api/tasks/{id}/restore': { response: taskSchema },
@@ -264,6 +269,7 @@ export const routeSchemas: Readonly<Record<string, RouteSchemas>> = {
   'PATCH /api/tasks/{id}': { body: updateTaskSchema, response: taskSchema },
   'GET /api/views/agent': { query: agentQueueQuerySchema, response: agentQueueSchema },
   'GET /api/views/board': { query: projectQuerySchema, response: boardSchema },
+  'GET /api/views/board/as-of': { query: boardAsOfQuerySchema, response: boardSchema.extend({ as_of: z.date() }) },
   'GET /api/views/timeline': { query: timelineQuerySchema, response: timelineSchema },
   'POST /api/agent/claim': { body: claimSchema, response: taskSchema },
   'POST /api/agent/claim/renew': { response: taskSchema },

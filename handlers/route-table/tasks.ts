@@ -1,10 +1,11 @@
 import type { Route } from './route';
 
-/** Tasks, views, agents, audit, history, legacy export/import, workspaces, org summary (spec 01). */
+/** Tasks, views, agents, audit, history, legacy export/import, workspaces, org summary (spec 01); the console's inbox (docs/console-api.md). */
 export const taskRoutes: readonly Route[] = [
   { method: 'GET', path: '/api/tasks', handler: 'tasks/get-legacy-tasks' },
   { method: 'POST', path: '/api/tasks', handler: 'tasks/create-task' },
   { method: 'GET', path: '/api/tasks/all', handler: 'tasks/list-all-tasks' },
+  { method: 'GET', path: '/api/tasks/search', handler: 'tasks/search-tasks' },
   { method: 'GET', path: '/api/tasks/:id', handler: 'tasks/get-task' },
   { method: 'PATCH', path: '/api/tasks/:id', handler: 'tasks/update-task' },
   { method: 'DELETE', path: '/api/tasks/:id', handler: 'tasks/delete-task' },
@@ -20,6 +21,7 @@ export const taskRoutes: readonly Route[] = [
   { method: 'GET', path: '/api/views', handler: 'views/list-views' },
   { method: 'POST', path: '/api/views', handler: 'views/create-view' },
   { method: 'GET', path: '/api/views/board', handler: 'views/get-board-view' },
+  { method: 'GET', path: '/api/views/board/as-of', handler: 'views/get-board-as-of' },
   { method: 'GET', path: '/api/views/timeline', handler: 'views/get-timeline-view' },
   { method: 'GET', path: '/api/views/agent', handler: 'views/get-agent-queue-view' },
   { method: 'GET', path: '/api/views/:id', handler: 'views/get-view' },
@@ -64,4 +66,5 @@ export const taskRoutes: readonly Route[] = [
   { method: 'POST', path: '/api/import', handler: 'legacy/import-legacy', largeBody: true },
 
   { method: 'GET', path: '/api/org/summary', handler: 'org/get-org-summary' },
+  { method: 'GET', path: '/api/inbox', handler: 'inbox/get-inbox' },
 ];

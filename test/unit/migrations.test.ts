@@ -55,6 +55,7 @@ const landedTexts: ReadonlyArray<readonly [string, string]> = [
   ['1050_task_json_segments', '3966f93d77a90ed0'],
   ['1060_task_json_whole_text', 'fb3419fc0921caaf'],
   ['1070_task_json_flat_metadata', '21afb82f99075911'],
+  ['1100_console_lookups', 'ff1b254f19f393c9'],
 ];
 
 describe('the migration list (infra/db/migrations/README.md)', () => {

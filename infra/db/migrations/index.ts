@@ -20,6 +20,7 @@ import outboxSequenceWithoutPrecheck from './1040_outbox_sequence_without_preche
 import taskJsonSegments from './1050_task_json_segments';
 import taskJsonWholeText from './1060_task_json_whole_text';
 import taskJsonFlatMetadata from './1070_task_json_flat_metadata';
+import consoleLookups from './1100_console_lookups';
 import workflowDispatcher from './0200_workflow_dispatcher';
 import workflowOwnerIndex from './0201_workflow_owner_index';
 import chatMessages from './0500_chat_messages';
@@ -65,4 +66,5 @@ export const migrations: ReadonlyArray<{ name: string; sql: string }> = [
   { name: '1050_task_json_segments', sql: taskJsonSegments },
   { name: '1060_task_json_whole_text', sql: taskJsonWholeText },
   { name: '1070_task_json_flat_metadata', sql: taskJsonFlatMetadata },
+  { name: '1100_console_lookups', sql: consoleLookups },
 ];

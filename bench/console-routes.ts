@@ -1,0 +1,70 @@
+import { startRunner } from '../infra/http/runner';
+import { boardColumns, urgencyOrder } from '../core/views/board';
+import { taskColumns } from '../core/tasks/task';
+import { bareDb, benchAppContext, benchDatabase, benchProjectIdSql, insertBenchProjects, medianMs, report } from './support';
+
+const TASKS = Number(process.env.BENCH_CONSOLE_TASKS ?? 100_000);
+const PROJECTS = 50;
+const BLOCKED = 150;
+const FAILED = 50;
+
+/**
+ * The console's three routes through the local runner, each next to a bare SQL query on the same
+ * database: GET /api/tasks/search over BENCH_CONSOLE_TASKS tasks (default 100,000; baseline: the
+ * same substring match with no ranking), GET /api/views/board/as-of (baseline: the live board's
+ * rows), and GET /api/inbox with 200 items waiting (150 blocked tasks, 50 failed runs; baseline: the
+ * two bare listings of those items).
+ */
+export async function run(): Promise<void> {
+  const database = await benchDatabase();
+  const app = await benchAppContext(database);
+  const raw = bareDb(database.url);
+  const started = Date.now();
+  await insertBenchProjects(raw, PROJECTS);
+  await raw.query(
+    `INSERT INTO tasks (id, project_id, title, status, priority, owner, created_at, updated_at)
+     SELECT gen_random_uuid(), ${benchProjectIdSql(`1 + g % ${PROJECTS}`)}, 'bench task ' || g || ' ' || md5(g::text),
+            CASE WHEN g <= ${BLOCKED} THEN 'blocked' ELSE (ARRAY['backlog','ready','in_progress','review','completed'])[1 + g % 5] END,
+            (ARRAY['low','medium','high','critical'])[1 + g % 4], 'agent-' || (g % 100),
+            now() - g * interval '1 second', now() - g * interval '1 second'
+       FROM generate_series(1, ${TASKS}) g`,
+  );
+  await raw.query(
+    `INSERT INTO entity_snapshots (id, entity_type, entity_id, state, reason, actor, created_at)
+     SELECT gen_random_uuid(), 'task', t.id::text, to_jsonb(t) - 'json_segments', 'created', 'bench', t.created_at FROM tasks t`,
+  );
+  await raw.query(
+    `INSERT INTO workflow_runs (id, workflow_type, task_id, status, last_error)
+     SELECT gen_random_uuid(), 'bench', t.id, 'failed', 'bench failure' FROM tasks t WHERE t.status = 'ready' ORDER BY t.created_at LIMIT ${FAILED}`,
+  );
+  await raw.query('ANALYZE');
+  console.log(`console bench: ${TASKS} tasks and their snapshots, ${BLOCKED + FAILED} inbox items generated in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+
+  const runner = await startRunner({ host: '127.0.0.1', port: 0, largeBodyLimit: 1024 });
+  const project = '00000000-0000-4000-b000-000000000001';
+  const at = new Date().toISOString();
+  const scenarios: Array<[string, string, () => Promise<unknown>]> = [
+    ['GET /api/tasks/search (100k tasks)', `/api/tasks/search?q=${encodeURIComponent('task 4242')}`, () => raw.query(`SELECT id, title FROM tasks WHERE deleted_at IS NULL AND title ILIKE '%task 4242%' LIMIT 20`)],
+    ['GET /api/views/board/as-of', `/api/views/board/as-of?project_id=${project}&at=${encodeURIComponent(at)}`,
+      () => raw.query(`SELECT ${taskColumns} FROM tasks t WHERE t.project_id = $1 AND t.deleted_at IS NULL AND t.archived_at IS NULL AND t.status = ANY($2::text[]) ORDER BY ${urgencyOrder}`, [project, boardColumns])],
+    ['GET /api/inbox (200 items)', '/api/inbox', () => Promise.all([
+      raw.query(`SELECT id, title, metadata FROM tasks WHERE status = 'blocked' AND deleted_at IS NULL`),
+      raw.query(`SELECT id, task_id, last_error FROM workflow_runs WHERE status = 'failed'`),
+    ])],
+  ];
+  for (const [name, target, bare] of scenarios) {
+    const ours = await medianMs(async () => {
+      const res = await fetch(`${runner.url}${target}`);
+      if (res.status !== 200) throw new Error(`${name}: HTTP ${res.status} ${await res.text()}`);
+      await res.arrayBuffer();
+    });
+    report(name, ours, await medianMs(bare), 'µs', '(median latency; baseline = bare SQL)');
+  }
+  const inbox = (await (await fetch(`${runner.url}/api/inbox`)).json()) as { count: number };
+  if (inbox.count !== BLOCKED + FAILED) throw new Error(`inbox bench: expected ${BLOCKED + FAILED} items, the inbox counts ${inbox.count}`);
+
+  await raw.close();
+  await runner.close();
+  await app.close();
+  await database.close();
+}

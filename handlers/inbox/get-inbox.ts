@@ -1,0 +1,6 @@
+import { getInbox } from '../../core/inbox/inbox';
+import { httpHandler } from '../middleware/http-handler';
+import { json } from '../middleware/responses';
+
+/** GET /api/inbox?limit= */
+export const handler = httpHandler(async (event, app) => json(200, await getInbox(app.deps, event.queryStringParameters)));

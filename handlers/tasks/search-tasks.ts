@@ -1,0 +1,6 @@
+import { searchTasks } from '../../core/tasks/search';
+import { httpHandler } from '../middleware/http-handler';
+import { json } from '../middleware/responses';
+
+/** GET /api/tasks/search?q=&limit=&project_id= */
+export const handler = httpHandler(async (event, app) => json(200, await searchTasks(app.deps, event.queryStringParameters)));
