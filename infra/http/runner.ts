@@ -6,6 +6,7 @@ import { pipeline } from 'node:stream/promises';
 import type { Context } from 'aws-lambda';
 import { bearerTokenOf, tokenMatches } from '../../core/auth/bearer-token';
 import { isAgentToken } from '../../core/auth/principal';
+import { settableHeaders } from '../../handlers/middleware/header-values';
 import { routes as routeTable, type Route } from '../../handlers/routes';
 import { config } from '../config';
 import { logger } from '../logger';
@@ -225,10 +226,11 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
     const handler = await loadHandler(match.route.handler);
     const context = { awsRequestId: requestId, functionName: 'local-runner', callbackWaitsForEmptyEventLoop: false, acceptsBodyStream: true } as unknown as Context & { acceptsBodyStream: boolean };
     const result = await handler(event, context);
-    // the preflight headers first, the handler's over them, in one object
+    // the preflight headers first, the handler's over them, in one object; one node:http would
+    // throw on is dropped (the envelope has already encoded what it echoes; this is the last guard)
     const headers: Record<string, string> = { ...CORS };
     let lengthGiven = false;
-    const given = result.headers ?? {};
+    const given = settableHeaders(result.headers ?? {}, (name) => logger().warn('response header dropped: its value cannot be sent', { requestId, header: name }));
     for (const k in given) {
       headers[k] = String(given[k]);
       lengthGiven ||= k.toLowerCase() === 'content-length';
