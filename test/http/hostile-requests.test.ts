@@ -106,7 +106,7 @@ describe('malformed escapes in a path', () => {
  * MB goes out, then, once the answer starts arriving, the rest. Resolves with the answer when the
  * whole upload was written and the server closed; rejects on any reset along the way.
  */
-function sendWhileAnswered(path: string, total: number, declareLength: boolean, headers: Record<string, string> = auth): Promise<RawReply> {
+function sendWhileAnswered(path: string, total: number, declareLength: boolean, headers: Record<string, string> = auth, method = 'POST'): Promise<RawReply> {
   return new Promise((resolve, reject) => {
     const chunk = Buffer.alloc(256 * 1024, 'x');
     const framed = (data: Buffer) => (declareLength ? data : Buffer.concat([Buffer.from(`${data.length.toString(16)}\r\n`), data, Buffer.from('\r\n')]));
@@ -143,7 +143,7 @@ function sendWhileAnswered(path: string, total: number, declareLength: boolean, 
     const headerLines = Object.entries({ ...headers, host: base.host, 'content-type': 'application/json', ...(declareLength ? { 'content-length': String(total) } : { 'transfer-encoding': 'chunked' }) })
       .map(([k, v]) => `${k}: ${v}\r\n`)
       .join('');
-    socket.write(`POST ${path} HTTP/1.1\r\n${headerLines}\r\n`);
+    socket.write(`${method} ${path} HTTP/1.1\r\n${headerLines}\r\n`);
     for (let i = 0; i < 5; i++) next();
   });
 }
@@ -169,6 +169,24 @@ describe('oversize bodies', () => {
     // public routes still take their bodies without a token
     const publicPost = routes.find((r) => r.public && r.method === 'POST' && !r.path.includes(':'));
     if (publicPost) expect((await send('POST', publicPost.path, { body: '{}' })).status).not.toBe(401);
+  });
+});
+
+describe('refusals before the body is read', () => {
+  const longRawId = `${'é'.repeat(1000)}${'x'.repeat(1000)}`;
+  it.each([
+    ['DELETE', `/api/tasks/${longRawId}`, 400, 'malformed_request', 'a 2,000-character id with raw non-ASCII bytes (unparsable request line)'],
+    ['DELETE', '/api/tasks/a\u0001b', 400, 'malformed_request', 'a raw control character in the path'],
+    ['GET', `/api/projects?${'k'.repeat(20 * 1024)}=1`, 431, 'header_too_large', 'a request line above the header limit'],
+    ['DELETE', '/api/tasks/%E0%A4%A', 400, 'validation_failed', 'a malformed percent-escape'],
+    ['POST', '/api/no-such-route', 404, 'not_found', 'no route'],
+    ['PUT', '/api/projects', 404, 'not_found', 'a method the path does not take'],
+  ])('%s %s with a 5 MB body: the client reads the whole %i answer (%s)', async (method, path, status, code, _what) => {
+    for (const declared of [true, false]) {
+      const res = await sendWhileAnswered(path, 5 * 1024 * 1024, declared, auth, method);
+      expect(res.status, res.text).toBe(status);
+      expect(JSON.parse(res.text)).toMatchObject({ code, error: expect.any(String) });
+    }
   });
 });
 
