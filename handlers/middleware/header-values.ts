@@ -31,14 +31,15 @@ export function percentEncodedForHeader(text: string, maxChars = ECHOED_ITEM_MAX
  * items as fit in ECHOED_HEADER_MAX_CHARS, in the order given.
  */
 export function echoedListHeader(items: readonly string[]): string {
-  let out = '';
+  const listed: string[] = [];
+  let length = -1; // the separators: one fewer than the items
   for (const item of items) {
     const encoded = percentEncodedForHeader(item);
-    const next = out ? `${out},${encoded}` : encoded;
-    if (next.length > ECHOED_HEADER_MAX_CHARS) break;
-    out = next;
+    if (length + 1 + encoded.length > ECHOED_HEADER_MAX_CHARS) break;
+    length += 1 + encoded.length;
+    listed.push(encoded);
   }
-  return out;
+  return listed.join(',');
 }
 
 /** RFC 9110 token characters: what a header name may hold. */
