@@ -20,6 +20,8 @@ export interface AgentRouteRule {
   selfParam?: string;
   /** The path parameter holding a run id: the run must be targeted at or held (owned) by the agent. */
   ownRun?: string;
+  /** The body field holding a task id: the task must be owned by the agent or by no one. */
+  ownTask?: string;
   /** Body fields the agent must send (an agent starts only a run it holds, by its session). */
   required?: readonly string[];
 }
@@ -63,7 +65,7 @@ export const agentRouteRules: Readonly<Record<string, AgentRouteRule>> = {
   // its own work: runs targeted at or held by it, task claims in its name
   'GET /api/agents/{agent}/bridge': { scope: 'agent', selfParam: 'agent' },
   'POST /api/agents/heartbeat': { scope: 'agent', self: ['agent_name'] },
-  'POST /api/agent/claim': { scope: 'agent', self: ['agent_name'] },
+  'POST /api/agent/claim': { scope: 'agent', self: ['agent_name'], ownTask: 'task_id' },
   'POST /api/agent/claim/renew': { scope: 'agent', self: ['agent_name'] },
   'POST /api/agent/release': { scope: 'agent', self: ['agent_name'] },
   'POST /api/workflow-runs/{id}/claim': { scope: 'agent', ownRun: 'id', actor: ['actor'], self: ['agent_id'] },
@@ -132,7 +134,23 @@ export async function authorizeAgentRequest(db: Db, principal: Extract<Principal
     body = bound;
   }
   if (rule.ownRun) await assertRunOfAgent(db, request.pathParameters[rule.ownRun], agent);
+  if (rule.ownTask && fields) await assertTaskOpenToAgent(db, fields[rule.ownTask], agent);
   return body;
+}
+
+/**
+ * A task owned by another agent is not this agent's to claim; one without an owner is anyone's.
+ * Read outside the handler's transaction, as the run check is: a task's owner changes only by an
+ * operator's edit, never by another agent's claim.
+ */
+async function assertTaskOpenToAgent(db: Db, taskId: unknown, agent: string): Promise<void> {
+  // a missing or malformed id is the handler's to answer (400, 404), as for the operator
+  if (!uuidSchema.safeParse(taskId).success) return;
+  const { rows } = await db.query<{ owner: string | null }>('SELECT owner FROM tasks WHERE id = $1', [taskId]);
+  const task = rows[0];
+  if (task && task.owner !== null && task.owner !== agent) {
+    throw new AgentForbiddenError(`task ${taskId} is owned by another agent: agent ${agent} may claim only its own tasks and tasks without an owner`);
+  }
 }
 
 async function assertRunOfAgent(db: Db, runId: string | undefined, agent: string): Promise<void> {

@@ -114,14 +114,21 @@ const writableFields = {
 
 /**
  * The original front end's names (docs/api-choices.md): `text` is the title when `title` is
- * absent; `category` is kept in `metadata.category`.
+ * absent; `category` is kept in `metadata.category`, and `null` (what its edit form sends for an
+ * empty category) means no category.
  */
 const clientNames = { text: 'title' } as const;
-const category = z.string().trim().min(1, 'must not be empty').max(200, 'at most 200 characters');
+const category = z.string().trim().min(1, 'must not be empty').max(200, 'at most 200 characters').nullable();
 
-/** Where a task body's `category` goes: into metadata, over the metadata the body or the task has. */
-export function metadataWithCategory(metadata: Record<string, unknown>, categoryValue: string | undefined): Record<string, unknown> {
-  return categoryValue === undefined ? metadata : { ...metadata, category: categoryValue };
+/**
+ * Where a task body's `category` goes: into metadata, over the metadata the body or the task has;
+ * `null` takes the category out.
+ */
+export function metadataWithCategory(metadata: Record<string, unknown>, categoryValue: string | null | undefined): Record<string, unknown> {
+  if (categoryValue === undefined) return metadata;
+  if (categoryValue !== null) return { ...metadata, category: categoryValue };
+  const { category: _dropped, ...rest } = metadata;
+  return rest;
 }
 
 /** POST /api/tasks: a partial Task, project_id and title required; unknown fields are refused. */

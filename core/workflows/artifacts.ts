@@ -7,6 +7,7 @@ import { pageAndTotal } from '../list-page';
 import { patchRow } from '../patch-row';
 import type { Db, Deps } from '../ports';
 import { requireDb } from '../storage';
+import { isRecord } from '../runtime/payload';
 import { jsonObjectSchema, parseId, parseInput, uuidSchema, withAliases } from '../validation';
 import { actorSchema, agentActorSchema, sessionKeySchema } from './run';
 import { assertSession, lockRun } from './run-store';
@@ -61,23 +62,32 @@ export const registerArtifactSchema = z
 
 /**
  * PATCH /api/artifacts/:id (spec: body not shown): metadata (merged), status, title, uri, content,
- * artifact_type; `label` is the original front end's name for `title`.
+ * artifact_type; `label` is the original front end's name for `title`, and its edit form sends
+ * `artifact_type: ""` for a type left untouched, which is taken as absent.
  */
 export const updateArtifactSchema = withAliases(
   { label: 'title' },
-  z
-    .strictObject({
-      artifact_type: z.enum(artifactTypes, { message: 'must be url, file or text' }),
-      title: title.nullable(),
-      uri: uri,
-      content: content.nullable(),
-      status,
-      metadata: jsonObjectSchema,
-      actor: actorSchema,
-    })
-    .partial()
-    .refine((p) => Object.keys(p).some((k) => k !== 'actor'), { message: 'name at least one of title, uri, content, status, metadata, artifact_type' }),
+  z.preprocess(
+    (body) => (isRecord(body) && body.artifact_type === '' ? withoutKey(body, 'artifact_type') : body),
+    z
+      .strictObject({
+        artifact_type: z.enum(artifactTypes, { message: 'must be url, file or text' }),
+        title: title.nullable(),
+        uri: uri,
+        content: content.nullable(),
+        status,
+        metadata: jsonObjectSchema,
+        actor: actorSchema,
+      })
+      .partial()
+      .refine((p) => Object.keys(p).some((k) => k !== 'actor'), { message: 'name at least one of title, uri, content, status, metadata, artifact_type' }),
+  ),
 );
+
+function withoutKey(body: Record<string, unknown>, key: string): Record<string, unknown> {
+  const { [key]: _dropped, ...rest } = body;
+  return rest;
+}
 
 export const listArtifactsQuerySchema = z.strictObject({
   workflow_run_id: uuidSchema.optional(),
@@ -128,6 +138,19 @@ export async function listArtifacts(deps: Pick<Deps, 'storage'>, query: unknown)
   return { artifacts: rows, total, truncated };
 }
 
+/** After the patch: a url artifact keeps an http(s) uri, a file artifact a uri, a text artifact content. */
+function assertTypeRules(patch: Partial<Pick<Artifact, 'artifact_type' | 'uri' | 'content'>>, before: Artifact): void {
+  const type = patch.artifact_type ?? before.artifact_type;
+  const uriAfter = patch.uri ?? before.uri;
+  if (type === 'url' && (uriAfter === null || !httpUrl(uriAfter))) {
+    throw new ValidationError('uri: a url artifact keeps an http or https URL', [{ path: 'uri', message: 'must be an http or https URL' }]);
+  }
+  if (type === 'file' && uriAfter === null) throw new ValidationError('uri: a file artifact needs a uri', [{ path: 'uri', message: 'required for a file artifact' }]);
+  if (type === 'text' && (patch.content === undefined ? before.content : patch.content) === null) {
+    throw new ValidationError('content: a text artifact needs content', [{ path: 'content', message: 'required for a text artifact' }]);
+  }
+}
+
 async function lockArtifact(tx: Db, id: string): Promise<Artifact> {
   const { rows } = await tx.query<Artifact>(`SELECT ${artifactColumns} FROM workflow_artifacts WHERE id = $1 FOR UPDATE`, [id]);
   if (!rows[0]) throw new NotFoundError(`artifact ${id} not found`);
@@ -139,15 +162,9 @@ export async function updateArtifact(deps: Deps, rawId: unknown, body: unknown):
   const id = parseId(rawId);
   return requireDb(deps.storage).transaction(async (tx) => {
     const before = await lockArtifact(tx, id);
-    const type = patch.artifact_type ?? before.artifact_type;
-    const uriAfter = patch.uri ?? before.uri;
-    if (type === 'url' && (uriAfter === null || !httpUrl(uriAfter))) {
-      throw new ValidationError('uri: a url artifact keeps an http or https URL', [{ path: 'uri', message: 'must be an http or https URL' }]);
-    }
-    if (type === 'file' && uriAfter === null) throw new ValidationError('uri: a file artifact needs a uri', [{ path: 'uri', message: 'required for a file artifact' }]);
-    if (type === 'text' && (patch.content === undefined ? before.content : patch.content) === null) {
-      throw new ValidationError('content: a text artifact needs content', [{ path: 'content', message: 'required for a text artifact' }]);
-    }
+    // the type rules judge a patch that changes the type, uri or content; a metadata, status or
+    // title change leaves them as they were (a restored or imported text artifact has no content)
+    if (patch.artifact_type !== undefined || patch.uri !== undefined || patch.content !== undefined) assertTypeRules(patch, before);
     const values: Record<string, unknown> = { ...patch };
     if (patch.metadata) values.metadata = JSON.stringify({ ...before.metadata, ...patch.metadata });
     const artifact = (await patchRow<Artifact>(tx, { table: 'workflow_artifacts', key: id, set: values, at: deps.clock.now(), returning: artifactColumns }))!;

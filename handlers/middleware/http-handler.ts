@@ -16,6 +16,7 @@ import { logger, logsInfo } from '../../infra/logger';
 import { observations } from '../../infra/metrics/observations';
 import { routeByKey } from '../routes';
 import { statusByErrorCode } from './error-status';
+import { echoedListHeader, settableHeaders } from './header-values';
 import { collectBodyStream, json, type BodyStreamingContext, type HttpResult } from './responses';
 
 /**
@@ -32,9 +33,12 @@ const CORS_HEADERS = { 'access-control-allow-origin': '*', 'access-control-expos
 /** serverless-offline gives every event this same placeholder; a request id must tell requests apart. */
 const OFFLINE_PLACEHOLDER_ID = /^offlineContext_/;
 
+/** An invoker's request id is echoed in X-Request-Id only when it is a plain header token. */
+const ECHOABLE_REQUEST_ID = /^[!-~]{1,128}$/;
+
 function requestIdOf(event: APIGatewayProxyEventV2): string {
   const given = event.requestContext?.requestId;
-  return given && !OFFLINE_PLACEHOLDER_ID.test(given) ? given : randomUUID();
+  return given && ECHOABLE_REQUEST_ID.test(given) && !OFFLINE_PLACEHOLDER_ID.test(given) ? given : randomUUID();
 }
 
 /** A header by its lower-case name: API Gateway and the runner send lower-case names, other invokers may not. */
@@ -63,10 +67,13 @@ function errorResponse(error: unknown, requestId: string): HttpResult {
   return json(500, { error: 'internal server error', code: 'internal', requestId });
 }
 
-/** Names the query keys the route did not know and dropped (core/query-params.ts parseQuery). */
+/**
+ * Names the query keys the route did not know and dropped (core/query-params.ts parseQuery),
+ * percent-encoded and capped (header-values.ts): a key may hold anything a client can send.
+ */
 function ignoredParamsHeader(event: APIGatewayProxyEventV2): Record<string, string> {
   const ignored = ignoredQueryKeys(event.queryStringParameters);
-  return ignored.length ? { 'x-ignored-params': ignored.join(',') } : {};
+  return ignored.length ? { 'x-ignored-params': echoedListHeader(ignored) } : {};
 }
 
 /**
@@ -84,7 +91,9 @@ const envelope = (): middy.MiddlewareObj<APIGatewayProxyEventV2, HttpResult> => 
       }
     }
     const response = request.response!;
-    response.headers = { ...response.headers, ...CORS_HEADERS, 'x-request-id': requestId, ...ignoredParamsHeader(request.event) };
+    response.headers = settableHeaders({ ...response.headers, ...CORS_HEADERS, 'x-request-id': requestId, ...ignoredParamsHeader(request.event) }, (name) =>
+      logger().warn('response header dropped: its value cannot be sent', { requestId, header: name }),
+    );
     const durationMs = Date.now() - (started.get(request) ?? Date.now());
     const method = request.event.requestContext?.http?.method;
     // the logger reads the environment on every call, even for a line its level drops

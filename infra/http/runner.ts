@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { Readable } from 'node:stream';
+import type { AddressInfo, Socket } from 'node:net';
+import { Readable, type Duplex } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Context } from 'aws-lambda';
 import { bearerTokenOf, tokenMatches } from '../../core/auth/bearer-token';
 import { isAgentToken } from '../../core/auth/principal';
+import { settableHeaders } from '../../handlers/middleware/header-values';
 import { routes as routeTable, type Route } from '../../handlers/routes';
 import { config } from '../config';
 import { logger } from '../logger';
@@ -65,6 +66,30 @@ function sendJson(res: http.ServerResponse, status: number, body: unknown): void
   send(res, status, { 'content-type': 'application/json; charset=utf-8' }, JSON.stringify(body));
 }
 
+/** With no framing to say where a refused request ends, the client is done once it sends nothing for this long. */
+const DRAIN_IDLE_MS = 2_000;
+
+/**
+ * Reads and discards what a refused client still sends, then `finished` (the answer is already
+ * written whole); past DRAIN_LIMIT, or on a read error, `cutOff`.
+ */
+function discardRest(source: Readable, finished: () => void, cutOff: () => void): void {
+  let drained = 0;
+  source.on('data', (chunk: Buffer) => {
+    drained += chunk.length;
+    if (drained > DRAIN_LIMIT) cutOff();
+  });
+  source.on('end', finished);
+  source.on('error', cutOff);
+  source.resume();
+}
+
+/** The whole answer of a refusal, written at once: JSON with its length, and `Connection: close`. */
+function refusalHead(body: unknown): { text: string; headers: Record<string, string> } {
+  const text = JSON.stringify(body);
+  return { text, headers: { ...CORS, 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(text)), connection: 'close' } };
+}
+
 /**
  * Answers a request whose body the runner will not read (too large, or no valid token), then
  * closes the connection: the whole answer goes out at once with `Connection: close`, the rest of
@@ -73,27 +98,54 @@ function sendJson(res: http.ServerResponse, status: number, body: unknown): void
  * cut off.
  */
 function refuseBody(req: http.IncomingMessage, res: http.ServerResponse, status: number, headers: Record<string, string>, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, {
-    ...CORS,
-    ...headers,
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': String(Buffer.byteLength(text)),
-    connection: 'close',
-  });
-  res.write(text);
+  const refusal = refusalHead(body);
+  res.writeHead(status, { ...headers, ...refusal.headers });
+  res.write(refusal.text);
   if (req.complete) {
     res.end();
     return;
   }
-  let drained = 0;
-  req.on('data', (chunk: Buffer) => {
-    drained += chunk.length;
-    if (drained > DRAIN_LIMIT) req.socket.destroy();
-  });
-  req.on('end', () => res.end());
-  req.on('error', () => res.destroy());
+  discardRest(req, () => res.end(), () => req.socket.destroy());
+}
+
+/**
+ * A refusal decided from the request line alone: a request announcing a body is refused as
+ * refuseBody does (its body drained, then the connection closed); one without keeps its connection.
+ */
+function refuseBeforeBody(req: http.IncomingMessage, res: http.ServerResponse, status: number, headers: Record<string, string>, body: unknown): void {
+  if (carriesBody(req)) {
+    refuseBody(req, res, status, headers, body);
+    return;
+  }
   req.resume();
+  send(res, status, { ...headers, 'content-type': 'application/json; charset=utf-8' }, JSON.stringify(body));
+}
+
+/**
+ * A request node:http cannot parse (a raw control or non-ASCII byte in its path, a bad header,
+ * a request line and headers above the header limit) is refused before any of it reaches a
+ * route, as refuseBody refuses one: the whole JSON answer, then what the client still sends is
+ * discarded until it stops (it ends its side, or sends nothing for DRAIN_IDLE_MS), then the
+ * socket closes. Node's own answer would close at once and the client, still sending, would get
+ * a reset instead of the 400.
+ */
+function refuseUnparsable(err: NodeJS.ErrnoException, socket: Socket): void {
+  // a response of an earlier request on this connection already started: nothing can follow it
+  const answering = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent;
+  if (err.code === 'ECONNRESET' || !socket.writable || answering) {
+    socket.destroy();
+    return;
+  }
+  const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
+  const refusal = refusalHead(
+    tooLarge
+      ? { error: 'request line and headers too large', code: 'header_too_large' }
+      : { error: 'malformed HTTP request: the request line or a header is not valid HTTP (raw bytes in a path must be percent-encoded)', code: 'malformed_request' },
+  );
+  const head = Object.entries(refusal.headers).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+  socket.write(`HTTP/1.1 ${tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\n${head}\r\n${refusal.text}`);
+  socket.setTimeout(DRAIN_IDLE_MS, () => socket.end());
+  discardRest(socket, () => socket.end(), () => socket.destroy());
 }
 
 /** The methods a path takes, HEAD among them wherever GET is. */
@@ -162,9 +214,8 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
     }
     const match = matcher.match(head ? 'GET' : method, path);
     if (!match) {
-      req.resume();
       const allowed = methodsWithHead(matcher.methodsFor(path));
-      sendJson(res, 404, {
+      refuseBeforeBody(req, res, 404, {}, {
         error: allowed.length ? `no route for ${method} ${path} (this path takes ${allowed.join(', ')})` : `no route for ${method} ${path}`,
         code: 'not_found',
       });
@@ -181,8 +232,7 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
     if (match.route.runnerOnly && options.streams) {
       if (head) {
         // a stream has no length to announce and would never end: it is opened with GET
-        req.resume();
-        send(res, 405, { allow: 'GET', 'x-request-id': requestId });
+        refuseBeforeBody(req, res, 405, { allow: 'GET', 'x-request-id': requestId }, { error: 'a stream is opened with GET', code: 'method_not_allowed' });
         return;
       }
       await options.streams.serve(req, res, { path: match.route.path, url, requestId });
@@ -225,10 +275,11 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
     const handler = await loadHandler(match.route.handler);
     const context = { awsRequestId: requestId, functionName: 'local-runner', callbackWaitsForEmptyEventLoop: false, acceptsBodyStream: true } as unknown as Context & { acceptsBodyStream: boolean };
     const result = await handler(event, context);
-    // the preflight headers first, the handler's over them, in one object
+    // the preflight headers first, the handler's over them, in one object; one node:http would
+    // throw on is dropped (the envelope has already encoded what it echoes; this is the last guard)
     const headers: Record<string, string> = { ...CORS };
     let lengthGiven = false;
-    const given = result.headers ?? {};
+    const given = settableHeaders(result.headers ?? {}, (name) => logger().warn('response header dropped: its value cannot be sent', { requestId, header: name }));
     for (const k in given) {
       headers[k] = String(given[k]);
       lengthGiven ||= k.toLowerCase() === 'content-length';
@@ -280,6 +331,14 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
     });
   });
   server.keepAliveTimeout = 5_000;
+  // node:http reports a parse error again for every later chunk of the same connection: answered once
+  const refusedSockets = new WeakSet<Duplex>();
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
+    if (refusedSockets.has(socket)) return;
+    refusedSockets.add(socket);
+    // a TCP connection: node:http types it as the Duplex it also accepts from custom transports
+    refuseUnparsable(err, socket as Socket);
+  });
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

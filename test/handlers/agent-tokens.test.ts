@@ -198,6 +198,34 @@ describe('acting as the agent', () => {
     expect((await app.call('POST', '/api/agent/release', { headers: bearer(token), body: { task_id: taskId } })).status).toBe(200);
   });
 
+  it('claims only tasks it owns or no one owns: another agent\'s task is 403 {error: forbidden, reason} and stays unlocked; the operator claims any', async () => {
+    const { token } = await mint({ agent_id: 'writer' });
+    const project = await app.call('POST', '/api/projects', { ...operator, body: { name: `p-${randomUUID()}` } });
+    const newTask = async (owner: string | null) =>
+      (await app.call('POST', '/api/tasks', { ...operator, body: { project_id: project.body.id, title: `owned by ${owner}`, owner } })).body.id as string;
+    const editors = await newTask('editor');
+    const before = await app.db.query('SELECT * FROM tasks WHERE id = $1', [editors]);
+    const auditBefore = await app.db.query<{ n: number }>('SELECT count(*)::int AS n FROM audit_log WHERE task_id = $1', [editors]);
+    const refused = await app.call('POST', '/api/agent/claim', { headers: bearer(token), body: { task_id: editors } });
+    expect(refused.status, JSON.stringify(refused.body)).toBe(403);
+    expect(refused.body).toMatchObject({ error: 'forbidden', reason: expect.stringContaining('owned by another agent') });
+    // nothing locked, nothing changed, nothing audited
+    expect((await app.db.query('SELECT * FROM tasks WHERE id = $1', [editors])).rows).toEqual(before.rows);
+    expect((await app.db.query<{ n: number }>('SELECT count(*)::int AS n FROM audit_log WHERE task_id = $1', [editors])).rows).toEqual(auditBefore.rows);
+    // its own task and a task without an owner are claimable
+    for (const owner of ['writer', null]) {
+      const claim = await app.call('POST', '/api/agent/claim', { headers: bearer(token), body: { task_id: await newTask(owner) } });
+      expect(claim.status, JSON.stringify(claim.body)).toBe(200);
+      expect(claim.body.locked_by).toBe('writer');
+    }
+    // an unknown or malformed id is answered as for the operator, not as a refusal
+    expect((await app.call('POST', '/api/agent/claim', { headers: bearer(token), body: { task_id: randomUUID() } })).status).toBe(404);
+    expect((await app.call('POST', '/api/agent/claim', { headers: bearer(token), body: { task_id: 'not-a-uuid' } })).status).toBeLessThan(500);
+    // the operator token is not held to it
+    const byOperator = await app.call('POST', '/api/agent/claim', { ...operator, body: { task_id: editors, agent_name: 'writer' } });
+    expect(byOperator.status, JSON.stringify(byOperator.body)).toBe(200);
+  });
+
   it('takes governance from its agent profile, never from an operator-like name in the body', async () => {
     const { token } = await mint({ agent_id: 'writer' });
     const project = await app.call('POST', '/api/projects', { ...operator, body: { name: `p-${randomUUID()}` } });

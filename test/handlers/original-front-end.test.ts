@@ -117,6 +117,18 @@ describe('bodies: the original client\'s names as aliases, unknown keys still re
     expect((await app.call('PATCH', `/api/tasks/${created.id}`, { body: { category: '' } })).status).toBe(400);
   });
 
+  it('takes category: null (the edit form\'s empty category) as no category, on create and on update', async () => {
+    const created = await app.call('POST', '/api/tasks', { body: { project_id: projectId, text: 'No category', category: null, metadata: { source: 'ui' } } });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(created.body.metadata).toEqual({ source: 'ui' });
+    const categorised = await task({ title: 'Had one', category: 'ops', metadata: { source: 'ui' } });
+    const cleared = await app.call('PATCH', `/api/tasks/${categorised.id}`, { body: { text: 'Had one', category: null, owner: null } });
+    expect(cleared.status, JSON.stringify(cleared.body)).toBe(200);
+    expect(cleared.body.metadata).toEqual({ source: 'ui' });
+    expect((await app.call('GET', `/api/tasks/${categorised.id}`)).body.metadata).toEqual({ source: 'ui' });
+    expect((await app.call('PATCH', `/api/tasks/${categorised.id}`, { body: { category: 7 } })).status).toBe(400);
+  });
+
   describe('workflow bodies', () => {
     let type: string;
     beforeAll(async () => {
@@ -157,6 +169,37 @@ describe('bodies: the original client\'s names as aliases, unknown keys still re
       const fileWithoutUri = await app.call('POST', `/api/workflow-runs/${run.id}/artifacts`, { body: { session_id: run.session, artifact_type: 'text', content: 'x' } });
       expect((await app.call('PATCH', `/api/artifacts/${fileWithoutUri.body.id}`, { body: { artifact_type: 'file' } })).status).toBe(400);
       expect((await app.call('PATCH', `/api/artifacts/${id}`, { body: { artifact_type: 'video' } })).status).toBe(400);
+    });
+
+    it('takes artifact_type: "" (the edit form\'s untouched type) as absent', async () => {
+      const run = await claimedRun(app, type);
+      const registered = await app.call('POST', `/api/workflow-runs/${run.id}/artifacts`, { body: { session_id: run.session, artifact_type: 'url', uri: 'https://example.com/a' } });
+      const id = registered.body.id as string;
+      const res = await app.call('PATCH', `/api/artifacts/${id}`, { body: { label: 'Renamed', artifact_type: '', status: 'published' } });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.body).toMatchObject({ title: 'Renamed', artifact_type: 'url', uri: 'https://example.com/a', status: 'published' });
+      // alone it names nothing to change
+      expect((await app.call('PATCH', `/api/artifacts/${id}`, { body: { artifact_type: '' } })).status).toBe(400);
+    });
+
+    it('changes metadata, status or title of a text artifact that arrived without content (restore, import); content rules judge only a change of type or content', async () => {
+      const run = await claimedRun(app, type);
+      const registered = await app.call('POST', `/api/workflow-runs/${run.id}/artifacts`, { body: { session_id: run.session, artifact_type: 'text', content: 'x' } });
+      const id = registered.body.id as string;
+      // what a restore or an import writes: the original system's artifacts carry no content
+      await app.db.query('UPDATE workflow_artifacts SET content = NULL WHERE id = $1', [id]);
+      const meta = await app.call('PATCH', `/api/artifacts/${id}`, { body: { metadata: { reviewed: true } } });
+      expect(meta.status, JSON.stringify(meta.body)).toBe(200);
+      expect(meta.body).toMatchObject({ content: null, metadata: { reviewed: true } });
+      const status = await app.call('PATCH', `/api/artifacts/${id}`, { body: { status: 'published', label: 'Imported' } });
+      expect(status.status, JSON.stringify(status.body)).toBe(200);
+      expect(status.body).toMatchObject({ status: 'published', title: 'Imported', content: null });
+      const audit = await app.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM audit_log WHERE entity_id = $1 AND action = 'updated'`, [id]);
+      expect(audit.rows[0]!.n).toBe(2);
+      // a change that touches the type rules is still judged by them
+      expect((await app.call('PATCH', `/api/artifacts/${id}`, { body: { content: null } })).status).toBe(400);
+      expect((await app.call('PATCH', `/api/artifacts/${id}`, { body: { artifact_type: 'file' } })).status).toBe(400);
+      expect((await app.call('PATCH', `/api/artifacts/${id}`, { body: { content: 'now it has some' } })).status).toBe(200);
     });
   });
 });

@@ -106,7 +106,7 @@ describe('malformed escapes in a path', () => {
  * MB goes out, then, once the answer starts arriving, the rest. Resolves with the answer when the
  * whole upload was written and the server closed; rejects on any reset along the way.
  */
-function sendWhileAnswered(path: string, total: number, declareLength: boolean, headers: Record<string, string> = auth): Promise<RawReply> {
+function sendWhileAnswered(path: string, total: number, declareLength: boolean, headers: Record<string, string> = auth, method = 'POST'): Promise<RawReply> {
   return new Promise((resolve, reject) => {
     const chunk = Buffer.alloc(256 * 1024, 'x');
     const framed = (data: Buffer) => (declareLength ? data : Buffer.concat([Buffer.from(`${data.length.toString(16)}\r\n`), data, Buffer.from('\r\n')]));
@@ -143,7 +143,7 @@ function sendWhileAnswered(path: string, total: number, declareLength: boolean, 
     const headerLines = Object.entries({ ...headers, host: base.host, 'content-type': 'application/json', ...(declareLength ? { 'content-length': String(total) } : { 'transfer-encoding': 'chunked' }) })
       .map(([k, v]) => `${k}: ${v}\r\n`)
       .join('');
-    socket.write(`POST ${path} HTTP/1.1\r\n${headerLines}\r\n`);
+    socket.write(`${method} ${path} HTTP/1.1\r\n${headerLines}\r\n`);
     for (let i = 0; i < 5; i++) next();
   });
 }
@@ -172,40 +172,100 @@ describe('oversize bodies', () => {
   });
 });
 
-/* A property over every route of the route table: random path parameters, query strings and bodies. */
+describe('refusals before the body is read', () => {
+  const longRawId = `${'é'.repeat(1000)}${'x'.repeat(1000)}`;
+  it.each([
+    ['DELETE', `/api/tasks/${longRawId}`, 400, 'malformed_request', 'a 2,000-character id with raw non-ASCII bytes (unparsable request line)'],
+    ['DELETE', '/api/tasks/a\u0001b', 400, 'malformed_request', 'a raw control character in the path'],
+    ['GET', `/api/projects?${'k'.repeat(20 * 1024)}=1`, 431, 'header_too_large', 'a request line above the header limit'],
+    ['DELETE', '/api/tasks/%E0%A4%A', 400, 'validation_failed', 'a malformed percent-escape'],
+    ['POST', '/api/no-such-route', 404, 'not_found', 'no route'],
+    ['PUT', '/api/projects', 404, 'not_found', 'a method the path does not take'],
+  ])('%s %s with a 5 MB body: the client reads the whole %i answer (%s)', async (method, path, status, code, _what) => {
+    for (const declared of [true, false]) {
+      const res = await sendWhileAnswered(path, 5 * 1024 * 1024, declared, auth, method);
+      expect(res.status, res.text).toBe(status);
+      expect(JSON.parse(res.text)).toMatchObject({ code, error: expect.any(String) });
+    }
+  });
+});
+
+/*
+ * A property over every route of the route table: hostile path parameters, query keys and values,
+ * and bodies, over real HTTP, with a fixed seed per route. Query strings are written raw, so the
+ * runner receives escapes such as %00, %0D%0A, %C3%28 and %FF exactly as a hostile client sends them.
+ */
 describe('fuzz over the route table', () => {
   const segment = fc.oneof(
-    fc.constantFrom('%', '%zz', '%C0%AE', '%FF%FE', '%ED%A0%80', '%00', '..', '%2e%2e%2f', 'a'.repeat(300), '-rf', 'main', 'daily-digest', 'agent:main:main:1'),
+    fc.constantFrom('%', '%zz', '%C0%AE', '%FF%FE', '%ED%A0%80', '%00', '%2F', 'a%2Fb', '%0D%0A', '..', '%2e%2e%2f', 'a'.repeat(300), 'a'.repeat(2000), '-rf', 'main', 'daily-digest', 'agent:main:main:1'),
+    fc.constantFrom('é', '☃', '😀', 'ünï', '\u0000', '\u202e').map(encodeURIComponent),
     fc.uuid().map(String),
     fc.string({ maxLength: 40 }).map(encodeURIComponent),
   );
-  const query = fc.option(
-    fc.dictionary(fc.constantFrom('limit', 'agent', 'status', 'since', 'cursor', 'q', 'project_id', 'offset', 'days', 'x'), fc.oneof(fc.string({ maxLength: 20 }), fc.constantFrom('-1', '1e9', '0', '%', 'NaN'))),
-    { nil: undefined },
+  /** Query keys and values as they appear in the raw query string (already escaped, or deliberately not validly). */
+  const hostileText = fc.oneof(
+    fc.constantFrom('%00', 'a%00b', '%01', '%1F', '%7F', '%0D%0A', 'a%0Db', '%0A', '%09', '%C3%28', '%FF', '%E0%A4%A', '%', '%zz', '__proto__', 'constructor', 'prototype', '%E2%80%AE', '%F0%9F%98%80'),
+    fc.constantFrom('limit', 'agent', 'status', 'since', 'cursor', 'q', 'project_id', 'offset', 'days', 'page', 'x'),
+    fc.constantFrom('-1', '1e9', '0', 'NaN', 'true', ''),
+    fc.string({ maxLength: 20 }).map(encodeURIComponent),
   );
+  const LONG_KEY = 'k'.repeat(8 * 1024);
+  // pairs drawn from a small set, so keys repeat; at most one 8 KB key (two would pass the runner's 16 KB header limit)
+  const query = fc
+    .tuple(fc.array(fc.tuple(hostileText, hostileText), { minLength: 1, maxLength: 6 }), fc.boolean())
+    .map(([pairs, long]) => [...pairs.map(([k, v]) => `${k}=${v}`), ...(long ? [`${LONG_KEY}=1`] : [])].join('&'));
+  /** Every hostile key at once, repeated, with the 8 KB one: the first request each route gets. */
+  const EVERY_HOSTILE_KEY = ['%00=1', 'a%00b=1', '%01=1', '%7F=1', '%0D%0A=1', 'a%0Db=x%0Ay', '%C3%28=1', '%FF=%FF', '%E2%80%AE=1', '__proto__=1', '__proto__=2', 'constructor=1', 'x=1', 'x=2', `${LONG_KEY}=1`].join('&');
   const body = fc.oneof(
     fc.jsonValue({ maxDepth: 4 }).map((v) => JSON.stringify(v)),
     fc.object({ maxDepth: 3 }).map((v) => JSON.stringify(v) ?? '{}'),
-    fc.constantFrom('', '{', 'null', '[]', '"x"', '{"a":1,,}', '\u0000', '{"metadata":{"api_key":"x"}}'),
+    fc.constantFrom('', '{', 'null', '[]', '"x"', '{"a":1,,}', '\u0000', '{"metadata":{"api_key":"x"}}', '{"__proto__":{"x":1}}'),
     fc.constantFrom(`{"metadata":${nested(6000)},"settings":${nested(6000)},"params":${nested(6000)}}`, `[${'['.repeat(8000)}${']'.repeat(8000)}]`),
     fc.string({ maxLength: 200 }),
   );
 
-  it('answers every route without a 5xx or a dropped connection (fixed seed)', async () => {
+  /** Routes whose success is not JSON; their refusals (>= 400) are JSON {error} like every other route's. */
+  const NON_JSON_SUCCESS = new Set(['GET /api/metrics', 'GET /api/events', 'GET /api/events/stream', 'GET /api/snapshots/:id/download']);
+
+  function expectWellFormed(route: (typeof routes)[number], path: string, res: RawReply): void {
+    const what = `${route.method} ${path.slice(0, 200)} -> ${res.status} ${res.text.slice(0, 300)}`;
+    expect(res.status, what).toBeLessThan(500);
+    if (res.status >= 400) {
+      expect(String(res.headers['content-type']), what).toMatch(/^application\/json/);
+      const refusal = JSON.parse(res.text) as { error?: unknown; available?: unknown; reason?: unknown };
+      // spec 02 shapes its budget and degraded refusals as {available: false, reason} (core/errors.ts)
+      if (refusal.available === false) expect(typeof refusal.reason, what).toBe('string');
+      else expect(typeof refusal.error, what).toBe('string');
+    } else if (!NON_JSON_SUCCESS.has(`${route.method} ${route.path}`) && res.text !== '') {
+      expect(() => JSON.parse(res.text), what).not.toThrow();
+    }
+  }
+
+  it('answers every route without a 5xx or a dropped connection, JSON {error} for every refusal (fixed seed)', async () => {
+    const RUNS = 2;
+    const swept = new Set<string>();
     let requests = 0;
     for (const [i, route] of routes.entries()) {
+      const fill = (segments: string[]) => {
+        let n = 0;
+        return route.path.replace(/:[A-Za-z]+/g, () => segments[n++ % segments.length]!);
+      };
+      const first = `${fill(['%00'])}?${EVERY_HOSTILE_KEY}`;
+      expectWellFormed(route, first, await send(route.method, first, { headers: auth, body: route.method === 'GET' ? undefined : '{}' }));
+      requests++;
       await fc.assert(
-        fc.asyncProperty(fc.array(segment, { minLength: 4, maxLength: 4 }), query, body, async (segments, q, payload) => {
-          let n = 0;
-          const path = route.path.replace(/:[A-Za-z]+/g, () => segments[n++ % segments.length]!) + (q ? `?${new URLSearchParams(q)}` : '');
+        fc.asyncProperty(fc.array(segment, { minLength: 4, maxLength: 4 }), fc.option(query, { nil: undefined }), body, async (segments, q, payload) => {
+          const path = fill(segments) + (q ? `?${q}` : '');
           const res = await send(route.method, path, { headers: auth, body: route.method === 'GET' ? undefined : payload });
           requests++;
-          expect(res.status, `${route.method} ${path} -> ${res.text.slice(0, 300)}`).toBeLessThan(500);
+          expectWellFormed(route, path, res);
         }),
-        { numRuns: 3, seed: 2100 + i, endOnFailure: true },
+        { numRuns: RUNS, seed: 4200 + i, endOnFailure: true },
       );
+      swept.add(`${route.method} ${route.path}`);
     }
-    expect(requests).toBe(routes.length * 3);
-    // about 20 s on a quiet machine; the bound leaves room for a loaded CI runner
+    expect(swept.size).toBe(new Set(routes.map((r) => `${r.method} ${r.path}`)).size);
+    expect(requests).toBe(routes.length * (RUNS + 1));
+    // about 30 s on a quiet machine; the bound leaves room for a loaded CI runner
   }, 300_000);
 });
