@@ -2,15 +2,22 @@ import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import type { Db } from '../../core/ports';
 import { taskColumns } from '../../core/tasks/task';
+import { startFallbackRefresher, type AppContext } from '../../infra/app-context';
 import { fallbackPath, FallbackWriter, readFallbackFile } from '../../infra/db/fallback-file';
 import { useTestApp } from '../support/use-app';
 
 const app = useTestApp();
 
-/** The database as the writer sees it, noting the most rows any one statement answered (transactions included). */
-function measured(db: Db): { db: Db; largestResult: () => number } {
+/**
+ * The database as the writer sees it, noting the most rows any one statement answered
+ * (transactions included) and the most transactions open through it at once.
+ */
+function measured<D extends Db>(db: D): { db: D; largestResult: () => number; mostOpenTransactions: () => number; transactions: () => number } {
   let largest = 0;
-  const wrap = (inner: Db): Db =>
+  let open = 0;
+  let mostOpen = 0;
+  let started = 0;
+  const wrap = <T extends Db>(inner: T): T =>
     new Proxy(inner, {
       get(target, key, receiver) {
         if (key === 'query') {
@@ -20,11 +27,21 @@ function measured(db: Db): { db: Db; largestResult: () => number } {
             return result;
           };
         }
-        if (key === 'transaction') return <T>(work: (tx: Db) => Promise<T>) => target.transaction((tx) => work(wrap(tx)));
+        if (key === 'transaction') {
+          return async <T>(work: (tx: Db) => Promise<T>) => {
+            started += 1;
+            mostOpen = Math.max(mostOpen, ++open);
+            try {
+              return await target.transaction((tx) => work(wrap(tx)));
+            } finally {
+              open -= 1;
+            }
+          };
+        }
         return Reflect.get(target, key, receiver);
       },
     });
-  return { db: wrap(db), largestResult: () => largest };
+  return { db: wrap(db), largestResult: () => largest, mostOpenTransactions: () => mostOpen, transactions: () => started };
 }
 
 describe('the fallback copy (DATA_DIR/fallback.json)', () => {
@@ -53,5 +70,16 @@ describe('the fallback copy (DATA_DIR/fallback.json)', () => {
     // nothing changed since: the signature spares the next refresh the copy
     expect(await writer.refresh(new Date())).toBe(false);
     expect(JSON.parse(await readFile(fallbackPath(app.dataDir), 'utf8')).savedAt).toBe('2026-11-27T12:00:00.000Z');
+  });
+
+  it('is written by one refresh at a time, however short the interval against the time a copy takes', async () => {
+    const { db, mostOpenTransactions, transactions } = measured(app.ctx.database()!);
+    const ctx = new Proxy(app.ctx, { get: (target, key, receiver) => (key === 'database' ? () => db : Reflect.get(target, key, receiver)) }) as AppContext;
+    // a fresh refresher has no signature yet: its first copy reads every task (over 2,000 since the test above), while ticks come every millisecond
+    const stop = startFallbackRefresher(ctx, 1);
+    await expect.poll(() => transactions(), { timeout: 20_000, interval: 5 }).toBeGreaterThanOrEqual(1);
+    await stop();
+    expect(mostOpenTransactions()).toBe(1);
+    expect((await readFallbackFile(fallbackPath(app.dataDir))).tasks.length).toBeGreaterThanOrEqual(2498);
   });
 });
