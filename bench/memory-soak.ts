@@ -4,25 +4,32 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { report } from './support';
+import pg from 'pg';
+import { benchDatabase, report } from './support';
 
 /**
- * Memory under a long mixed load: a runner process (`infra/http/main.ts`, or `dist/server.js` with
- * BENCH_SOAK_SERVER=dist) on its own embedded PostgreSQL (or DATABASE_URL), its dispatcher ticking
- * every 15 s, answers BENCH_SOAK_RATE (50) requests/s of reads and writes over a dozen routes for
- * BENCH_SOAK_MINUTES (2), then nothing for BENCH_SOAK_IDLE_SECONDS (60). Its RSS is read from
- * /proc after the warm-up (the first BENCH_SOAK_WARMUP_SECONDS, 30), at the end of the load and
- * after the idle time; the slope is a least-squares fit of the samples taken every 5 s between the
- * first two. Baseline: the warm-up RSS. Flat is a slope under 0.2 MB/min over 30 minutes and an
- * idle RSS within 10% of the warm-up's.
+ * Memory under a long mixed load: a runner process (`infra/http/main.ts` through tsx, or
+ * `dist/server.js` with BENCH_SOAK_SERVER=dist) on a database of its own process (an embedded
+ * PostgreSQL, or DATABASE_URL) holding BENCH_SOAK_TASKS (20,000) live tasks, its dispatcher ticking
+ * every 15 s, answers BENCH_SOAK_RATE (50) requests/s of reads and writes over sixteen routes (and an unknown path), with
+ * four event-stream clients that reconnect every 20 s, for BENCH_SOAK_MINUTES (2); then nothing for
+ * BENCH_SOAK_IDLE_SECONDS (60). Its RSS is read from /proc after the warm-up (the first
+ * BENCH_SOAK_WARMUP_SECONDS, 30), at the end of the load and after the idle time; the slope is a
+ * least-squares fit of the samples taken every 5 s between the first two. Baseline: the warm-up
+ * RSS. Flat is a slope under 0.2 MB/min over 30 minutes and an idle RSS within 10% of the warm-up's.
  */
 const minutes = Number(process.env.BENCH_SOAK_MINUTES ?? 2);
 const rate = Number(process.env.BENCH_SOAK_RATE ?? 50);
 const idleSeconds = Number(process.env.BENCH_SOAK_IDLE_SECONDS ?? 60);
+/** Live tasks in the database before the load starts: work that reads every row shows with a table of a realistic size. */
+const seededTasks = Number(process.env.BENCH_SOAK_TASKS ?? 20_000);
 const warmupSeconds = Math.min(Number(process.env.BENCH_SOAK_WARMUP_SECONDS ?? 30), (minutes * 60) / 2);
 /** Requests in flight at most: a server that slows down is measured at the rate it keeps, not buried. */
 const maxInFlight = 64;
 const sampleEveryMs = 5_000;
+/** Event-stream clients held open through the load, each reconnecting (with Last-Event-ID) every streamReconnectMs. */
+const streamClients = 4;
+const streamReconnectMs = 20_000;
 
 function rssMb(pid: number): number {
   const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
@@ -33,12 +40,13 @@ let runner: ChildProcess | undefined;
 process.once('exit', () => runner?.kill('SIGKILL'));
 
 /** The runner process and its base URL once it prints its ready line; only the output's tail is kept. */
-async function startRunnerProcess(dataDir: string): Promise<{ proc: ChildProcess; base: string }> {
+async function startRunnerProcess(databaseUrl: string, dataDir: string): Promise<{ proc: ChildProcess; base: string }> {
   const entry = process.env.BENCH_SOAK_SERVER === 'dist' ? ['dist/server.js'] : ['--import', 'tsx', 'infra/http/main.ts'];
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     HOST: '127.0.0.1',
     PORT: '0',
+    DATABASE_URL: databaseUrl,
     DATA_DIR: dataDir,
     DISPATCHER_INTERVAL_MS: '15000',
     CRON_MANAGER_PORT: '0',
@@ -144,6 +152,44 @@ function pickRequest(): (typeof mix)[number] {
   return mix[0]!;
 }
 
+/**
+ * An event-stream client that reads and discards, reconnecting after the last id it saw every
+ * streamReconnectMs, as a dashboard tab does when it is reloaded; until stop() is called.
+ */
+function streamClient(base: string): { stop(): void; received(): number } {
+  let stopped = false;
+  let lastId: string | undefined;
+  let received = 0;
+  let req: http.ClientRequest | undefined;
+  const connect = () => {
+    if (stopped) return;
+    req = http.get(`${base}/api/events`, { headers: { accept: 'text/event-stream', ...(lastId ? { 'last-event-id': lastId } : {}) } }, (res) => {
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        for (const match of chunk.matchAll(/^id: (\d+)$/gm)) {
+          lastId = match[1];
+          received += 1;
+        }
+      });
+      res.on('error', () => undefined);
+    });
+    req.on('error', () => undefined);
+    const current = req;
+    setTimeout(() => {
+      current.destroy();
+      connect();
+    }, streamReconnectMs);
+  };
+  connect();
+  return {
+    stop() {
+      stopped = true;
+      req?.destroy();
+    },
+    received: () => received,
+  };
+}
+
 async function seed(base: string): Promise<Seeds> {
   const must = async (method: string, target: string, body: unknown) => {
     const res = await call(base, method, target, body);
@@ -160,13 +206,35 @@ async function seed(base: string): Promise<Seeds> {
   return seeds;
 }
 
+/** BENCH_SOAK_TASKS live tasks in one more project, written set-based once the runner has migrated the database. */
+async function seedTasks(url: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ id: string }>(`INSERT INTO projects (id, name) VALUES (gen_random_uuid(), 'soak seeded') RETURNING id`);
+    await client.query(
+      `INSERT INTO tasks (id, project_id, title, status, priority, description)
+       SELECT gen_random_uuid(), $1, 'seeded task ' || g, (ARRAY['backlog', 'ready', 'in_progress', 'review'])[1 + g % 4], 'medium', repeat('words ', 40)
+         FROM generate_series(1, $2) g`,
+      [rows[0]!.id, seededTasks],
+    );
+    await client.query('ANALYZE tasks');
+  } finally {
+    await client.end();
+  }
+}
+
 export async function run(): Promise<void> {
+  // the database in a process of its own (as the runner's embedded one would be), so that the runner's RSS is its own
+  const database = await benchDatabase();
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'task-server-soak-'));
   try {
-    const { proc, base } = await startRunnerProcess(dataDir);
+    const { proc, base } = await startRunnerProcess(database.url, dataDir);
     const pid = proc.pid!;
-    console.error(`memory soak: runner pid ${pid} at ${base}, ${minutes} min at ${rate} req/s, then ${idleSeconds} s idle`);
+    console.error(`memory soak: runner pid ${pid} at ${base}, ${seededTasks} tasks seeded, ${minutes} min at ${rate} req/s, then ${idleSeconds} s idle`);
+    await seedTasks(database.url);
     const seeds = await seed(base);
+    const streams = Array.from({ length: streamClients }, () => streamClient(base));
 
     let sent = 0;
     let failed = 0;
@@ -215,13 +283,14 @@ export async function run(): Promise<void> {
       }, 20);
     });
     while (inFlight > 0) await new Promise((r) => setTimeout(r, 20));
+    for (const stream of streams) stream.stop();
     const endRss = rssMb(pid);
     samples.push({ minute: (performance.now() - started) / 60_000, mb: endRss });
     agent.destroy();
     await new Promise((r) => setTimeout(r, idleSeconds * 1000));
     const idleRss = rssMb(pid);
 
-    console.error(`memory soak: answers by status ${JSON.stringify(Object.fromEntries(statuses))}; 5xx by route ${JSON.stringify(Object.fromEntries(serverErrors))}`);
+    console.error(`memory soak: answers by status ${JSON.stringify(Object.fromEntries(statuses))}; 5xx by route ${JSON.stringify(Object.fromEntries(serverErrors))}; stream events received ${streams.map((c) => c.received()).join(', ')}`);
     const slope = leastSquaresSlope(samples);
     const errors = [...statuses].filter(([status]) => status >= 500).reduce((sum, [, n]) => sum + n, 0) + failed;
     const achieved = sent / (loadMs / 1000);
@@ -232,8 +301,10 @@ export async function run(): Promise<void> {
     proc.kill('SIGTERM');
     await new Promise((r) => (proc.exitCode !== null ? r(undefined) : proc.once('exit', r)));
   } finally {
+    runner?.kill('SIGKILL');
     runner = undefined;
     await rm(dataDir, { recursive: true, force: true });
+    await database.close();
   }
 }
 
