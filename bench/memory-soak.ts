@@ -1,11 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { benchDatabase, report } from './support';
+import { benchDatabase, report, rssMb } from './support';
 
 /**
  * Memory under a long mixed load: a runner process (`infra/http/main.ts` through tsx, or
@@ -31,10 +30,6 @@ const sampleEveryMs = 5_000;
 const streamClients = 4;
 const streamReconnectMs = 20_000;
 
-function rssMb(pid: number): number {
-  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return match ? Number(match[1]) / 1024 : Number.NaN;
-}
 
 let runner: ChildProcess | undefined;
 process.once('exit', () => runner?.kill('SIGKILL'));

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -85,4 +86,10 @@ export function benchDeps(db: PgDb, dataDir: string): Deps {
     prices: {},
     runtime: { stateDir: '/nonexistent', run: async () => ({ ok: true }) },
   };
+}
+
+/** A process's resident set (VmRSS) in MB, read from /proc: the figure of a child measured from outside. */
+export function rssMb(pid: number): number {
+  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return match ? Number(match[1]) / 1024 : Number.NaN;
 }
