@@ -1,9 +1,8 @@
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import { createParser } from 'eventsource-parser';
 import pg from 'pg';
-import { benchDatabase, report, seconds } from './support';
+import { benchDatabase, report, rssMb, seconds } from './support';
 
 /**
  * SSE fan-out: BENCH_STREAM_CLIENTS (200) clients on /api/events of a runner process, while
@@ -29,10 +28,6 @@ function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
-function rssMb(pid: number): number {
-  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return match ? Number(match[1]) / 1024 : Number.NaN;
-}
 
 /** Children still running: a benchmark that fails half-way must not leave runners serving (and holding a database) behind it. */
 const running = new Set<ReturnType<typeof spawn>>();

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -107,4 +108,10 @@ export const benchProjectIdSql = (n: string) => `('00000000-0000-4000-b000-' || 
 /** Inserts projects 1..count, named `bench <n>`, with the ids benchProjectIdSql gives. */
 export async function insertBenchProjects(raw: PgDb, count: number): Promise<void> {
   await raw.query(`INSERT INTO projects (id, name) SELECT ${benchProjectIdSql('g')}, 'bench ' || g FROM generate_series(1, ${count}) g`);
+}
+
+/** A process's resident set (VmRSS) in MB, read from /proc: the figure of a child measured from outside. */
+export function rssMb(pid: number): number {
+  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return match ? Number(match[1]) / 1024 : Number.NaN;
 }

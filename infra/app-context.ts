@@ -192,7 +192,11 @@ export function setAppContext(ctx: AppContext): void {
 export function startFallbackRefresher(ctx: AppContext, intervalMs = 15_000): () => Promise<void> {
   let writer: FallbackWriter | undefined;
   let current: PgDb | undefined;
-  const refresh = async () => {
+  // One copy at a time: a copy of a large table on a busy machine can outlast the interval, and
+  // overlapping ones each held their pages (and wrote the same temporary file); a tick that finds
+  // one running is skipped.
+  let running: Promise<void> | undefined;
+  const copy = async () => {
     const db = ctx.database();
     if (!db || ctx.deps.storage.mode !== 'database') return;
     if (db !== current) {
@@ -201,11 +205,13 @@ export function startFallbackRefresher(ctx: AppContext, intervalMs = 15_000): ()
     }
     await writer!.refresh(ctx.deps.clock.now()).catch((err) => logger().warn('fallback copy not written', { error: (err as Error).message }));
   };
+  const refresh = () => (running ??= copy().finally(() => (running = undefined)));
   const timer = setInterval(refresh, intervalMs);
   timer.unref();
   void refresh();
   return async () => {
     clearInterval(timer);
+    await running;
     await refresh();
   };
 }
