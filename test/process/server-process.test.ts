@@ -192,6 +192,33 @@ describe('node dist/server.js on the embedded PostgreSQL', () => {
     }
   });
 
+  it('names the server that starts the embedded PostgreSQL as its owner before the database takes connections', async () => {
+    const ownDataDir = path.join(installDir, 'owner-first');
+    const child = startServer({ DATA_DIR: ownDataDir });
+    try {
+      const pidFile = path.join(ownDataDir, 'pg', 'postmaster.pid');
+      // postmaster.pid says "ready" from the moment PostgreSQL accepts connections: the owner recorded
+      // then is what db:stop (or anyone) sees before the server's own probe has connected
+      let ownerWhenReady: number | undefined;
+      while (ownerWhenReady === undefined && child.proc.exitCode === null) {
+        let status: string | undefined;
+        try {
+          status = readFileSync(pidFile, 'utf8').split('\n')[7]?.trim();
+        } catch {
+          status = undefined; // not started yet
+        }
+        if (status === 'ready') ownerWhenReady = JSON.parse(readFileSync(path.join(ownDataDir, 'embedded-postgres.json'), 'utf8')).ownerPid;
+        else await new Promise((resolve) => setImmediate(resolve));
+      }
+      expect(ownerWhenReady).toBe(child.proc.pid);
+      await ready(child);
+      child.proc.kill('SIGTERM');
+      expect((await child.exited).code).toBe(0);
+    } finally {
+      child.proc.kill('SIGKILL');
+    }
+  });
+
   it('keeps serving, and stops on SIGTERM, once its stdout and stderr have gone away', async () => {
     // LOG_LEVEL=INFO: every request writes a line to the output that is gone
     const child = startServer({ LOG_LEVEL: 'INFO' });
