@@ -487,6 +487,10 @@ function startOrAttach(cluster: Cluster, log: EmbeddedPostgresLog, port?: number
       await stopPostmaster(running.pid);
     }
     if (running) await fs.rm(path.join(pgdata, 'postmaster.pid'), { force: true });
+    // Owner first, postmaster second: the postmaster takes connections (this process's own pool among
+    // them) before launch() has seen it answer, and whoever reads the state file meanwhile (db:stop,
+    // an operator) must find this process named as its owner, not the owner that went away.
+    await writeState(stateFile, { ...state, ownerPid: process.pid, postmasterPid: 0 });
     const started = await launch(bins, pgdata, state.password, as, logFile, port);
     await writeState(stateFile, { ...state, port: started.port, ownerPid: process.pid, postmasterPid: started.pid });
     return { port: started.port, owner: true, postmasterPid: started.pid, password: state.password };

@@ -80,6 +80,25 @@ function postgresProcesses(): number[] {
     .map(Number);
 }
 
+function parentOf(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  } catch {
+    return undefined; // gone meanwhile
+  }
+}
+
+/**
+ * Postmasters of this test's data directory: a backend keeps its postmaster's command line (and so
+ * names the directory) until it has read its client's startup packet, so the postmaster's children
+ * are left out; a second postmaster, whoever started it, is not one of them.
+ */
+function postmasters(): number[] {
+  const all = postgresProcesses();
+  return all.filter((pid) => !all.includes(parentOf(pid) ?? pid));
+}
+
 describe('node dist/server.js on the embedded PostgreSQL', () => {
   it('starts without the source tree, keeps data across a kill -9, and shuts down cleanly on SIGTERM', async () => {
     // the dispatcher is off (cleanEnv): the runner's own fold indexes the audit rows all the same
@@ -154,7 +173,7 @@ describe('node dist/server.js on the embedded PostgreSQL', () => {
       for (const url of [url1, url2]) expect(await statusOnceAnswered(`${url}/api/projects/${created.id}`)).toBe(200);
       // both noticed; one started it, the other found it started and shares it: one postmaster
       for (const child of [first, second]) expect(child.output()).toMatch(/embedded PostgreSQL \(pid \d+\) is gone/);
-      expect(postgresProcesses()).toHaveLength(1);
+      expect(postmasters()).toEqual([Number(readFileSync(pidFile, 'utf8').split('\n')[0])]);
 
       // its owner stops it on the way out; the server still running starts it again and owns it
       const ownerPid = JSON.parse(readFileSync(path.join(dataDir, 'embedded-postgres.json'), 'utf8')).ownerPid as number;
@@ -170,6 +189,33 @@ describe('node dist/server.js on the embedded PostgreSQL', () => {
     } finally {
       first.proc.kill('SIGKILL');
       second.proc.kill('SIGKILL');
+    }
+  });
+
+  it('names the server that starts the embedded PostgreSQL as its owner before the database takes connections', async () => {
+    const ownDataDir = path.join(installDir, 'owner-first');
+    const child = startServer({ DATA_DIR: ownDataDir });
+    try {
+      const pidFile = path.join(ownDataDir, 'pg', 'postmaster.pid');
+      // postmaster.pid says "ready" from the moment PostgreSQL accepts connections: the owner recorded
+      // then is what db:stop (or anyone) sees before the server's own probe has connected
+      let ownerWhenReady: number | undefined;
+      while (ownerWhenReady === undefined && child.proc.exitCode === null) {
+        let status: string | undefined;
+        try {
+          status = readFileSync(pidFile, 'utf8').split('\n')[7]?.trim();
+        } catch {
+          status = undefined; // not started yet
+        }
+        if (status === 'ready') ownerWhenReady = JSON.parse(readFileSync(path.join(ownDataDir, 'embedded-postgres.json'), 'utf8')).ownerPid;
+        else await new Promise((resolve) => setImmediate(resolve));
+      }
+      expect(ownerWhenReady).toBe(child.proc.pid);
+      await ready(child);
+      child.proc.kill('SIGTERM');
+      expect((await child.exited).code).toBe(0);
+    } finally {
+      child.proc.kill('SIGKILL');
     }
   });
 
