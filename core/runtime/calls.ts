@@ -12,10 +12,13 @@ export const runtimeCalls = {
   tasksAudit: () => ['tasks', 'audit', '--json'],
   agentsList: () => ['agents', 'list', '--json'],
   memoryIndex: (agentId: string) => ['memory', 'index', '--agent', agentId, '--json'],
+  /** The released runtime refuses `--json` here and prints a line of text (see memoryIndexResult). */
+  memoryIndexText: (agentId: string) => ['memory', 'index', '--agent', agentId],
   memoryPromote: (agentId: string, limit: number, apply: boolean) => [
     'memory', 'promote', '--agent', agentId, '--limit', String(limit), ...(apply ? ['--apply'] : []), '--json',
   ],
-  cronList: () => ['cron', 'list', '--json'],
+  /** `--all`: the released runtime leaves disabled jobs out without it (the contract's fake ignores it). */
+  cronList: () => ['cron', 'list', '--json', '--all'],
   cronRuns: (jobId: string, limit: number) => ['cron', 'runs', jobId, '--json', '--limit', String(limit)],
   cronRun: (jobId: string) => ['cron', 'run', jobId, '--json'],
   cronEnable: (jobId: string) => ['cron', 'enable', jobId, '--json'],

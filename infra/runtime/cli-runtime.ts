@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { RuntimeCallError } from '../../core/errors';
-import type { Runtime } from '../../core/ports';
+import type { Runtime, RuntimeCallOptions, RuntimeDocument } from '../../core/ports';
 import { logger } from '../logger';
 import { runtimeStateFiles } from './state-files';
 
@@ -38,12 +38,13 @@ function firstLine(text: string, max = 200): string {
  * Runs RUNTIME_CLI with an argument array (no shell), a timeout and a bounded stdout, and turns
  * every failure of the contract into a RuntimeCallError of its kind:
  * missing executable → unavailable; non-zero exit or an `ok: false` / `error` body → failed;
- * timeout → timed_out; stdout that is not one JSON object, or too large → bad_output.
+ * timeout → timed_out; stdout that is not one JSON object or array, or too large → bad_output.
+ * A call made with `output: 'text'` answers its stdout as `{text, warnings}` (stderr's lines).
  */
 export function cliRuntime(options: CliRuntimeOptions): Runtime {
   const maxStdout = options.stdoutMaxBytes ?? RUNTIME_STDOUT_MAX_BYTES;
-  const run = (args: readonly string[]) =>
-    new Promise<Record<string, unknown>>((resolve, reject) => {
+  const run = (args: readonly string[], callOptions: RuntimeCallOptions = {}) =>
+    new Promise<RuntimeDocument>((resolve, reject) => {
       const name = callName(args);
       const fail = (message: string, failure: RuntimeCallError['failure']) => {
         logger().warn('runtime call failed', { call: name, failure, reason: message });
@@ -98,6 +99,10 @@ export function cliRuntime(options: CliRuntimeOptions): Runtime {
           if (timedOut) return fail(`no answer within ${options.timeoutMs} ms`, 'timed_out');
           if (overflow) return fail(`printed more than ${maxStdout} bytes`, 'bad_output');
           const text = Buffer.concat(stdout).toString('utf8');
+          if (callOptions.output === 'text') {
+            if (code !== 0 || signal) return fail(`exited with ${signal ? `signal ${signal}` : `code ${code}`}: ${firstLine(stderr) || firstLine(text) || 'no message'}`, 'failed');
+            return resolve({ text: text.trim(), warnings: stderr.split('\n').map((l) => l.trim()).filter(Boolean) });
+          }
           let doc: unknown;
           try {
             doc = JSON.parse(text);
@@ -110,7 +115,9 @@ export function cliRuntime(options: CliRuntimeOptions): Runtime {
             const why = reported ?? (firstLine(stderr) || 'no message');
             return fail(`exited with ${signal ? `signal ${signal}` : `code ${code}`}: ${why}`, 'failed');
           }
-          if (!body) return fail(text.trim() ? 'printed something that is not a JSON object' : 'printed nothing', 'bad_output');
+          // The released runtime prints some lists as a top-level array (`agents list`).
+          if (!body && Array.isArray(doc)) return resolve(doc);
+          if (!body) return fail(text.trim() ? 'printed something that is not JSON' : 'printed nothing', 'bad_output');
           if (reported !== undefined) return fail(reported, 'failed');
           resolve(body);
         });

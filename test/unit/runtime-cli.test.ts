@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { RuntimeCallError } from '../../core/errors';
 import { runtimeCalls } from '../../core/runtime/calls';
+import { fieldsOf } from '../../core/runtime/payload';
 import { resetConfig } from '../../infra/config';
 import { cliRuntime } from '../../infra/runtime/cli-runtime';
 import { clearFakeRuntimeEnv, fakeRuntimePath, fixtureStateDir, setFakeMode } from '../fixtures/runtime/fake-runtime-env';
@@ -39,7 +40,7 @@ describe('runtime CLI adapter', () => {
 
   it('passes arguments as an array, so shell metacharacters reach the runtime verbatim', async () => {
     const hostile = '$(touch /tmp/pwned); `id` && echo "quoted" | cat > x; --apply';
-    const doc = await runtime.run(runtimeCalls.agentMessage('dashboard-agent', hostile));
+    const doc = fieldsOf(await runtime.run(runtimeCalls.agentMessage('dashboard-agent', hostile)));
     expect(doc.reply).toBe(`received: ${hostile}`);
   });
 
@@ -100,7 +101,7 @@ describe('runtime CLI adapter', () => {
     await chmod(probe, 0o755);
     process.env.DASHBOARD_AUTH_TOKEN = 'marker-secret-token';
     try {
-      const doc = await cliRuntime({ executable: probe, timeoutMs: 10_000, stateDir: scratch, replayMaxBytes: 1 }).run(['health', '--json']);
+      const doc = fieldsOf(await cliRuntime({ executable: probe, timeoutMs: 10_000, stateDir: scratch, replayMaxBytes: 1 }).run(['health', '--json']));
       expect(doc.env).not.toContain('DASHBOARD_AUTH_TOKEN');
       expect(doc.env).not.toContain('DATABASE_URL');
       expect(doc.env).toContain('PATH');
