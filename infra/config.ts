@@ -56,6 +56,9 @@ const envSchema = z.object({
   SESSION_REPLAY_MAX_BYTES: intFrom('SESSION_REPLAY_MAX_BYTES', 1, Number.MAX_SAFE_INTEGER).default(20 * MB),
   RUNTIME_CLI: z.string().min(1).default('runtime'),
   RUNTIME_CLI_TIMEOUT_MS: intFrom('RUNTIME_CLI_TIMEOUT_MS', 1, 600_000).default(15_000),
+  RUNTIME_MEMORY_TIMEOUT_MS: intFrom('RUNTIME_MEMORY_TIMEOUT_MS', 1, 3_600_000).default(60_000),
+  RUNTIME_WAKE_TIMEOUT_MS: intFrom('RUNTIME_WAKE_TIMEOUT_MS', 1, 3_600_000).default(60_000),
+  RUNTIME_TURN_TIMEOUT_MS: intFrom('RUNTIME_TURN_TIMEOUT_MS', 1, 3_600_000).default(600_000),
   RUNTIME_STATE_DIR: z.string().min(1).optional(),
   DISPATCHER_INTERVAL_MS: intFrom('DISPATCHER_INTERVAL_MS', 0, 86_400_000).default(30_000),
   CRON_MANAGER_PORT: intFrom('CRON_MANAGER_PORT', 0, 65535).default(3878),
@@ -94,6 +97,8 @@ export interface Config {
   sessionReplayMaxBytes: number;
   runtimeCli: string;
   runtimeCliTimeoutMs: number;
+  /** Calls slower than a listing, by kind (core/runtime/calls.ts). */
+  runtimeTimeoutsByKind: { memory: number; wake: number; turn: number };
   runtimeStateDir: string;
   dispatcherIntervalMs: number;
   /** Issue 18: the runner's webhook delivery pass every this many ms (0: off; the scheduled Lambda runs it too). */
@@ -154,6 +159,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     sessionReplayMaxBytes: e.SESSION_REPLAY_MAX_BYTES,
     runtimeCli: e.RUNTIME_CLI,
     runtimeCliTimeoutMs: e.RUNTIME_CLI_TIMEOUT_MS,
+    runtimeTimeoutsByKind: { memory: e.RUNTIME_MEMORY_TIMEOUT_MS, wake: e.RUNTIME_WAKE_TIMEOUT_MS, turn: e.RUNTIME_TURN_TIMEOUT_MS },
     runtimeStateDir: path.resolve(e.RUNTIME_STATE_DIR ?? path.join(homedir(), '.runtime')),
     dispatcherIntervalMs: e.DISPATCHER_INTERVAL_MS,
     webhookDeliveryIntervalMs: e.WEBHOOK_DELIVERY_INTERVAL_MS,

@@ -1,9 +1,31 @@
 /**
+ * How long the runtime's health call waits for its gateway before it answers that the gateway is
+ * down: a gateway on the same machine answers in milliseconds, and a health check that takes a
+ * minute to say "down" holds every status page that asks.
+ */
+export const HEALTH_WAIT_MS = 5_000;
+
+/**
+ * How long a call may take is a matter of what it asks the runtime to do (docs/runtime-contract.md):
+ * `turn` an agent turn (the runtime's own limit is 600 s), `wake` a system event (it waits for the
+ * agent's heartbeat), `memory` an index rebuild or promotion (tens of seconds), `listing` the rest.
+ */
+export type RuntimeCallKind = 'listing' | 'memory' | 'wake' | 'turn';
+
+const kindByCommand: Readonly<Record<string, RuntimeCallKind>> = { agent: 'turn', system: 'wake', memory: 'memory' };
+
+/** The kind of a call, from its command word (the first argument); anything else is a listing. */
+export function runtimeCallKind(args: readonly string[]): RuntimeCallKind {
+  return kindByCommand[args[0] ?? ''] ?? 'listing';
+}
+
+/**
  * The argument lists of every runtime CLI call (docs/runtime-contract.md §1), in one place.
  * Values are separate array elements, never interpolated into a command line.
  */
 export const runtimeCalls = {
-  health: () => ['health', '--json'],
+  /** `--timeout`: how long the runtime waits for its gateway (its own default is 60 s); see HEALTH_WAIT_MS. */
+  health: () => ['health', '--json', '--timeout', String(HEALTH_WAIT_MS)],
   tasksList: (filter: { runtime?: string; status?: string }) => [
     'tasks', 'list', '--json',
     ...(filter.runtime ? ['--runtime', filter.runtime] : []),

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { RuntimeCallError } from '../../core/errors';
 import type { Runtime, RuntimeCallOptions, RuntimeDocument } from '../../core/ports';
+import { runtimeCallKind, type RuntimeCallKind } from '../../core/runtime/calls';
 import { logger } from '../logger';
 import { runtimeStateFiles } from './state-files';
 
@@ -12,7 +13,10 @@ const WITHHELD_ENV = ['DASHBOARD_AUTH_TOKEN', 'DATABASE_URL', 'TEST_DATABASE_URL
 
 export interface CliRuntimeOptions {
   executable: string;
+  /** Listing calls (RUNTIME_CLI_TIMEOUT_MS); also every kind not given in timeoutsByKind. */
   timeoutMs: number;
+  /** Agent turns, wakes and memory calls take longer (core/runtime/calls.ts runtimeCallKind). */
+  timeoutsByKind?: Partial<Record<RuntimeCallKind, number>>;
   stateDir: string;
   replayMaxBytes: number;
   stdoutMaxBytes?: number;
@@ -35,7 +39,8 @@ function firstLine(text: string, max = 200): string {
 }
 
 /**
- * Runs RUNTIME_CLI with an argument array (no shell), a timeout and a bounded stdout, and turns
+ * Runs RUNTIME_CLI with an argument array (no shell), in a process group of its own, with a timeout
+ * by call kind (the whole group is killed when it runs out) and a bounded stdout, and turns
  * every failure of the contract into a RuntimeCallError of its kind:
  * missing executable → unavailable; non-zero exit or an `ok: false` / `error` body → failed;
  * timeout → timed_out; stdout that is not one JSON object or array, or too large → bad_output.
@@ -46,13 +51,16 @@ export function cliRuntime(options: CliRuntimeOptions): Runtime {
   const run = (args: readonly string[], callOptions: RuntimeCallOptions = {}) =>
     new Promise<RuntimeDocument>((resolve, reject) => {
       const name = callName(args);
+      const timeoutMs = options.timeoutsByKind?.[runtimeCallKind(args)] ?? options.timeoutMs;
       const fail = (message: string, failure: RuntimeCallError['failure']) => {
         logger().warn('runtime call failed', { call: name, failure, reason: message });
         reject(new RuntimeCallError(`runtime ${name}: ${message}`, failure));
       };
       let child;
       try {
-        child = spawn(options.executable, [...args], { shell: false, stdio: ['ignore', 'pipe', 'pipe'], env: childEnv() });
+        // Its own process group, so that a call that runs out of time ends with everything it
+        // started: the released runtime's CLI forks, and a SIGKILL of the parent alone leaves the fork running.
+        child = spawn(options.executable, [...args], { shell: false, stdio: ['ignore', 'pipe', 'pipe'], env: childEnv(), detached: true });
       } catch (err) {
         fail(`cannot start ${options.executable}: ${(err as Error).message}`, 'unavailable');
         return;
@@ -69,15 +77,22 @@ export function cliRuntime(options: CliRuntimeOptions): Runtime {
         clearTimeout(timer);
         action();
       };
+      const killGroup = () => {
+        try {
+          if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+        } catch {
+          child.kill('SIGKILL');
+        }
+      };
       const timer = setTimeout(() => {
         timedOut = true;
-        child.kill('SIGKILL');
-      }, options.timeoutMs);
+        killGroup();
+      }, timeoutMs);
       child.stdout.on('data', (chunk: Buffer) => {
         stdoutBytes += chunk.length;
         if (stdoutBytes > maxStdout) {
           overflow = true;
-          child.kill('SIGKILL');
+          killGroup();
           return;
         }
         stdout.push(chunk);
@@ -96,7 +111,7 @@ export function cliRuntime(options: CliRuntimeOptions): Runtime {
       });
       child.on('close', (code, signal) => {
         settle(() => {
-          if (timedOut) return fail(`no answer within ${options.timeoutMs} ms`, 'timed_out');
+          if (timedOut) return fail(`no answer within ${timeoutMs} ms`, 'timed_out');
           if (overflow) return fail(`printed more than ${maxStdout} bytes`, 'bad_output');
           const text = Buffer.concat(stdout).toString('utf8');
           if (callOptions.output === 'text') {

@@ -38,6 +38,15 @@ async function replayingAs(replacements: string, work: () => Promise<void>): Pro
 const ECHO_JOB = '793fc1d1-73a5-42ba-9240-d51b67dbffbc';
 const DISABLED_AGENT_JOB = '1baa6833-1fd4-4da3-86aa-e438616c5c37';
 
+describe('the released runtime: health', () => {
+  it('GET /api/runtime/health reads the gateway health and asks the runtime to wait at most 5 s for its gateway', async () => {
+    const res = await app.http('GET', '/api/runtime/health');
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ ok: true, heartbeatSeconds: 1800, defaultAgentId: 'main', agents: [expect.objectContaining({ agentId: 'main' })] });
+    expect(await calls()).toEqual([['health', '--json', '--timeout', '5000']]);
+  });
+});
+
 describe('the released runtime: agents and memory', () => {
   it('GET /api/runtime/agents lists the agents of a top-level array', async () => {
     const res = await app.http('GET', '/api/runtime/agents');
