@@ -45,8 +45,13 @@ export const runtimeCalls = {
   cronRun: (jobId: string) => ['cron', 'run', jobId, '--json'],
   cronEnable: (jobId: string) => ['cron', 'enable', jobId, '--json'],
   cronDisable: (jobId: string) => ['cron', 'disable', jobId, '--json'],
-  /** The dispatcher's wake event (spec 03) and any other immediate system event. */
-  systemEvent: (text: string) => ['system', 'event', '--text', text, '--mode', 'now', '--json'],
+  /**
+   * The dispatcher's wake event (spec 03) and any other immediate system event. Without a session key
+   * the released runtime delivers it to its default agent's main session, whoever it is meant for.
+   */
+  systemEvent: (text: string, sessionKey?: string) => [
+    'system', 'event', '--text', text, '--mode', 'now', ...(sessionKey ? ['--session-key', sessionKey] : []), '--json',
+  ],
   /** A message into an agent session: chat, and follow-ups such as the system scan's. */
   agentMessage: (sessionKey: string, message: string) => ['agent', '--session-key', sessionKey, '--message', message, '--json'],
 } as const;

@@ -206,6 +206,7 @@ export const tickSummarySchema = z.looseObject({
   woken: z.number().int(),
   wakeFailed: z.number().int(),
   wakeErrors: z.array(z.string()),
+  wakesInBackground: z.number().int(),
   budgetEnforcement: counts,
   leasesExpired: z.number().int(),
   capped: counts,
