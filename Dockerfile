@@ -2,7 +2,7 @@
 # Build: docker build -t fleet-task-server .    Run: see compose.yaml and README "Deploying".
 
 # --- build: all dependencies, the bundles, then only what runs is kept ---
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci
@@ -10,7 +10,7 @@ COPY . .
 RUN npm run build && npm prune --omit=dev
 
 # --- run ---
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=3876 \

@@ -16,7 +16,7 @@ const common = {
   bundle: true,
   platform: 'node',
   format: 'esm',
-  target: 'node20',
+  target: 'node22',
   sourcemap: 'linked',
   keepNames: true,
   logLevel: 'warning',
@@ -52,7 +52,7 @@ function serverlessYaml(areas, routeKeyOf) {
     '',
     'provider:',
     '  name: aws',
-    '  runtime: nodejs20.x',
+    '  runtime: nodejs24.x',
     '  architecture: arm64',
     '  memorySize: 512',
     '  timeout: 29',
@@ -145,7 +145,7 @@ await build({
 // By default the maps go to dist/sourcemaps/ (for the operator's own symbolication), outside every
 // zip: they are 4-7 times the bundle. LAMBDA_SOURCE_MAPS=1 writes them beside the bundles instead.
 const shipMaps = process.env.LAMBDA_SOURCE_MAPS === '1';
-// The AWS SDK v3 is part of the nodejs20.x runtime: bundling it would add ~600 KB to the bundles that
+// The AWS SDK v3 is part of the nodejs24.x runtime: bundling it would add ~600 KB to the bundles that
 // reach S3 or SSM. dist/server.js (containers, systemd) bundles it, since no runtime provides it there.
 const lambdaBundle = (outfile) => ({
   ...common,

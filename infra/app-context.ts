@@ -54,7 +54,7 @@ export function configuredPorts(cfg: Config): Omit<Deps, 'storage' | 'prices'> {
     clock: systemClock,
     ids: randomIds,
     events: outboxEventBus,
-    runtime: cliRuntime({ executable: cfg.runtimeCli, timeoutMs: cfg.runtimeCliTimeoutMs, stateDir: cfg.runtimeStateDir, replayMaxBytes: cfg.sessionReplayMaxBytes }),
+    runtime: cliRuntime({ executable: cfg.runtimeCli, timeoutMs: cfg.runtimeCliTimeoutMs, timeoutsByKind: cfg.runtimeTimeoutsByKind, stateDir: cfg.runtimeStateDir, replayMaxBytes: cfg.sessionReplayMaxBytes }),
     snapshots: snapshotStoreFor(cfg),
     generator,
     legacyJobs: legacyJobFiles(legacyJobDir(cfg.dataDir)),

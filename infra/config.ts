@@ -1,3 +1,4 @@
+import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import * as z from 'zod';
@@ -54,9 +55,13 @@ const envSchema = z.object({
   S3_ENDPOINT: z.url({ message: 'S3_ENDPOINT must be a URL such as http://127.0.0.1:9000' }).optional(),
   RESTORE_MAX_BYTES: intFrom('RESTORE_MAX_BYTES', 1, Number.MAX_SAFE_INTEGER).default(100 * MB),
   SESSION_REPLAY_MAX_BYTES: intFrom('SESSION_REPLAY_MAX_BYTES', 1, Number.MAX_SAFE_INTEGER).default(20 * MB),
-  RUNTIME_CLI: z.string().min(1).default('runtime'),
+  RUNTIME_CLI: z.string().min(1).optional(),
   RUNTIME_CLI_TIMEOUT_MS: intFrom('RUNTIME_CLI_TIMEOUT_MS', 1, 600_000).default(15_000),
+  RUNTIME_MEMORY_TIMEOUT_MS: intFrom('RUNTIME_MEMORY_TIMEOUT_MS', 1, 3_600_000).default(60_000),
+  RUNTIME_WAKE_TIMEOUT_MS: intFrom('RUNTIME_WAKE_TIMEOUT_MS', 1, 3_600_000).default(60_000),
+  RUNTIME_TURN_TIMEOUT_MS: intFrom('RUNTIME_TURN_TIMEOUT_MS', 1, 3_600_000).default(600_000),
   RUNTIME_STATE_DIR: z.string().min(1).optional(),
+  OPENCLAW_STATE_DIR: z.string().min(1).optional(),
   DISPATCHER_INTERVAL_MS: intFrom('DISPATCHER_INTERVAL_MS', 0, 86_400_000).default(30_000),
   CRON_MANAGER_PORT: intFrom('CRON_MANAGER_PORT', 0, 65535).default(3878),
   LOG_LEVEL: z
@@ -95,6 +100,8 @@ export interface Config {
   sessionReplayMaxBytes: number;
   runtimeCli: string;
   runtimeCliTimeoutMs: number;
+  /** Calls slower than a listing, by kind (core/runtime/calls.ts). */
+  runtimeTimeoutsByKind: { memory: number; wake: number; turn: number };
   runtimeStateDir: string;
   dispatcherIntervalMs: number;
   /** Issue 18: the runner's webhook delivery pass every this many ms (0: off; the scheduled Lambda runs it too). */
@@ -140,6 +147,33 @@ function parseEnv<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv): z.out
   return parsed.data;
 }
 
+/** The contract's runtime executable, and the released runtime's (OpenClaw), found where it is installed. */
+const CONTRACT_RUNTIME_CLI = 'runtime';
+const RELEASED_RUNTIME_CLI = 'openclaw';
+
+/** Whether `name` is an executable file in one of PATH's folders. */
+function executableOnPath(name: string, searchPath: string | undefined): boolean {
+  return (searchPath ?? '').split(path.delimiter).some((dir) => {
+    if (!dir) return false;
+    try {
+      accessSync(path.join(dir, name), constants.X_OK);
+      return statSync(path.join(dir, name)).isFile();
+    } catch {
+      return false;
+    }
+  });
+}
+
+/**
+ * RUNTIME_STATE_DIR, else the runtime's own OPENCLAW_STATE_DIR, else where the runtime keeps its
+ * state by default (~/.openclaw) when it is there, else the contract's ~/.runtime.
+ */
+function runtimeStateDir(configured: string | undefined, home: string): string {
+  if (configured) return path.resolve(configured);
+  const released = path.join(home, '.openclaw');
+  return existsSync(released) ? released : path.join(home, '.runtime');
+}
+
 export function parseConfig(env: NodeJS.ProcessEnv): Config {
   const e = parseEnv(envSchema, env);
   const dataDir = path.resolve(e.DATA_DIR);
@@ -155,9 +189,10 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     s3Endpoint: e.S3_ENDPOINT,
     restoreMaxBytes: e.RESTORE_MAX_BYTES,
     sessionReplayMaxBytes: e.SESSION_REPLAY_MAX_BYTES,
-    runtimeCli: e.RUNTIME_CLI,
+    runtimeCli: e.RUNTIME_CLI ?? (executableOnPath(RELEASED_RUNTIME_CLI, env.PATH) ? RELEASED_RUNTIME_CLI : CONTRACT_RUNTIME_CLI),
     runtimeCliTimeoutMs: e.RUNTIME_CLI_TIMEOUT_MS,
-    runtimeStateDir: path.resolve(e.RUNTIME_STATE_DIR ?? path.join(homedir(), '.runtime')),
+    runtimeTimeoutsByKind: { memory: e.RUNTIME_MEMORY_TIMEOUT_MS, wake: e.RUNTIME_WAKE_TIMEOUT_MS, turn: e.RUNTIME_TURN_TIMEOUT_MS },
+    runtimeStateDir: runtimeStateDir(e.RUNTIME_STATE_DIR ?? e.OPENCLAW_STATE_DIR, env.HOME || homedir()),
     dispatcherIntervalMs: e.DISPATCHER_INTERVAL_MS,
     webhookDeliveryIntervalMs: e.WEBHOOK_DELIVERY_INTERVAL_MS,
     auditSearchFoldIntervalMs: e.AUDIT_SEARCH_FOLD_INTERVAL_MS,

@@ -21,7 +21,7 @@ const isOffline = () => command() === 'offline';
 /** Values that must never reach a template: resolved at cold start from SSM instead (infra/secrets/secret-parameters.ts). */
 const SECRETS = ['DASHBOARD_AUTH_TOKEN', 'DATABASE_URL'];
 /** Meaningful to the local runner only; on Lambda they would mislead (a port, a path of the packaging machine). */
-const LOCAL_ONLY = ['HOST', 'PORT', 'DATA_DIR', 'SNAPSHOT_DIR', 'RUNTIME_STATE_DIR', 'DISPATCHER_INTERVAL_MS', 'CRON_MANAGER_PORT', 'TASK_SERVER_URL', 'RUNTIME_MCP_MUTATIONS', 'TEST_DATABASE_URL', 'LAMBDA_PORT'];
+const LOCAL_ONLY = ['HOST', 'PORT', 'DATA_DIR', 'SNAPSHOT_DIR', 'RUNTIME_STATE_DIR', 'OPENCLAW_STATE_DIR', 'DISPATCHER_INTERVAL_MS', 'CRON_MANAGER_PORT', 'TASK_SERVER_URL', 'RUNTIME_MCP_MUTATIONS', 'TEST_DATABASE_URL', 'LAMBDA_PORT'];
 /** Read by this file at packaging time, not by the handlers. */
 const PACKAGING_ONLY = ['ALLOW_PUBLIC_API', 'CORS_ORIGINS', 'LOG_RETENTION_DAYS', 'THROTTLE_RATE_LIMIT', 'THROTTLE_BURST_LIMIT', 'LAMBDA_SOURCE_MAPS'];
 

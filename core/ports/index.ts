@@ -14,7 +14,7 @@ export type { Clock } from './clock';
 export type { Ids } from './ids';
 export type { EventBus, DomainEvent, EventChannel, InlineEvent } from './events';
 export type { Storage, FallbackData } from './storage';
-export type { Runtime, LegacyJobFiles, DataFile } from './runtime';
+export type { Runtime, RuntimeDocument, RuntimeCallOptions, LegacyJobFiles, DataFile } from './runtime';
 export type { WebhookTransport, WebhookRequest, WebhookResponse } from './webhooks';
 
 /**

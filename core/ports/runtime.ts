@@ -4,8 +4,12 @@
  * Adapters throw RuntimeCallError (core/errors.ts) for every failure kind of the contract.
  */
 export interface Runtime {
-  /** Runs `RUNTIME_CLI ...args` (no shell) and returns its JSON document. */
-  run(args: readonly string[]): Promise<Record<string, unknown>>;
+  /**
+   * Runs `RUNTIME_CLI ...args` (no shell) and returns its JSON document: an object, or a top-level
+   * array where the released runtime prints one (`agents list`). With `output: 'text'` the call prints
+   * plain text, answered as `{text, warnings}` (stdout, and stderr's lines).
+   */
+  run(args: readonly string[], options?: RuntimeCallOptions): Promise<RuntimeDocument>;
   /** Absolute path of RUNTIME_STATE_DIR (sessions and transcripts); read-only. */
   readonly stateDir: string;
   /**
@@ -13,6 +17,14 @@ export interface Runtime {
    * fakes need not provide it; the session reader answers 502 (unavailable) without it.
    */
   readonly files?: RuntimeStateFiles;
+}
+
+/** What a runtime call printed: one JSON object, or one JSON array. */
+export type RuntimeDocument = Record<string, unknown> | unknown[];
+
+export interface RuntimeCallOptions {
+  /** 'text' for a call that prints plain text instead of JSON; 'json' (the default) otherwise. */
+  output?: 'json' | 'text';
 }
 
 /**

@@ -3,12 +3,13 @@ import { parseQuery } from '../query-params';
 import { OPERATOR_ACTOR } from '../actors';
 import { recordChange } from '../audit/record-change';
 import { RateLimitedError, RuntimeCallError, ValidationError } from '../errors';
-import type { Db, Deps } from '../ports';
+import type { Db, Deps, RuntimeDocument } from '../ports';
 import { settingByKey } from '../settings/catalog';
 import { requireDb } from '../storage';
 import { parseInput } from '../validation';
 import { runtimeCalls } from './calls';
 import { sessionKeySchema } from './ids';
+import { replyText } from './payload';
 
 /** Used when the settings table holds no valid value (documented in docs/api-choices.md). */
 export const CHAT_DEFAULTS = { MAX_MESSAGE_LENGTH: 10_000, CHAT_RATE_LIMIT: 20 } as const;
@@ -101,7 +102,7 @@ export async function sendChatMessage(deps: Deps, body: unknown) {
     });
   });
 
-  let doc: Record<string, unknown>;
+  let doc: RuntimeDocument;
   try {
     doc = await deps.runtime.run(runtimeCalls.agentMessage(input.sessionKey, withContextPrefix(input.message, input.context)));
   } catch (err) {
@@ -119,7 +120,7 @@ export async function sendChatMessage(deps: Deps, body: unknown) {
     }
     throw err;
   }
-  const reply = typeof doc.reply === 'string' ? doc.reply : '';
+  const reply = replyText(doc) ?? '';
   const replyId = deps.ids.uuid();
   const repliedAt = deps.clock.now();
   await db.transaction(async (tx) => {

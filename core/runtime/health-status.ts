@@ -2,12 +2,13 @@ import { healthStatus, type GatewayStatus } from '../health/health';
 import { RuntimeCallError } from '../errors';
 import type { Deps } from '../ports';
 import { runtimeCalls } from './calls';
-import { isRecord } from './payload';
+import { arrayField, fieldsOf, isRecord } from './payload';
+import { lastRunStatus } from './scheduled-jobs';
 
 /** The gateway section from the runtime's health call; any failure is reported as what it was. */
 async function gatewayStatus(deps: Pick<Deps, 'runtime'>): Promise<GatewayStatus & Record<string, unknown>> {
   try {
-    const doc = await deps.runtime.run(runtimeCalls.health());
+    const doc = fieldsOf(await deps.runtime.run(runtimeCalls.health()));
     const agents = Array.isArray(doc.agents) ? doc.agents : [];
     return {
       status: 'connected',
@@ -25,9 +26,8 @@ async function gatewayStatus(deps: Pick<Deps, 'runtime'>): Promise<GatewayStatus
 /** The optional cron check: how many jobs the scheduler holds and how many failed their last run. */
 async function cronCheck(deps: Pick<Deps, 'runtime'>) {
   try {
-    const doc = await deps.runtime.run(runtimeCalls.cronList());
-    const jobs = Array.isArray(doc.jobs) ? doc.jobs.filter(isRecord) : [];
-    const failing = jobs.filter((j) => isRecord(j.state) && j.state.lastStatus === 'error').length;
+    const jobs = arrayField(await deps.runtime.run(runtimeCalls.cronList()), 'jobs', 'cron list').filter(isRecord);
+    const failing = jobs.filter((j) => lastRunStatus(j) === 'error').length;
     return { healthy: failing === 0, status: failing === 0 ? 'ok' : 'failing_jobs', count: jobs.length, failing };
   } catch (err) {
     if (!(err instanceof RuntimeCallError)) throw err;

@@ -36,12 +36,21 @@ export function parseJobId(value: unknown, name = 'id'): string {
   return parseInput(jobIdSchema, value, name);
 }
 
-/** The parts of a session key `agent:<agentId>:<kind>:<id>`, or undefined for any other form. */
-export function parseSessionKey(key: string | null | undefined): { agentId: string; kind: string; id: string } | undefined {
+/**
+ * The parts of a session key: `agent:<agentId>:<kind>:<id>` (the contract), or `agent:<agentId>:<kind>`
+ * (the released runtime's agent main session `agent:main:main`, whose id is null); undefined for any
+ * other form.
+ */
+export function parseSessionKey(key: string | null | undefined): { agentId: string; kind: string; id: string | null } | undefined {
   if (!key) return undefined;
-  const match = /^agent:([^:]+):([^:]+):(.+)$/.exec(key);
+  const match = /^agent:([^:]+):([^:]+)(?::(.+))?$/.exec(key);
   if (!match) return undefined;
-  const [, agentId, kind, id] = match as unknown as [string, string, string, string];
+  const [, agentId, kind, id] = match as unknown as [string, string, string, string | undefined];
   if (!fileNameIdSchema.safeParse(agentId).success) return undefined;
-  return { agentId, kind, id };
+  return { agentId, kind, id: id ?? null };
+}
+
+/** The main session of an agent, where the released runtime delivers system events meant for it. */
+export function mainSessionKey(agentId: string): string {
+  return `agent:${agentId}:main`;
 }

@@ -9,14 +9,20 @@ import { parseInput } from '../validation';
 import { runtimeCalls } from './calls';
 import { fileNameIdSchema } from './ids';
 import { requireKnownAgent } from './known-ids';
-import { arrayField, isRecord } from './payload';
+import { arrayField, fieldsOf, isRecord } from './payload';
 
 /** `source` of every proxy answer (spec 01 "Health and status"). */
 export const RUNTIME_SOURCE = 'runtime-cli';
 
-const filterValue = z
-  .string()
-  .regex(/^[A-Za-z0-9_][A-Za-z0-9_.:-]{0,63}$/, 'must be 1 to 64 letters, digits or ._:- characters, not starting with a dash');
+/**
+ * The filters the runtime's `tasks list` accepts (it refuses any other value, so an unknown one is
+ * the caller's mistake, answered 400 before the runtime is asked). The contract names no values;
+ * these are the released runtime's.
+ */
+export const RUNTIME_TASK_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'timed_out', 'cancelled', 'lost', 'blocked'] as const;
+export const RUNTIME_TASK_KINDS = ['subagent', 'acp', 'cron', 'cli'] as const;
+const oneOf = (values: readonly [string, ...string[]]) =>
+  z.enum(values, { message: `must be one of ${values.join(', ')}` });
 const agentParam = fileNameIdSchema.default('main');
 const limitParam = (max: number, fallback: number) =>
   z.coerce
@@ -28,7 +34,7 @@ const limitParam = (max: number, fallback: number) =>
 
 /** GET /api/runtime/health: the runtime's own health document; failure or an error payload is a 502. */
 export async function runtimeHealth(deps: Pick<Deps, 'runtime'>) {
-  const doc = await deps.runtime.run(runtimeCalls.health());
+  const doc = fieldsOf(await deps.runtime.run(runtimeCalls.health()));
   return {
     source: RUNTIME_SOURCE,
     ok: doc.ok === true,
@@ -39,7 +45,7 @@ export async function runtimeHealth(deps: Pick<Deps, 'runtime'>) {
   };
 }
 
-const runtimeTasksQuery = z.strictObject({ runtime: filterValue.optional(), status: filterValue.optional() });
+const runtimeTasksQuery = z.strictObject({ runtime: oneOf(RUNTIME_TASK_KINDS).optional(), status: oneOf(RUNTIME_TASK_STATUSES).optional() });
 
 /** GET /api/runtime/tasks?runtime&status */
 export async function runtimeTasks(deps: Pick<Deps, 'runtime'>, query: unknown) {
@@ -48,10 +54,25 @@ export async function runtimeTasks(deps: Pick<Deps, 'runtime'>, query: unknown) 
   return { source: RUNTIME_SOURCE, count: tasks.length, tasks };
 }
 
-/** GET /api/runtime/tasks/audit */
+/**
+ * GET /api/runtime/tasks/audit: `{stale, broken}`. The contract's runtime prints those two lists; the
+ * released one prints `{findings: [{code, severity, …}], summary}`, whose `stale_*` findings are the
+ * stale list and every other finding the broken one; its findings and summary are passed on as well.
+ */
 export async function runtimeTaskAudit(deps: Pick<Deps, 'runtime'>) {
-  const doc = await deps.runtime.run(runtimeCalls.tasksAudit());
-  return { source: RUNTIME_SOURCE, stale: arrayField(doc, 'stale', 'tasks audit'), broken: arrayField(doc, 'broken', 'tasks audit') };
+  const doc = fieldsOf(await deps.runtime.run(runtimeCalls.tasksAudit()));
+  if (doc.findings === undefined) {
+    return { source: RUNTIME_SOURCE, stale: arrayField(doc, 'stale', 'tasks audit'), broken: arrayField(doc, 'broken', 'tasks audit') };
+  }
+  const findings = arrayField(doc, 'findings', 'tasks audit');
+  const isStale = (f: unknown) => isRecord(f) && typeof f.code === 'string' && f.code.startsWith('stale_');
+  return {
+    source: RUNTIME_SOURCE,
+    stale: findings.filter(isStale),
+    broken: findings.filter((f) => !isStale(f)),
+    findings,
+    summary: isRecord(doc.summary) ? doc.summary : null,
+  };
 }
 
 /** GET /api/runtime/agents: entries without a string id are the runtime's error, not ours to pass on. */
@@ -74,7 +95,7 @@ export async function indexRuntimeMemory(deps: Deps, query: unknown) {
   const { agent } = parseQuery(memoryIndexQuery, query);
   const db = requireDb(deps.storage);
   await requireKnownAgent(deps, agent);
-  const result = await deps.runtime.run(runtimeCalls.memoryIndex(agent));
+  const result = await memoryIndexResult(deps, agent);
   await db.transaction((tx) =>
     recordChange(deps, tx, {
       actor: OPERATOR_ACTOR,
@@ -85,6 +106,26 @@ export async function indexRuntimeMemory(deps: Deps, query: unknown) {
     }),
   );
   return { source: RUNTIME_SOURCE, success: true, agentId: agent, result };
+}
+
+/**
+ * `memory index` as the contract has it (`--json`, any JSON object), or, when the runtime refuses
+ * `--json` as the released one does, the same call without it: its line of text is `{output}` and
+ * its warnings (stderr: a degraded vector index, say) are `{warnings}`.
+ */
+async function memoryIndexResult(deps: Pick<Deps, 'runtime'>, agent: string): Promise<unknown> {
+  try {
+    return await deps.runtime.run(runtimeCalls.memoryIndex(agent));
+  } catch (err) {
+    if (!(err instanceof RuntimeCallError && refusesJsonOption(err))) throw err;
+  }
+  const printed = fieldsOf(await deps.runtime.run(runtimeCalls.memoryIndexText(agent), { output: 'text' }));
+  return { output: printed.text, warnings: printed.warnings };
+}
+
+/** The runtime's answer to an option it does not know, naming `--json`. */
+function refusesJsonOption(err: RuntimeCallError): boolean {
+  return err.failure === 'failed' && /(not recogni[sz]e|unknown|unrecogni[sz]ed) option\W+--json\b/i.test(err.message);
 }
 
 const promoteQuery = z.strictObject({ agent: agentParam, limit: limitParam(1000, 10) });
@@ -104,8 +145,9 @@ export async function promoteRuntimeMemory(deps: Deps, body: unknown) {
   const { agent, limit } = parseInput(promoteBody, body ?? {}, 'body');
   const db = requireDb(deps.storage);
   await requireKnownAgent(deps, agent);
-  const doc = await deps.runtime.run(runtimeCalls.memoryPromote(agent, limit, true));
-  const promoted = arrayField(doc, 'promoted', 'memory promote --apply');
+  const doc = fieldsOf(await deps.runtime.run(runtimeCalls.memoryPromote(agent, limit, true)));
+  // The released runtime answers the applied promotion as apply.appliedCandidates.
+  const promoted = isRecord(doc.apply) && doc.promoted === undefined ? arrayField(doc.apply, 'appliedCandidates', 'memory promote --apply') : arrayField(doc, 'promoted', 'memory promote --apply');
   await db.transaction((tx) =>
     recordChange(deps, tx, {
       actor: OPERATOR_ACTOR,

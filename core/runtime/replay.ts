@@ -1,4 +1,5 @@
 import { isRecord } from './payload';
+import { treePlaceOf } from './transcript-tree';
 
 /**
  * Transcript replay normalization (docs/runtime-contract.md §2, spec 01 "Replay rules"):
@@ -52,6 +53,40 @@ export interface ReplayEvent {
   isError?: boolean;
   model?: { provider: string | null; modelId: string | null };
   meta?: { id: string | null; cwd: string | null };
+  /** The entry's id and parent in the released runtime's transcript tree (transcript-tree.ts). */
+  entryId?: string;
+  parentId?: string | null;
+  /** True for an entry off the branch that was kept (a rewind left it behind). */
+  rewound?: boolean;
+  /**
+   * What the runtime recorded about an assistant message (on its first event only, so that sums
+   * over events count each message once): provider, model, stop reason, token usage and cost.
+   */
+  assistant?: AssistantMessageInfo;
+  /** A turn that ended before any reply (`run-failed-before-reply`): its run and error. */
+  failedTurn?: { runId: string | null; error: string | null };
+}
+
+export interface AssistantMessageInfo {
+  provider: string | null;
+  model: string | null;
+  stopReason: string | null;
+  usage: Record<string, unknown> | null;
+  /** The cost of the message as the runtime priced it (usage.cost), or null. */
+  cost: Record<string, unknown> | null;
+}
+
+/** The runtime's record of an assistant message, or undefined when it wrote none of it (the contract's transcripts). */
+export function assistantInfoOf(message: Record<string, unknown>): AssistantMessageInfo | undefined {
+  if (message.usage === undefined && message.provider === undefined && message.model === undefined && message.stopReason === undefined) return undefined;
+  const usage = isRecord(message.usage) ? message.usage : null;
+  return {
+    provider: str(message.provider),
+    model: str(message.model),
+    stopReason: str(message.stopReason),
+    usage,
+    cost: usage && isRecord(usage.cost) ? usage.cost : null,
+  };
 }
 
 /** A transcript line, parsed once: the value, or a marker that it did not parse. */
@@ -97,6 +132,13 @@ const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
  * Tool pairing (resultLine, callLine) is filled in by the caller, which sees the other lines.
  */
 export function eventsOfLine(line: number, parsed: ParsedLine, previewLimit: number | null = PREVIEW_CHARS): ReplayEvent[] {
+  const events = eventsOfEntry(line, parsed, previewLimit);
+  const place = treePlaceOf(parsed);
+  if (place) for (const event of events) Object.assign(event, { entryId: place.id, parentId: place.parentId });
+  return events;
+}
+
+function eventsOfEntry(line: number, parsed: ParsedLine, previewLimit: number | null): ReplayEvent[] {
   const base = (kind: ReplayEventKind, type: string, extra: Partial<ReplayEvent> = {}): ReplayEvent => ({
     line,
     block: 0,
@@ -125,6 +167,17 @@ export function eventsOfLine(line: number, parsed: ParsedLine, previewLimit: num
   if (type === 'model_change') {
     return [base('model_change', type, { timestamp, model: { provider: str(entry.provider), modelId: str(entry.modelId) } })];
   }
+  // The released runtime records the model as a custom entry rather than a model_change line.
+  if (type === 'custom' && entry.customType === 'model-snapshot') {
+    const data = isRecord(entry.data) ? entry.data : {};
+    return [base('model_change', type, { timestamp, model: { provider: str(data.provider), modelId: str(data.modelId) } })];
+  }
+  // A turn the runtime gave up on before the agent said anything: a failed assistant turn.
+  if (type === 'custom_message' && entry.customType === 'run-failed-before-reply') {
+    const details = isRecord(entry.details) ? entry.details : {};
+    const { text, clipped } = clip(contentText(entry.content), previewLimit);
+    return [base('other', type, { role: 'assistant', timestamp, preview: text, clipped, isError: true, failedTurn: { runId: str(details.runId), error: str(details.error) } })];
+  }
   if (type === 'compaction') {
     const { text, clipped } = clip(contentText(entry.summary ?? ''), previewLimit);
     return [base('compaction', type, { timestamp, preview: text || null, clipped })];
@@ -138,7 +191,10 @@ export function eventsOfLine(line: number, parsed: ParsedLine, previewLimit: num
     }
     if (role === 'assistant') {
       const blocks = Array.isArray(message.content) ? message.content : [message.content];
-      return blocks.map((block, index) => assistantBlockEvent(base, block, index, timestamp, previewLimit));
+      const events = blocks.map((block, index) => assistantBlockEvent(base, block, index, timestamp, previewLimit));
+      const assistant = assistantInfoOf(message);
+      if (assistant && events[0]) events[0].assistant = assistant;
+      return events;
     }
     if (role === 'toolResult') {
       const result = clip(contentText(message.content), previewLimit);

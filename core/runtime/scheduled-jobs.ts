@@ -3,7 +3,7 @@ import { parseQuery } from '../query-params';
 import { OPERATOR_ACTOR } from '../actors';
 import { recordChange } from '../audit/record-change';
 import { ConflictError, ExecutionFailedError, NotFoundError, RuntimeCallError } from '../errors';
-import type { Deps } from '../ports';
+import type { Deps, RuntimeDocument } from '../ports';
 import { requireDb } from '../storage';
 import { parseInput } from '../validation';
 import { runtimeCalls } from './calls';
@@ -30,13 +30,18 @@ export interface ScheduledJob {
 /** Scheduler lastStatus → job status (spec 01 Scheduled job). Anything else is unknown. */
 const jobStatusByLastStatus: Readonly<Record<string, ScheduledJob['status']>> = { ok: 'success', error: 'failed' };
 
-/** Run entry status → run history status. Anything not listed counts as failed (a run that did not say ok). */
-const runStatusByEntryStatus: Readonly<Record<string, 'success' | 'failed' | 'running'>> = {
+/**
+ * Run entry status → run history status. `skipped` is the released runtime's run that was due but
+ * did not start (an unresolved owner, a run already in flight): neither a success nor a failure.
+ * Anything not listed counts as failed (a run that did not say ok).
+ */
+const runStatusByEntryStatus: Readonly<Record<string, 'success' | 'failed' | 'running' | 'skipped'>> = {
   ok: 'success',
   success: 'success',
   error: 'failed',
   failed: 'failed',
   running: 'running',
+  skipped: 'skipped',
 };
 
 const UNITS: Array<[number, string]> = [
@@ -86,26 +91,42 @@ export function normalizeSchedulerRecord(record: unknown): ScheduledJob | undefi
     description: typeof record.description === 'string' ? record.description : '',
     schedule: readableSchedule(record.schedule),
     enabled: record.enabled === true,
-    status: (typeof state.lastStatus === 'string' && jobStatusByLastStatus[state.lastStatus]) || 'unknown',
+    status: jobStatusByLastStatus[lastRunStatus(record) ?? ''] || 'unknown',
     lastRun: isoFromEpochMs(state.lastRunAtMs),
     nextRun: isoFromEpochMs(state.nextRunAtMs),
-    agentId: stringOrNull(record.agentId),
+    // The released runtime leaves agentId out of jobs that run as the default agent and names it in effectiveAgentId.
+    agentId: stringOrNull(record.agentId) ?? stringOrNull(record.effectiveAgentId),
     model: stringOrNull(payload.model),
     legacy: false,
     _raw: record,
   };
 }
 
-/** A run history entry: {id, status, startedAt}, with the entry itself under _raw. */
+/**
+ * A run history entry: {id, status, startedAt, finishedAt, sessionKey}, with the entry itself under
+ * _raw. The contract's entry is `{id, ts (start), status}`; the released runtime's is
+ * `{runId, runAtMs (start), ts (finish), status, sessionKey?}`: with runAtMs present, ts is the finish.
+ */
 export function normalizeRunEntry(entry: unknown, jobId: string) {
   const e = isRecord(entry) ? entry : {};
-  const startedAt = isoFromEpochMs(e.ts);
+  const released = e.runAtMs !== undefined;
+  const startMs = released ? e.runAtMs : e.ts;
+  const id = stringOrNull(e.id) ?? stringOrNull(e.runId) ?? `${jobId}@${typeof startMs === 'number' ? startMs : 'unknown'}`;
   return {
-    id: typeof e.id === 'string' && e.id ? e.id : `${jobId}@${typeof e.ts === 'number' ? e.ts : 'unknown'}`,
+    id,
     status: (typeof e.status === 'string' && runStatusByEntryStatus[e.status]) || 'failed',
-    startedAt,
+    startedAt: isoFromEpochMs(startMs),
+    finishedAt: released ? isoFromEpochMs(e.ts) : null,
+    sessionKey: stringOrNull(e.sessionKey),
     _raw: entry,
   };
+}
+
+/** The scheduler's last run status: `state.lastStatus` in the contract, `state.lastRunStatus` in the released runtime. */
+export function lastRunStatus(record: Record<string, unknown>): string | undefined {
+  const state = isRecord(record.state) ? record.state : {};
+  const status = state.lastStatus ?? state.lastRunStatus;
+  return typeof status === 'string' ? status : undefined;
 }
 
 const cronField = z.string().trim().regex(/^[0-9A-Za-z*/,?#LW-]{1,64}$/, 'must be a cron field such as *, 5, */10, 1-5 or MON').default('*');
@@ -192,7 +213,7 @@ async function audit(deps: Deps, action: string, jobId: string, newValue: unknow
 export async function runJobNow(deps: Deps, rawId: unknown) {
   const id = parseJobId(rawId);
   requireDb(deps.storage);
-  let data: Record<string, unknown>;
+  let data: RuntimeDocument;
   try {
     await requireKnownJob(deps, id);
     data = await deps.runtime.run(runtimeCalls.cronRun(id));

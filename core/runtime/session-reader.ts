@@ -6,7 +6,8 @@ import type { IndexedTranscript, RuntimeStateFiles, TranscriptIndexer, Transcrip
 import { fileNameIdSchema, parseSessionId, parseSessionKey } from './ids';
 import { isRecord } from './payload';
 import { ReplayLineScanner } from './replay-line-scan';
-import { eventsOfLine, parseLine, toolCallIdsOf, toolResultIdOf, type ParsedLine, type ReplayEvent, type ToolCallInfo, type ToolResultInfo } from './replay';
+import { assistantInfoOf, eventsOfLine, parseLine, toolCallIdsOf, toolResultIdOf, type AssistantMessageInfo, type ParsedLine, type ReplayEvent, type ToolCallInfo, type ToolResultInfo } from './replay';
+import { emptyTree, isRewound, noteTreeEntry, treePlaceOf, type TranscriptTree } from './transcript-tree';
 
 /** Spec 01 "Agent-runtime session reader" limits. */
 export const EVENTS_DEFAULT_LIMIT = 500;
@@ -169,6 +170,8 @@ interface ReplayIndex {
   unplainResultLines: Set<number>;
   /** Reads lines from bytes while the index is built or grown. */
   scanner: ReplayLineScanner;
+  /** The entries' tree (the released runtime's transcripts): which were rewound. */
+  tree: TranscriptTree;
 }
 
 /** Lines per id, ascending; most ids are on one line, kept as the number itself rather than a list. */
@@ -196,7 +199,16 @@ function noteCalls(index: ReplayIndex, n: number, calls: readonly string[]): voi
 
 const replayIndexer: TranscriptIndexer<ReplayIndex> = {
   name: 'replay',
-  start: () => ({ partial: false, lastNonBlankLine: 0, callLines: new Map(), unplainCallLines: new Set(), resultLines: new Map(), unplainResultLines: new Set(), scanner: new ReplayLineScanner() }),
+  start: () => ({
+    partial: false,
+    lastNonBlankLine: 0,
+    callLines: new Map(),
+    unplainCallLines: new Set(),
+    resultLines: new Map(),
+    unplainResultLines: new Set(),
+    scanner: new ReplayLineScanner(),
+    tree: emptyTree(),
+  }),
   visit(index, n, text) {
     if (isBlank(text)) return;
     index.lastNonBlankLine = n;
@@ -205,6 +217,7 @@ const replayIndexer: TranscriptIndexer<ReplayIndex> = {
       index.partial = true;
       return;
     }
+    noteTreeEntry(index.tree, parsed);
     const calls = toolCallIdsOf(parsed);
     if (calls.length > 0 && !text.includes('"toolCall"')) index.unplainCallLines.add(n);
     noteCalls(index, n, calls);
@@ -216,6 +229,8 @@ const replayIndexer: TranscriptIndexer<ReplayIndex> = {
   },
   // ids read from bytes are written plainly, so the text holds `"toolCall"` and the id: never unplain
   visitBytes(index, n, bytes, start, end) {
+    // a tree entry (it names its parentId) is read from its text, where its id and parent are parsed
+    if (containsAscii(bytes, start, end, PARENT_ID_NAME)) return false;
     const facts = index.scanner.scan(bytes, start, end);
     if (!facts) return false;
     if (facts.blank) return true;
@@ -225,6 +240,25 @@ const replayIndexer: TranscriptIndexer<ReplayIndex> = {
     return true;
   },
 };
+
+const PARENT_ID_NAME = '"parentId"';
+
+/** Whether bytes [start, end) hold the ASCII text `needle`. */
+function containsAscii(bytes: Uint8Array, start: number, end: number, needle: string): boolean {
+  const first = needle.charCodeAt(0);
+  outer: for (let i = start; i <= end - needle.length; i++) {
+    if (bytes[i] !== first) continue;
+    for (let j = 1; j < needle.length; j++) if (bytes[i + j] !== needle.charCodeAt(j)) continue outer;
+    return true;
+  }
+  return false;
+}
+
+/** Sets `rewound` on the events of tree entries: true off the kept branch. */
+function markRewound<T extends { entryId?: string; rewound?: boolean }>(events: T[], tree: TranscriptTree): T[] {
+  for (const event of events) if (event.entryId !== undefined) event.rewound = isRewound(tree, event.entryId);
+  return events;
+}
 
 /** The first line of an ascending list after `after` that `keep` accepts, or null. */
 function firstAfter(lines: readonly number[] | undefined, after: number, keep: (line: number) => boolean = () => true): number | null {
@@ -330,7 +364,7 @@ export async function sessionEvents(deps: Pick<Deps, 'runtime'>, rawSessionId: u
     return {
       sessionId,
       agentId: q.agent,
-      events: page.events,
+      events: markRewound(page.events, indexed.state.tree),
       nextAfterLine: page.hasMore ? page.lastPageLine : Math.max(q.afterLine, indexed.totalLines),
       hasMore: page.hasMore,
       totalLines: indexed.totalLines,
@@ -345,11 +379,13 @@ export async function sessionEvents(deps: Pick<Deps, 'runtime'>, rawSessionId: u
   let partial = false;
   let lastPageLine = 0;
   let hasMore = false;
+  const tree = emptyTree();
 
   const totalLines = await scan(transcript, (n, text) => {
     if (isBlank(text)) return;
     const parsed = parseLine(text);
     if (!parsed.ok) partial = true;
+    noteTreeEntry(tree, parsed);
     const pageFull = events.length >= q.limit;
     if (n <= q.afterLine || pageFull) {
       if (pageFull && n > lastPageLine) hasMore = true;
@@ -384,7 +420,7 @@ export async function sessionEvents(deps: Pick<Deps, 'runtime'>, rawSessionId: u
   return {
     sessionId,
     agentId: q.agent,
-    events,
+    events: markRewound(events, tree),
     nextAfterLine: hasMore ? lastPageLine : Math.max(q.afterLine, totalLines),
     hasMore,
     totalLines,
@@ -413,8 +449,10 @@ export async function sessionEventDetail(deps: Pick<Deps, 'runtime'>, rawSession
   let events: ReplayEvent[] = [];
   const callLineById = new Map<string, number>();
   const awaiting = new Map<string, ToolCallInfo>();
+  const tree = emptyTree();
 
   const totalLines = await scan(transcript, (n, text) => {
+    if (text.includes(PARENT_ID_NAME)) noteTreeEntry(tree, parseLine(text));
     if (n < line) {
       // Only a line that calls a tool can matter to the target's pairing; the rest are not parsed.
       if (!text.includes('"toolCall"')) return;
@@ -446,7 +484,7 @@ export async function sessionEventDetail(deps: Pick<Deps, 'runtime'>, rawSession
   });
 
   if (!target || events.length === 0) throw new NotFoundError('Event not found', { line, totalLines });
-  const [event, ...extraEvents] = events;
+  const [event, ...extraEvents] = markRewound(events, tree);
   return {
     sessionId,
     agentId: q.agent,
@@ -479,7 +517,7 @@ async function indexedEventDetail(indexed: IndexedTranscript<ReplayIndex>, sessi
     }
   }
   for (const [id, call] of awaiting) call.resultLine = firstAfter(linesOf(index.resultLines, id), line, (n) => !index.unplainResultLines.has(n));
-  const [event, ...extraEvents] = events;
+  const [event, ...extraEvents] = markRewound(events, index.tree);
   return { sessionId, agentId, line, found: true, event, extraEvents, source: target.ok ? target.value : target.text, totalLines, truncated: indexed.truncated };
 }
 
@@ -493,15 +531,41 @@ interface MessageEntry {
   timestamp?: unknown;
   data?: unknown;
   raw?: string;
+  /** As ReplayEvent: the released runtime's tree, and what it recorded about an assistant message. */
+  entryId?: string;
+  parentId?: string | null;
+  rewound?: boolean;
+  assistant?: AssistantMessageInfo;
+  /** A turn that ended before a reply (run-failed-before-reply), shown as a failed assistant message. */
+  failedTurn?: { runId: string | null; error: string | null };
 }
 
 /** A line as a message-view entry; undefined when `messagesOnly` and the line is not a message. */
 function messageEntry(n: number, parsed: ParsedLine, messagesOnly: boolean): MessageEntry | undefined {
+  const entry = messageEntryOf(n, parsed, messagesOnly);
+  const place = entry && treePlaceOf(parsed);
+  return place ? { ...entry, entryId: place.id, parentId: place.parentId } : entry;
+}
+
+function messageEntryOf(n: number, parsed: ParsedLine, messagesOnly: boolean): MessageEntry | undefined {
   if (!parsed.ok) return messagesOnly ? undefined : { line: n, type: 'invalid', message: null, raw: parsed.text.slice(0, 400) };
   const value = parsed.value;
   const type = isRecord(value) && typeof value.type === 'string' ? value.type : 'unknown';
   const message = isRecord(value) && type === 'message' && isRecord(value.message) ? value.message : undefined;
-  if (message) return { line: n, type, timestamp: (value as Record<string, unknown>).timestamp ?? null, message: { role: message.role ?? null, content: message.content ?? null } };
+  if (message) {
+    const assistant = message.role === 'assistant' ? assistantInfoOf(message) : undefined;
+    return { line: n, type, timestamp: (value as Record<string, unknown>).timestamp ?? null, message: { role: message.role ?? null, content: message.content ?? null }, ...(assistant ? { assistant } : {}) };
+  }
+  if (isRecord(value) && type === 'custom_message' && value.customType === 'run-failed-before-reply') {
+    const details = isRecord(value.details) ? value.details : {};
+    return {
+      line: n,
+      type,
+      timestamp: value.timestamp ?? null,
+      message: { role: 'assistant', content: value.content ?? null },
+      failedTurn: { runId: typeof details.runId === 'string' ? details.runId : null, error: typeof details.error === 'string' ? details.error : null },
+    };
+  }
   if (messagesOnly) return undefined;
   return { line: n, type, message: null, data: value };
 }
@@ -520,20 +584,22 @@ export async function sessionMessages(deps: Pick<Deps, 'runtime'>, rawSessionId:
   const transcript = await openOr404(filesOf(deps), q.agent, sessionId);
   const messages: MessageEntry[] = [];
   let hasMore = false;
+  const tree = emptyTree();
   await scan(transcript, (n, text) => {
+    if (text.includes(PARENT_ID_NAME)) noteTreeEntry(tree, parseLine(text));
     if (n <= q.after || hasMore || isBlank(text)) return;
     const full = messages.length >= q.limit;
     if (full && q.filter === 'all') {
       hasMore = true;
       return;
     }
-    if (full && !text.includes('"message"')) return;
+    if (full && !text.includes('"message"') && !text.includes('run-failed-before-reply')) return;
     const entry = messageEntry(n, parseLine(text), q.filter === 'messages');
     if (!entry) return;
     if (full) hasMore = true;
     else messages.push(entry);
   });
-  return { sessionId, messages, nextCursor: hasMore ? messages.at(-1)!.line : null, hasMore };
+  return { sessionId, messages: markRewound(messages, tree), nextCursor: hasMore ? messages.at(-1)!.line : null, hasMore };
 }
 
 const detailSessionQuery = z.strictObject({ agent: agentParam, messages: cappedCount(DETAIL_DEFAULT_MESSAGES, MESSAGES_MAX_LIMIT) });
@@ -554,11 +620,13 @@ export async function sessionDetail(deps: Pick<Deps, 'runtime'>, rawSessionId: u
   const last: MessageEntry[] = [];
   let seen = 0;
   let partial = false;
+  const tree = emptyTree();
   const totalLines = transcript
     ? await scan(transcript, (n, text) => {
         if (isBlank(text)) return;
         const parsed = parseLine(text);
         if (!parsed.ok) partial = true;
+        noteTreeEntry(tree, parsed);
         const entry = messageEntry(n, parsed, true);
         if (!entry) return;
         seen++;
@@ -569,7 +637,7 @@ export async function sessionDetail(deps: Pick<Deps, 'runtime'>, rawSessionId: u
   return {
     ...metadata,
     agentId: q.agent,
-    messages: last,
+    messages: markRewound(last, tree),
     totalLines,
     hasOlder: seen > last.length,
     oldestLine: last[0]?.line ?? null,

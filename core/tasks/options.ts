@@ -1,4 +1,6 @@
 import type { Deps } from '../ports';
+import { runtimeCalls } from '../runtime/calls';
+import { arrayField } from '../runtime/payload';
 
 export interface AgentOption {
   id: string;
@@ -19,8 +21,7 @@ const RUNTIME_DEFAULT_AGENT = 'main';
 /** Runtime agents ({agents: [{id, model?, name?}]}); a runtime that fails or answers oddly has none. */
 async function runtimeAgents(deps: Pick<Deps, 'runtime'>): Promise<Array<{ id: string; name?: string; model?: string }>> {
   try {
-    const answer = await deps.runtime.run(['agents', 'list', '--json']);
-    const agents = Array.isArray(answer.agents) ? answer.agents : [];
+    const agents = arrayField(await deps.runtime.run(runtimeCalls.agentsList()), 'agents', 'agents list');
     return agents
       .filter((a): a is Record<string, unknown> => typeof a === 'object' && a !== null && typeof (a as { id?: unknown }).id === 'string')
       .map((a) => ({

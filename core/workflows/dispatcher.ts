@@ -10,7 +10,7 @@ import { stuckConditionSql } from './run-queries';
 import { terminalRunStatuses, transitionOf, type RunTrigger } from './run-status';
 import { leaveSessionsSql, releaseTasksOfEndedRuns } from './run-store';
 import type { WorkflowRun } from './run';
-import { wakeAgents, type WakeOutcome } from './wake';
+import { wakeAgents, type WakeLane, type WakeOutcome } from './wake';
 import { releaseExpiredLeases } from '../agents/leases';
 import { AdmissionNeedsExclusive, dispatchIsCapped, openDispatchAdmission, type AdmissionMode, type CappedCounts } from './caps';
 
@@ -24,7 +24,8 @@ import { AdmissionNeedsExclusive, dispatchIsCapped, openDispatchAdmission, type 
  *    runs past their route's timeout timed out;
  * 2. dispatchQueuedRuns: queued runs by routing priority, asking the budget gate about each and
  *    admitting them under the concurrency caps and quota pauses (core/workflows/caps.ts);
- * 3. wakeTargets: each target agent through the runtime; a failed wake never undoes a dispatch;
+ * 3. wakeTargets: each target agent, at its main session, through the runtime; a failed wake never
+ *    undoes a dispatch; with a wake lane (the runner's timer) the tick does not wait for them;
  * 4. storeTickSummary (read by /api/workflow-runs/dispatcher/stats).
  * Every batch picks its rows FOR UPDATE SKIP LOCKED, so two ticks running at once never handle the same run.
  */
@@ -49,6 +50,11 @@ export interface TickInputs {
   source?: string;
   /** Rows per transaction (default 500). */
   batchSize?: number;
+  /**
+   * Where the wakes go without the tick waiting for them (the runner's timer); without one the
+   * tick sends them itself and counts them in its summary (the API, the Lambda, the CLI).
+   */
+  wakeLane?: WakeLane;
 }
 
 export interface TickSummary {
@@ -63,6 +69,8 @@ export interface TickSummary {
   woken: number;
   wakeFailed: number;
   wakeErrors: string[];
+  /** Wakes handed to the wake lane, sent after the tick (their outcome is not in this summary). */
+  wakesInBackground: number;
   budgetEnforcement: BudgetEnforcementCounts & { cancelledInFlight: number; gateErrors: number };
   /** Task claims whose lease lapsed, released by this tick. */
   leasesExpired: number;
@@ -98,7 +106,7 @@ export async function tick(deps: Deps, inputs: TickInputs = {}): Promise<TickSum
   const leasesExpired = await releaseExpiredLeases(deps, ctx.db, ctx.batchSize, MAX_BATCHES);
   const recovery = await recoverStaleRuns(deps, ctx);
   const dispatch = await dispatchQueuedRuns(deps, ctx);
-  const wake = await wakeTargets(deps, [...recovery.toWake, ...dispatch.toWake]);
+  const wake = await wakeTargets(deps, [...recovery.toWake, ...dispatch.toWake], inputs.wakeLane);
   const finished = deps.clock.now();
   const summary: TickSummary = {
     source: inputs.source ?? 'api',
@@ -466,10 +474,22 @@ async function dispatchBatch(deps: Deps, ctx: TickContext, tx: Db, slice: readon
   return part;
 }
 
-/** Phase 3: one wake per dispatched run, through the runtime; failures are counted, never undone. */
-export async function wakeTargets(deps: Deps, runs: readonly ChangedRun[]): Promise<Pick<TickSummary, 'woken' | 'wakeFailed' | 'wakeErrors'>> {
+/**
+ * Phase 3: one wake per dispatched run, through the runtime; failures are counted, never undone.
+ * With a wake lane the wakes are handed to it and the tick goes on without them.
+ */
+export async function wakeTargets(
+  deps: Deps,
+  runs: readonly ChangedRun[],
+  lane?: WakeLane,
+): Promise<Pick<TickSummary, 'woken' | 'wakeFailed' | 'wakeErrors' | 'wakesInBackground'>> {
+  if (lane && runs.length) {
+    const toWake = [...runs];
+    lane.send(() => wakeAgents(deps, toWake, deps.dispatcher.claimUrlBase));
+    return { woken: 0, wakeFailed: 0, wakeErrors: [], wakesInBackground: toWake.length };
+  }
   const outcome: WakeOutcome = await wakeAgents(deps, runs, deps.dispatcher.claimUrlBase);
-  return { woken: outcome.woken, wakeFailed: outcome.failed, wakeErrors: outcome.errors };
+  return { woken: outcome.woken, wakeFailed: outcome.failed, wakeErrors: outcome.errors, wakesInBackground: 0 };
 }
 
 /** What dispatching one run now did: whether it left the queue, what held it, and the wake of its agent. */

@@ -4,6 +4,7 @@ import { recordChange } from '../audit/record-change';
 import { ConflictError, NotFoundError, ValidationError } from '../errors';
 import type { Deps } from '../ports';
 import { runtimeCalls } from '../runtime/calls';
+import { replyText } from '../runtime/payload';
 import { requireDb } from '../storage';
 import { parseInput, uuidSchema } from '../validation';
 import { requireGovernance } from './governance';
@@ -86,5 +87,5 @@ export async function sendScanFollowUp(deps: Deps, body: unknown) {
       newValue: { session_key: sessionKey, message: input.message },
     });
   });
-  return { run_id: run.id, session_key: sessionKey, delivered: true, reply: typeof reply.reply === 'string' ? reply.reply : null };
+  return { run_id: run.id, session_key: sessionKey, delivered: true, reply: replyText(reply) };
 }

@@ -1,5 +1,6 @@
 import type { Deps } from '../ports';
 import { runtimeCalls } from '../runtime/calls';
+import { fileNameIdSchema, mainSessionKey } from '../runtime/ids';
 import type { WorkflowRun } from './run';
 
 /** Spec 03 "Wake event": the input payload is cut to this many characters. */
@@ -27,8 +28,23 @@ export interface WakeOutcome {
 }
 
 /**
- * Sends one wake system event per run (runtimeCalls.systemEvent).
- * Failures are counted, never thrown: the dispatch has already committed and stands.
+ * Where a tick's wakes go when its caller must not wait for them (the runner's timer): the wakes
+ * are sent in the background, so that a runtime slow to answer (a wake waits for the agent's
+ * heartbeat, 10 to 25 s) never holds the tick, and their outcome is reported when they are done.
+ */
+export interface WakeLane {
+  /** Starts the wakes and returns at once. */
+  send(wakes: () => Promise<WakeOutcome>): void;
+}
+
+/** The main session of the run's target agent, where its wake belongs; none for a target that is no agent id. */
+export function wakeSessionKey(run: Pick<WorkflowRun, 'target_agent_id'>): string | undefined {
+  return run.target_agent_id && fileNameIdSchema.safeParse(run.target_agent_id).success ? mainSessionKey(run.target_agent_id) : undefined;
+}
+
+/**
+ * Sends one wake system event per run (runtimeCalls.systemEvent) to the main session of the run's
+ * target agent. Failures are counted, never thrown: the dispatch has already committed and stands.
  */
 export async function wakeAgents(
   deps: Pick<Deps, 'runtime'>,
@@ -41,7 +57,7 @@ export async function wakeAgents(
     while (next < runs.length) {
       const run = runs[next++]!;
       try {
-        await deps.runtime.run(runtimeCalls.systemEvent(wakeEventText(run, claimUrlBase)));
+        await deps.runtime.run(runtimeCalls.systemEvent(wakeEventText(run, claimUrlBase), wakeSessionKey(run)));
         outcome.woken++;
       } catch (err) {
         outcome.failed++;

@@ -206,6 +206,7 @@ export const tickSummarySchema = z.looseObject({
   woken: z.number().int(),
   wakeFailed: z.number().int(),
   wakeErrors: z.array(z.string()),
+  wakesInBackground: z.number().int(),
   budgetEnforcement: counts,
   leasesExpired: z.number().int(),
   capped: counts,
@@ -369,7 +370,8 @@ export const runtimeHealthSchema = z.object({
   defaultAgentId: z.string().nullable(),
 });
 export const runtimeTasksSchema = z.object({ source, count: z.number().int(), tasks: records });
-export const runtimeTaskAuditSchema = z.object({ source, stale: records, broken: records });
+/** `findings` and `summary` only from a runtime that reports findings (the released one). */
+export const runtimeTaskAuditSchema = z.object({ source, stale: records, broken: records, findings: records.optional(), summary: anyObject.nullable().optional() });
 export const runtimeAgentsSchema = z.object({ source, agents: z.array(z.looseObject({ id: z.string() })) });
 export const memoryIndexedSchema = z.object({ source, success: z.literal(true), agentId: z.string(), result: z.unknown() });
 export const memoryCandidatesSchema = z.object({ source, agentId: z.string(), candidates: records });

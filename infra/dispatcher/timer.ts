@@ -4,6 +4,7 @@ import { dispatcherPass } from '../../core/workflows/dispatcher';
 import { runWebhookDeliveries } from '../../core/webhooks/delivery';
 import type { AppContext } from '../app-context';
 import { logger } from '../logger';
+import { backgroundWakeLane } from './wake-lane';
 
 export interface BackgroundTimer {
   /** Stops the timer and waits for a pass in flight to finish. */
@@ -38,17 +39,28 @@ function startPeriodic(ctx: AppContext, intervalMs: number, pass: () => Promise<
   };
 }
 
-/** The dispatcher (DISPATCHER_INTERVAL_MS): the same core `dispatcherPass` the Lambda and the API run. */
+/**
+ * The dispatcher (DISPATCHER_INTERVAL_MS): the same core `dispatcherPass` the Lambda and the API run,
+ * its wakes sent through a wake lane, so that a slow runtime never holds the ticks; stopping waits
+ * for the wakes in flight as well.
+ */
 export function startDispatcherTimer(ctx: AppContext, intervalMs: number): BackgroundTimer {
-  return startPeriodic(
+  const wakeLane = backgroundWakeLane();
+  const periodic = startPeriodic(
     ctx,
     intervalMs,
     async () => {
-      const summary = await dispatcherPass(ctx.deps, { source: 'timer' });
+      const summary = await dispatcherPass(ctx.deps, { source: 'timer', wakeLane });
       if (summary.dispatched || summary.wakeFailed || Object.values(summary.recovered).some(Boolean)) logger().info('dispatcher tick', { summary });
     },
     'dispatcher tick failed',
   );
+  return {
+    async stop() {
+      await periodic.stop();
+      await wakeLane.drain();
+    },
+  };
 }
 
 /** Webhook deliveries (WEBHOOK_DELIVERY_INTERVAL_MS, issue 18): the pass the scheduled Lambda and POST /api/webhooks/deliver run. */

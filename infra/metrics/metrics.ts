@@ -140,4 +140,8 @@ export async function renderMetrics(fleet: FleetGauges | undefined, pool: { tota
 // Importing this module is what turns the reports of observations.ts into counters.
 observations.request = recordRequest;
 observations.tick = recordTick;
+observations.wakes = (outcome) => {
+  tickRuns.inc({ outcome: 'woken' }, outcome.woken);
+  tickRuns.inc({ outcome: 'wake_failed' }, outcome.failed);
+};
 observations.embeddedPostgresRestart = (outcome) => embeddedPostgresRestarts.inc({ outcome });

@@ -1,4 +1,5 @@
 import type { TickSummary } from '../../core/workflows/dispatcher';
+import type { WakeOutcome } from '../../core/workflows/wake';
 
 /**
  * Where answered requests and finished ticks are reported. The prom-client counters of
@@ -9,6 +10,8 @@ import type { TickSummary } from '../../core/workflows/dispatcher';
 export const observations = {
   request(_routeKey: string | undefined, _method: string, _status: number, _seconds: number): void {},
   tick(_summary: TickSummary): void {},
+  /** Wakes sent after their tick (the runner's wake lane). */
+  wakes(_outcome: WakeOutcome): void {},
   /** The embedded PostgreSQL went away and this process started it again, or failed to. */
   embeddedPostgresRestart(_outcome: 'restarted' | 'failed'): void {},
 };

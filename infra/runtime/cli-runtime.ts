@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { RuntimeCallError } from '../../core/errors';
-import type { Runtime } from '../../core/ports';
+import type { Runtime, RuntimeCallOptions, RuntimeDocument } from '../../core/ports';
+import { runtimeCallKind, type RuntimeCallKind } from '../../core/runtime/calls';
 import { logger } from '../logger';
 import { runtimeStateFiles } from './state-files';
 
@@ -12,7 +13,10 @@ const WITHHELD_ENV = ['DASHBOARD_AUTH_TOKEN', 'DATABASE_URL', 'TEST_DATABASE_URL
 
 export interface CliRuntimeOptions {
   executable: string;
+  /** Listing calls (RUNTIME_CLI_TIMEOUT_MS); also every kind not given in timeoutsByKind. */
   timeoutMs: number;
+  /** Agent turns, wakes and memory calls take longer (core/runtime/calls.ts runtimeCallKind). */
+  timeoutsByKind?: Partial<Record<RuntimeCallKind, number>>;
   stateDir: string;
   replayMaxBytes: number;
   stdoutMaxBytes?: number;
@@ -35,23 +39,28 @@ function firstLine(text: string, max = 200): string {
 }
 
 /**
- * Runs RUNTIME_CLI with an argument array (no shell), a timeout and a bounded stdout, and turns
+ * Runs RUNTIME_CLI with an argument array (no shell), in a process group of its own, with a timeout
+ * by call kind (the whole group is killed when it runs out) and a bounded stdout, and turns
  * every failure of the contract into a RuntimeCallError of its kind:
  * missing executable → unavailable; non-zero exit or an `ok: false` / `error` body → failed;
- * timeout → timed_out; stdout that is not one JSON object, or too large → bad_output.
+ * timeout → timed_out; stdout that is not one JSON object or array, or too large → bad_output.
+ * A call made with `output: 'text'` answers its stdout as `{text, warnings}` (stderr's lines).
  */
 export function cliRuntime(options: CliRuntimeOptions): Runtime {
   const maxStdout = options.stdoutMaxBytes ?? RUNTIME_STDOUT_MAX_BYTES;
-  const run = (args: readonly string[]) =>
-    new Promise<Record<string, unknown>>((resolve, reject) => {
+  const run = (args: readonly string[], callOptions: RuntimeCallOptions = {}) =>
+    new Promise<RuntimeDocument>((resolve, reject) => {
       const name = callName(args);
+      const timeoutMs = options.timeoutsByKind?.[runtimeCallKind(args)] ?? options.timeoutMs;
       const fail = (message: string, failure: RuntimeCallError['failure']) => {
         logger().warn('runtime call failed', { call: name, failure, reason: message });
         reject(new RuntimeCallError(`runtime ${name}: ${message}`, failure));
       };
       let child;
       try {
-        child = spawn(options.executable, [...args], { shell: false, stdio: ['ignore', 'pipe', 'pipe'], env: childEnv() });
+        // Its own process group, so that a call that runs out of time ends with everything it
+        // started: the released runtime's CLI forks, and a SIGKILL of the parent alone leaves the fork running.
+        child = spawn(options.executable, [...args], { shell: false, stdio: ['ignore', 'pipe', 'pipe'], env: childEnv(), detached: true });
       } catch (err) {
         fail(`cannot start ${options.executable}: ${(err as Error).message}`, 'unavailable');
         return;
@@ -68,15 +77,22 @@ export function cliRuntime(options: CliRuntimeOptions): Runtime {
         clearTimeout(timer);
         action();
       };
+      const killGroup = () => {
+        try {
+          if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+        } catch {
+          child.kill('SIGKILL');
+        }
+      };
       const timer = setTimeout(() => {
         timedOut = true;
-        child.kill('SIGKILL');
-      }, options.timeoutMs);
+        killGroup();
+      }, timeoutMs);
       child.stdout.on('data', (chunk: Buffer) => {
         stdoutBytes += chunk.length;
         if (stdoutBytes > maxStdout) {
           overflow = true;
-          child.kill('SIGKILL');
+          killGroup();
           return;
         }
         stdout.push(chunk);
@@ -95,9 +111,13 @@ export function cliRuntime(options: CliRuntimeOptions): Runtime {
       });
       child.on('close', (code, signal) => {
         settle(() => {
-          if (timedOut) return fail(`no answer within ${options.timeoutMs} ms`, 'timed_out');
+          if (timedOut) return fail(`no answer within ${timeoutMs} ms`, 'timed_out');
           if (overflow) return fail(`printed more than ${maxStdout} bytes`, 'bad_output');
           const text = Buffer.concat(stdout).toString('utf8');
+          if (callOptions.output === 'text') {
+            if (code !== 0 || signal) return fail(`exited with ${signal ? `signal ${signal}` : `code ${code}`}: ${firstLine(stderr) || firstLine(text) || 'no message'}`, 'failed');
+            return resolve({ text: text.trim(), warnings: stderr.split('\n').map((l) => l.trim()).filter(Boolean) });
+          }
           let doc: unknown;
           try {
             doc = JSON.parse(text);
@@ -110,7 +130,9 @@ export function cliRuntime(options: CliRuntimeOptions): Runtime {
             const why = reported ?? (firstLine(stderr) || 'no message');
             return fail(`exited with ${signal ? `signal ${signal}` : `code ${code}`}: ${why}`, 'failed');
           }
-          if (!body) return fail(text.trim() ? 'printed something that is not a JSON object' : 'printed nothing', 'bad_output');
+          // The released runtime prints some lists as a top-level array (`agents list`).
+          if (!body && Array.isArray(doc)) return resolve(doc);
+          if (!body) return fail(text.trim() ? 'printed something that is not JSON' : 'printed nothing', 'bad_output');
           if (reported !== undefined) return fail(reported, 'failed');
           resolve(body);
         });

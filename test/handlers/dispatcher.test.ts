@@ -56,7 +56,7 @@ describe('dispatch', () => {
     expect(runtime.calls).toHaveLength(1);
     const args = runtime.calls[0]!;
     expect(args.slice(0, 3)).toEqual(['system', 'event', '--text']);
-    expect(args.slice(4)).toEqual(['--mode', 'now', '--json']);
+    expect(args.slice(4)).toEqual(['--mode', 'now', '--session-key', 'agent:writer:main', '--json']);
     const text = args[3]!;
     expect(text).toContain(run.id);
     expect(text).toContain(type);

@@ -45,12 +45,12 @@ describe('GET /api/cron/jobs', () => {
 });
 
 describe('GET /api/cron/jobs/:id/runs', () => {
-  it('normalizes run entries to {id, status, startedAt} and honours limit', async () => {
+  it('normalizes run entries to {id, status, startedAt} (no finish or session in the contract) and honours limit', async () => {
     const res = await app.http('GET', '/api/cron/jobs/daily-digest/runs?limit=2');
     expect(res.status).toBe(200);
     expect(res.body.runs.map(({ _raw, ...rest }: { _raw: unknown }) => rest)).toEqual([
-      { id: 'daily-digest-r3', status: 'running', startedAt: '2026-11-01T11:59:00.000Z' },
-      { id: 'daily-digest-r2', status: 'success', startedAt: '2026-11-01T11:00:00.000Z' },
+      { id: 'daily-digest-r3', status: 'running', startedAt: '2026-11-01T11:59:00.000Z', finishedAt: null, sessionKey: null },
+      { id: 'daily-digest-r2', status: 'success', startedAt: '2026-11-01T11:00:00.000Z', finishedAt: null, sessionKey: null },
     ]);
     const all = await app.http('GET', '/api/cron/jobs/daily-digest/runs');
     expect(all.body.runs.at(-1)).toMatchObject({ status: 'failed' });

@@ -1,3 +1,5 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -23,6 +25,25 @@ describe('configuration from the environment', () => {
       taskServerUrl: 'http://127.0.0.1:3876',
       mcpMutations: false,
     });
+  });
+
+  it('finds the runtime where it lives: RUNTIME_CLI, else openclaw on PATH, else runtime; RUNTIME_STATE_DIR, else OPENCLAW_STATE_DIR, else ~/.openclaw when there, else ~/.runtime', () => {
+    const home = mkdtempSync(path.join(os.tmpdir(), 'config-home-'));
+    const bin = path.join(home, 'bin');
+    try {
+      mkdirSync(bin);
+      expect(parseConfig({ HOME: home, PATH: bin })).toMatchObject({ runtimeCli: 'runtime', runtimeStateDir: path.join(home, '.runtime') });
+      writeFileSync(path.join(bin, 'openclaw'), '#!/bin/sh\n', { mode: 0o755 });
+      mkdirSync(path.join(home, '.openclaw'));
+      expect(parseConfig({ HOME: home, PATH: `/nonexistent${path.delimiter}${bin}` })).toMatchObject({ runtimeCli: 'openclaw', runtimeStateDir: path.join(home, '.openclaw') });
+      expect(parseConfig({ HOME: home, PATH: bin, OPENCLAW_STATE_DIR: '/srv/openclaw' }).runtimeStateDir).toBe('/srv/openclaw');
+      expect(parseConfig({ HOME: home, PATH: bin, RUNTIME_CLI: '/opt/rt', OPENCLAW_STATE_DIR: '/srv/openclaw', RUNTIME_STATE_DIR: '/srv/rt' })).toMatchObject({
+        runtimeCli: '/opt/rt',
+        runtimeStateDir: '/srv/rt',
+      });
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
   });
 
   it('treats empty variables as unset and derives SNAPSHOT_DIR from DATA_DIR', () => {

@@ -62,7 +62,7 @@ describe('Dockerfile', () => {
     const stages = dockerStages();
     expect(stages.length).toBeGreaterThanOrEqual(2);
     const final = stages.at(-1)!;
-    expect(final[0]).toMatch(/^FROM node:20/);
+    expect(final[0]).toMatch(/^FROM node:24/);
     const user = final.filter((l) => /^USER\s/.test(l)).at(-1);
     expect(user).toBeDefined();
     expect(user).not.toMatch(/^USER\s+(root|0)(:|\s|$)/);

@@ -1,9 +1,10 @@
 import { mkdtemp, readFile, rm, writeFile, chmod } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { RuntimeCallError } from '../../core/errors';
 import { runtimeCalls } from '../../core/runtime/calls';
+import { fieldsOf } from '../../core/runtime/payload';
 import { resetConfig } from '../../infra/config';
 import { cliRuntime } from '../../infra/runtime/cli-runtime';
 import { clearFakeRuntimeEnv, fakeRuntimePath, fixtureStateDir, setFakeMode } from '../fixtures/runtime/fake-runtime-env';
@@ -17,6 +18,16 @@ async function failureOf(promise: Promise<unknown>): Promise<RuntimeCallError> {
   );
   expect(error).toBeInstanceOf(RuntimeCallError);
   return error as RuntimeCallError;
+}
+
+/** Whether a process of that pid still runs (signal 0 checks without sending anything). */
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 let scratch: string;
@@ -39,7 +50,7 @@ describe('runtime CLI adapter', () => {
 
   it('passes arguments as an array, so shell metacharacters reach the runtime verbatim', async () => {
     const hostile = '$(touch /tmp/pwned); `id` && echo "quoted" | cat > x; --apply';
-    const doc = await runtime.run(runtimeCalls.agentMessage('dashboard-agent', hostile));
+    const doc = fieldsOf(await runtime.run(runtimeCalls.agentMessage('dashboard-agent', hostile)));
     expect(doc.reply).toBe(`received: ${hostile}`);
   });
 
@@ -74,6 +85,28 @@ describe('runtime CLI adapter', () => {
     expect(error.message).toMatch(/300 ms/);
   });
 
+  it('a call that times out ends its whole process group: no child of the runtime outlives it', async () => {
+    setFakeMode('fork-hang');
+    const pidFile = path.join(scratch, 'grandchild.pid');
+    process.env.FAKE_RUNTIME_PID_FILE = pidFile;
+    const quick = cliRuntime({ executable: fakeRuntimePath, timeoutMs: 2_000, stateDir: fixtureStateDir, replayMaxBytes: 1024 });
+    expect((await failureOf(quick.run(runtimeCalls.tasksList({})))).failure).toBe('timed_out');
+    const grandchild = Number(await readFile(pidFile, 'utf8'));
+    expect(grandchild).toBeGreaterThan(0);
+    // Killed with the group; the kernel may take a moment to reap it, so wait for the pid to go.
+    await vi.waitFor(() => expect(isRunning(grandchild)).toBe(false), { timeout: 5_000, interval: 20 });
+  });
+
+  it('times each call by its kind: a slow agent turn is answered where a listing that slow times out', async () => {
+    setFakeMode('slow');
+    process.env.FAKE_RUNTIME_DELAY_MS = '700';
+    const byKind = cliRuntime({ executable: fakeRuntimePath, timeoutMs: 200, timeoutsByKind: { turn: 20_000, memory: 20_000 }, stateDir: fixtureStateDir, replayMaxBytes: 1024 });
+    expect((await failureOf(byKind.run(runtimeCalls.agentsList()))).failure).toBe('timed_out');
+    expect(fieldsOf(await byKind.run(runtimeCalls.agentMessage('dashboard-agent', 'hi'))).reply).toBe('received: hi');
+    expect(fieldsOf(await byKind.run(runtimeCalls.memoryIndex('main'))).indexed).toBe(42);
+    expect((await failureOf(byKind.run(runtimeCalls.systemEvent('wake up')))).failure).toBe('timed_out');
+  });
+
   it('refuses stdout beyond the bound as bad_output instead of buffering it', async () => {
     setFakeMode('huge');
     const small = cliRuntime({ executable: fakeRuntimePath, timeoutMs: 10_000, stateDir: fixtureStateDir, replayMaxBytes: 1024, stdoutMaxBytes: 64 * 1024 });
@@ -100,7 +133,7 @@ describe('runtime CLI adapter', () => {
     await chmod(probe, 0o755);
     process.env.DASHBOARD_AUTH_TOKEN = 'marker-secret-token';
     try {
-      const doc = await cliRuntime({ executable: probe, timeoutMs: 10_000, stateDir: scratch, replayMaxBytes: 1 }).run(['health', '--json']);
+      const doc = fieldsOf(await cliRuntime({ executable: probe, timeoutMs: 10_000, stateDir: scratch, replayMaxBytes: 1 }).run(['health', '--json']));
       expect(doc.env).not.toContain('DASHBOARD_AUTH_TOKEN');
       expect(doc.env).not.toContain('DATABASE_URL');
       expect(doc.env).toContain('PATH');
