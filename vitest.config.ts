@@ -38,6 +38,8 @@ export default defineConfig({
           include: ['test/process/**/*.test.ts', 'test/browser/**/*.test.ts'],
           globalSetup: ['test/support/build-setup.ts', 'test/support/embedded-database-setup.ts', 'test/support/chromium-setup.ts'],
           testTimeout: 90_000,
+          // the browser tests wait on what the page shows; a loaded machine may take a few seconds
+          expect: { poll: { timeout: 15_000 } },
         },
       },
     ],

@@ -1,4 +1,4 @@
-import { api, expectData } from './api';
+import { api, expectData, undescribed } from './api';
 import type { InboxItem } from './inbox-data';
 
 /**
@@ -6,9 +6,6 @@ import type { InboxItem } from './inbox-data';
  * (docs/console-api.md lists them). Each answers when the server has done it; the item then
  * leaves the list through the stream's invalidation, as it does when someone else acts on it.
  */
-/** A body for a route whose OpenAPI entry describes none yet (its handler validates it with zod all the same). */
-const undescribed = (body: Record<string, unknown>) => body as never;
-
 const text = (item: InboxItem, field: string): string => {
   const value = item[field];
   if (typeof value !== 'string' || !value) throw new Error(`the item has no ${field}`);

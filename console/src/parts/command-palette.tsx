@@ -97,7 +97,7 @@ export function CommandPalette() {
                   problem.value = 'There is no project to create the task in.';
                   return;
                 }
-                const task = await expectData(api().POST('/api/tasks', { body: { project_id: first.id, title: q } as never }));
+                const task = await expectData(api().POST('/api/tasks', { body: { project_id: first.id, title: q } }));
                 go(`/tasks/${(task as { id: string }).id}`);
               } catch (err) {
                 problem.value = (err as Error).message;
