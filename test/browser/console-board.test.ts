@@ -46,7 +46,7 @@ describe('the board', () => {
     await expect.poll(() => column(page, 'Ready').getByRole('heading', { level: 2 }).textContent()).toBe('Ready 3');
     await expect.poll(() => column(page, 'Blocked').getByRole('heading', { level: 2 }).textContent()).toBe('Blocked 0');
     expect(await card(page, 'Waits on the notes').textContent()).toContain('Waiting on 1 unmet dependency');
-    expect(await page.getByRole('combobox', { name: 'Project' }).inputValue()).toBe(projectId);
+    expect(await page.getByRole('combobox', { name: 'Project', exact: true }).inputValue()).toBe(projectId);
     await expectNoSeriousAxeViolations(page);
   });
 
@@ -103,7 +103,7 @@ describe('the board', () => {
     await expect.poll(() => page.getByRole('article').allTextContents().then((t) => t.length)).toBe(1);
     expect(await page.getByRole('article').getByRole('heading', { level: 3 }).textContent()).toBe('Alpha migration');
     await page.getByRole('searchbox', { name: 'Filter by title' }).fill('release');
-    await page.getByRole('combobox', { name: 'Owner' }).selectOption('');
+    await page.getByRole('combobox', { name: 'Owner', exact: true }).selectOption('');
     await expect.poll(() => page.url()).toContain('q=release');
     expect(page.url()).not.toContain('owner=');
     await expect.poll(() => page.getByRole('article').allTextContents().then((t) => t.length)).toBe(1);

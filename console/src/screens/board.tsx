@@ -90,22 +90,22 @@ export function BoardScreen(_props: { path: string }) {
     <section aria-labelledby="screen-title" class="screen board-screen">
       <div class="board-head">
         <h1 id="screen-title">Board</h1>
-        <label class="field inline">
-          <span>Project</span>
-          <select value={currentProject?.id ?? projectId ?? ''} onChange={(e) => setQuery({ project: (e.currentTarget as HTMLSelectElement).value })}>
+        <div class="field inline">
+          <label for="board-project">Project</label>
+          <select id="board-project" value={currentProject?.id ?? projectId ?? ''} onChange={(e) => setQuery({ project: (e.currentTarget as HTMLSelectElement).value })}>
             {(projects.data.value ?? []).map((p) => (
               <option key={p.id} value={p.id}>
                 {p.name}
               </option>
             ))}
           </select>
-        </label>
+        </div>
       </div>
       <div class="board-filters" role="search" aria-label="Filter the board">
         <input type="search" aria-label="Filter by title" placeholder="Filter by title" value={filters.q} onInput={(e) => setQuery({ q: (e.currentTarget as HTMLInputElement).value })} />
-        <label class="field inline">
-          <span>Owner</span>
-          <select value={filters.owner} onChange={(e) => setQuery({ owner: (e.currentTarget as HTMLSelectElement).value })}>
+        <div class="field inline">
+          <label for="board-owner">Owner</label>
+          <select id="board-owner" value={filters.owner} onChange={(e) => setQuery({ owner: (e.currentTarget as HTMLSelectElement).value })}>
             <option value="">Anyone</option>
             {[...new Set([...owners, ...(filters.owner ? [filters.owner] : [])])].map((o) => (
               <option key={o} value={o}>
@@ -113,10 +113,10 @@ export function BoardScreen(_props: { path: string }) {
               </option>
             ))}
           </select>
-        </label>
-        <label class="field inline">
-          <span>Priority</span>
-          <select value={filters.priority} onChange={(e) => setQuery({ priority: (e.currentTarget as HTMLSelectElement).value })}>
+        </div>
+        <div class="field inline">
+          <label for="board-priority">Priority</label>
+          <select id="board-priority" value={filters.priority} onChange={(e) => setQuery({ priority: (e.currentTarget as HTMLSelectElement).value })}>
             <option value="">Any</option>
             {['critical', 'high', 'medium', 'low'].map((p) => (
               <option key={p} value={p}>
@@ -124,10 +124,10 @@ export function BoardScreen(_props: { path: string }) {
               </option>
             ))}
           </select>
-        </label>
-        <label class="field inline">
-          <span>Label</span>
-          <select value={filters.label} onChange={(e) => setQuery({ label: (e.currentTarget as HTMLSelectElement).value })}>
+        </div>
+        <div class="field inline">
+          <label for="board-label">Label</label>
+          <select id="board-label" value={filters.label} onChange={(e) => setQuery({ label: (e.currentTarget as HTMLSelectElement).value })}>
             <option value="">Any</option>
             {[...new Set([...labels, ...(filters.label ? [filters.label] : [])])].map((l) => (
               <option key={l} value={l}>
@@ -135,7 +135,7 @@ export function BoardScreen(_props: { path: string }) {
               </option>
             ))}
           </select>
-        </label>
+        </div>
         <TimeTravel at={at} onChange={(value) => setQuery({ at: value })} />
       </div>
       {readOnly && data ? (
