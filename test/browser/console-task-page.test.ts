@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { expectNoSeriousAxeViolations, useConsole } from '../support/console-browser';
+import { expectNoSeriousAxeViolations, scrollsSideways, useConsole } from '../support/console-browser';
 
 /** The task page: fields edited and saved, a dependency cycle refused with the server's message, a revert previewed then applied. */
 const ui = useConsole();
@@ -73,5 +73,16 @@ describe('the task page', () => {
     await preview.getByRole('button', { name: 'Confirm revert' }).click();
     await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Original title');
     expect(await stored(id)).toMatchObject({ title: 'Original title', priority: 'low' });
+  });
+
+  it('fits a phone (390×844) with no sideways scrolling of the page, in both themes', async () => {
+    const id = await task('A task read on a phone with a rather long title that has to wrap somewhere', { description: 'x'.repeat(400), labels: ['one', 'two'] });
+    await ui.call('PATCH', `/api/tasks/${id}`, { priority: 'high' });
+    for (const colorScheme of ['light', 'dark'] as const) {
+      const page = await ui.newPage({ viewport: { width: 390, height: 844 }, colorScheme });
+      await open(page, id, 'A task read on a phone with a rather long title that has to wrap somewhere');
+      await expect.poll(() => page.getByRole('region', { name: 'History' }).getByRole('row').count()).toBeGreaterThan(1);
+      expect(await scrollsSideways(page)).toBe(false);
+    }
   });
 });
