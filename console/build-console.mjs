@@ -14,7 +14,8 @@ export async function buildConsole(root, dist) {
     bundle: true,
     format: 'esm',
     platform: 'browser',
-    target: ['chrome110', 'firefox115', 'safari16'],
+    // light-dark() in the stylesheet sets the floor
+    target: ['chrome123', 'firefox120', 'safari17.5'],
     jsx: 'automatic',
     jsxImportSource: 'preact',
     minify: true,

@@ -4,6 +4,7 @@ import { useLocation } from 'preact-iso';
 import { api, expectData } from '../api';
 import { searchTasks, type FoundTask } from '../task-search';
 import { screens } from './main-nav';
+import { Problem } from './problem';
 
 /**
  * The command palette (Ctrl+K or Cmd+K): go to a screen, find any task by title through the server
@@ -150,11 +151,7 @@ export function CommandPalette() {
           </li>
         ))}
       </ul>
-      {problem.value ? (
-        <p role="alert" class="problem">
-          {problem.value}
-        </p>
-      ) : null}
+      <Problem text={problem.value} />
     </dialog>
   );
 }

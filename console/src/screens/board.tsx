@@ -6,6 +6,7 @@ import { boardColumns, boardMovesFrom } from '../../../core/tasks/statuses';
 import { createTask, loadBoard, loadBoardAsOf, loadProjects, moveTask, type BoardTask } from '../board-data';
 import { invalidate, useQuery } from '../queries';
 import { statusLabel } from '../task-words';
+import { Problem } from '../parts/problem';
 
 /**
  * A project's board: columns in spec 01's order, each its own virtualized scroller; cards moved by
@@ -148,16 +149,8 @@ export function BoardScreen(_props: { path: string }) {
           </button>
         </div>
       ) : null}
-      {problem.value ? (
-        <p role="alert" class="problem">
-          {problem.value}
-        </p>
-      ) : null}
-      {board.error.value ? (
-        <p role="alert" class="problem">
-          The board could not be read: {board.error.value}
-        </p>
-      ) : null}
+      <Problem text={problem.value} />
+      <Problem text={board.error.value && `The board could not be read: ${board.error.value}`} />
       {!data ? (
         <p class="muted">Reading the board…</p>
       ) : (

@@ -2,6 +2,7 @@ import { useSignal } from '@preact/signals';
 import { inboxActions } from '../inbox-actions';
 import { INBOX_KEY, inboxTopics, loadInbox, type InboxItem as Item } from '../inbox-data';
 import { invalidate, useQuery } from '../queries';
+import { Problem } from '../parts/problem';
 
 /** The home screen: what needs the operator, most severe first, each with its actions in place. */
 export function InboxScreen(_props: { path: string }) {
@@ -17,11 +18,7 @@ export function InboxScreen(_props: { path: string }) {
   return (
     <section aria-labelledby="screen-title" class="screen inbox">
       <h1 id="screen-title">Inbox</h1>
-      {inbox.error.value ? (
-        <p role="alert" class="problem">
-          The Inbox could not be read: {inbox.error.value}
-        </p>
-      ) : null}
+      <Problem text={inbox.error.value && `The Inbox could not be read: ${inbox.error.value}`} />
       {!data ? (
         <p class="muted">Reading what waits…</p>
       ) : items.length === 0 ? (
@@ -203,11 +200,7 @@ function InboxItem({ item, onResolved }: { item: Item; onResolved(): void }) {
           </button>
         ) : null}
       </div>
-      {problem.value ? (
-        <p role="alert" class="problem">
-          {problem.value}
-        </p>
-      ) : null}
+      <Problem text={problem.value} />
     </li>
   );
 }

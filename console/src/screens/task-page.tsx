@@ -20,6 +20,7 @@ import {
   type Version,
 } from '../task-data';
 import { statusLabel } from '../task-words';
+import { Problem } from '../parts/problem';
 
 /**
  * One task: every field editable, its dependencies and subtasks, its claim, runs and sessions, and its
@@ -93,11 +94,7 @@ export function TaskPage({ id = '' }: { path: string; id?: string }) {
         {statusLabel(t.status)} · {t.priority} priority{t.archived_at ? ' · archived' : ''}
         {t.deleted_at ? ' · deleted' : ''}
       </p>
-      {problem.value ? (
-        <p role="alert" class="problem">
-          {problem.value}
-        </p>
-      ) : null}
+      <Problem text={problem.value} />
       {notice.value ? (
         <p role="status" class="notice">
           {notice.value}
@@ -335,11 +332,7 @@ function History({ versions, onReverted }: { versions: Version[]; onReverted(): 
   return (
     <section aria-labelledby="history-title" class="card stack">
       <h2 id="history-title">History</h2>
-      {problem.value ? (
-        <p role="alert" class="problem">
-          {problem.value}
-        </p>
-      ) : null}
+      <Problem text={problem.value} />
       {ordered.length === 0 ? <p class="muted">No versions recorded yet.</p> : null}
       <ol class="history-list">
         {ordered.map((version, i) => {
