@@ -6,6 +6,7 @@ import { build } from 'esbuild';
 import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildConsole } from './console/build-console.mjs';
 
 const root = path.dirname(fileURLToPath(import.meta.url));
 const serverlessOnly = process.argv.includes('--serverless-only');
@@ -189,6 +190,10 @@ async function printBundleSizes() {
   console.log(`  median Lambda bundle ${kb(median)}; source maps ${shipMaps ? 'inside the zips (LAMBDA_SOURCE_MAPS=1)' : 'in dist/sourcemaps/, outside the zips'}`);
 }
 await printBundleSizes();
+
+// the operator console, served by the runner at / (infra/http/console-ui.ts)
+const consoleFiles = await buildConsole(root, path.join(root, 'dist'));
+console.log(`  dist/console/${consoleFiles.script}${consoleFiles.style ? ` and ${consoleFiles.style}` : ''}`);
 
 // dist/ is ESM whatever the package.json beside it says.
 await writeFile(path.join(root, 'dist/package.json'), '{ "type": "module" }\n');

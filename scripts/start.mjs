@@ -11,7 +11,7 @@ function newestSource(dir) {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const full = path.join(dir, entry.name);
     if (entry.isDirectory()) newest = Math.max(newest, newestSource(full));
-    else if (entry.name.endsWith('.ts')) newest = Math.max(newest, statSync(full).mtimeMs);
+    else if (/\.(ts|tsx|css|html|mjs)$/.test(entry.name)) newest = Math.max(newest, statSync(full).mtimeMs);
   }
   return newest;
 }
@@ -22,7 +22,7 @@ try {
 } catch {
   // not built yet
 }
-const sourcesAt = Math.max(...['core', 'handlers', 'infra', 'mcp'].map((d) => newestSource(path.join(root, d))));
+const sourcesAt = Math.max(...['core', 'handlers', 'infra', 'mcp', 'console'].map((d) => newestSource(path.join(root, d))));
 if (sourcesAt > builtAt) execFileSync(process.execPath, [path.join(root, 'esbuild.config.mjs')], { stdio: 'inherit' });
 
 await import(path.join(root, 'dist/server.js'));

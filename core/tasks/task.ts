@@ -1,31 +1,11 @@
 import * as z from 'zod';
 import { jsonObjectSchema, uuidSchema, withAliases } from '../validation';
+import { closedTaskStatuses, publicTaskStatuses, taskPriorities, taskStatuses, type TaskStatus } from './statuses';
 
-/**
- * The database-backed status list (spec 01 Task.status): the public contract's seven, then the
- * pipeline statuses the table's CHECK rule also allows. A move is valid exactly when its target is here.
- */
-export const publicTaskStatuses = ['backlog', 'ready', 'in_progress', 'blocked', 'review', 'completed', 'archived'] as const;
-export const taskStatuses = [
-  ...publicTaskStatuses,
-  'topic_candidate',
-  'drafting',
-  'image_pending',
-  'image_ready',
-  'qa_pending',
-  'ready_to_publish',
-  'published',
-  'retrying',
-  'failed',
-  'cancelled',
-] as const;
-export type TaskStatus = (typeof taskStatuses)[number];
+export { closedTaskStatuses, publicTaskStatuses, taskPriorities, taskStatuses, type TaskStatus };
+
 export const taskStatusSchema = z.enum(taskStatuses, { message: `must be one of ${taskStatuses.join(', ')}` });
 
-/** Statuses after which a task counts as done (not open) in counts and queues. */
-export const closedTaskStatuses: ReadonlySet<string> = new Set(['completed', 'archived', 'published', 'cancelled']);
-
-export const taskPriorities = ['low', 'medium', 'high', 'critical'] as const;
 export const taskPrioritySchema = z.enum(taskPriorities, { message: `must be one of ${taskPriorities.join(', ')}` });
 
 /** A task as the API answers it (spec 01 Task); the OpenAPI document's task schema. */

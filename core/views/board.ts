@@ -3,12 +3,12 @@ import { parseQuery } from '../query-params';
 import type { Db, Deps } from '../ports';
 import type { Project } from '../projects/project';
 import { requireDb } from '../storage';
+import { boardColumns } from '../tasks/statuses';
 import { pushJsonItems, taskJsonSelect, taskJsonText, type TaskJsonRow } from '../tasks/task-json';
 import { uuidSchema } from '../validation';
 import { requireProject } from './project-selection';
 
-/** The board's columns (spec 01 GET /api/views/board); tasks in other statuses are not on the board. */
-export const boardColumns = ['backlog', 'ready', 'in_progress', 'blocked', 'review', 'completed'] as const;
+export { boardColumns };
 
 /** Most urgent first inside a column, then oldest, over the given expressions of a task's priority, creation time and id. */
 export const urgencyOrderOf = (priority: string, createdAt: string, id: string) =>

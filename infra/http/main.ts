@@ -7,6 +7,7 @@ import { resolveSecretParameters } from '../secrets/secret-parameters';
 import { logger } from '../logger';
 import { reportStreamsFrom } from '../metrics/metrics';
 import { startRunner } from './runner';
+import { consoleDirBesideServer, consoleUi } from './console-ui';
 import { staticUi } from './static-ui';
 
 /** Exits with the one-line reason the operating contract asks for. */
@@ -52,7 +53,8 @@ async function main(): Promise<void> {
   reportStreamsFrom(() => streams.stats());
   let ui;
   try {
-    ui = cfg.uiDir ? await staticUi(cfg.uiDir) : undefined;
+    // DASHBOARD_UI_DIR serves another front end instead of the console
+    ui = cfg.uiDir ? await staticUi(cfg.uiDir) : await consoleUi(consoleDirBesideServer());
   } catch {
     await ctx.close();
     fail(`DASHBOARD_UI_DIR=${cfg.uiDir} is not a readable directory`);
@@ -110,7 +112,8 @@ async function main(): Promise<void> {
   if (cfg.webhookDeliveryIntervalMs > 0) webhooks = startWebhookTimer(ctx, cfg.webhookDeliveryIntervalMs);
   if (cfg.auditSearchFoldIntervalMs > 0) auditFold = startAuditSearchFoldTimer(ctx, cfg.auditSearchFoldIntervalMs);
 
-  process.stdout.write(`task server ready at ${runner.url} (storage: ${ctx.deps.storage.label})\n`);
+  const front = cfg.uiDir ? `; front end (DASHBOARD_UI_DIR) at ${runner.url}/` : ui ? `; console at ${runner.url}/` : '';
+  process.stdout.write(`task server ready at ${runner.url} (storage: ${ctx.deps.storage.label})${front}\n`);
 }
 
 void main();

@@ -42,8 +42,8 @@ export function contentTypeOf(file: string): string {
   return contentTypes[path.extname(file).toLowerCase()] ?? 'application/octet-stream';
 }
 
-function refuse(res: http.ServerResponse, status: number, error: string): void {
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
+function refuse(res: http.ServerResponse, status: number, error: string, headers: Readonly<Record<string, string>> = {}): void {
+  res.writeHead(status, { ...headers, 'content-type': 'application/json; charset=utf-8' });
   res.end(JSON.stringify({ error, code: status === 404 ? 'not_found' : status === 403 ? 'forbidden' : 'bad_request' }));
 }
 
@@ -58,7 +58,21 @@ async function fileAt(candidate: string): Promise<{ file: string; size: number }
   return undefined;
 }
 
-export async function staticUi(dir: string): Promise<StaticUi> {
+/**
+ * What a front end adds to the plain serving: headers on every answer (the console's security
+ * headers) and the cache rule per file. Without it, files are cacheable for five minutes and the
+ * HTML page never without revalidation.
+ */
+export interface StaticUiPolicy {
+  headers?: Readonly<Record<string, string>>;
+  cacheControl?(relativeFile: string, isHtml: boolean): string;
+}
+
+const defaultCacheControl = (_file: string, isHtml: boolean) => (isHtml ? 'no-cache' : 'public, max-age=300');
+
+export async function staticUi(dir: string, policy: StaticUiPolicy = {}): Promise<StaticUi> {
+  const cacheControl = policy.cacheControl ?? defaultCacheControl;
+  const extra = policy.headers ?? {};
   const root = await realpath(dir);
   const inside = (p: string) => p === root || p.startsWith(`${root}${path.sep}`);
   return {
@@ -68,22 +82,23 @@ export async function staticUi(dir: string): Promise<StaticUi> {
       try {
         decoded = decodeURIComponent(urlPath);
       } catch {
-        return refuse(res, 400, 'malformed percent-encoding in the path');
+        return refuse(res, 400, 'malformed percent-encoding in the path', extra);
       }
-      if (decoded.includes('\0') || decoded.split(/[\\/]/).includes('..')) return refuse(res, 403, 'the path leaves the front end directory');
+      if (decoded.includes('\0') || decoded.split(/[\\/]/).includes('..')) return refuse(res, 403, 'the path leaves the front end directory', extra);
       const requested = path.join(root, decoded);
       let found = await fileAt(requested);
       if (!found && !path.extname(decoded)) found = await fileAt(path.join(root, 'index.html'));
-      if (!found) return refuse(res, 404, `no file ${decoded}`);
+      if (!found) return refuse(res, 404, `no file ${decoded}`, extra);
       const real = await realpath(found.file);
-      if (!inside(real)) return refuse(res, 403, 'the path leaves the front end directory');
+      if (!inside(real)) return refuse(res, 403, 'the path leaves the front end directory', extra);
       const isHtml = contentTypeOf(real).startsWith('text/html');
       res.writeHead(200, {
+        ...extra,
         'content-type': contentTypeOf(real),
         'content-length': String(found.size),
         'x-content-type-options': 'nosniff',
         // the page must pick up a new build at once; hashed assets may be cached
-        'cache-control': isHtml ? 'no-cache' : 'public, max-age=300',
+        'cache-control': cacheControl(path.relative(root, real), isHtml),
       });
       if (req.method === 'HEAD') {
         res.end();

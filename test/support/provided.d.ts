@@ -3,6 +3,8 @@ declare module 'vitest' {
     pgAdminUrl: string;
     pgTemplate: string;
     pgKind: 'embedded' | 'external';
+    /** The Chromium the browser tests drive (test/support/chromium-setup.ts). */
+    chromiumPath: string;
   }
 }
 export {};

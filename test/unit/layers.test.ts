@@ -6,7 +6,7 @@ const root = path.resolve(__dirname, '../..');
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(path.join(root, dir), { withFileTypes: true, recursive: true })
-    .filter((e) => e.isFile() && e.name.endsWith('.ts'))
+    .filter((e) => e.isFile() && (e.name.endsWith('.ts') || e.name.endsWith('.tsx')))
     .map((e) => path.relative(root, path.join(e.parentPath, e.name)));
 }
 
@@ -19,6 +19,20 @@ function importsOf(file: string): string[] {
 }
 
 describe('layers (docs/ARCHITECTURE.md)', () => {
+  it('the console reaches the server only through the API: from the repository it imports console/, the generated API types and the plain-data statuses', () => {
+    const packages = ['preact', 'preact/hooks', 'preact-iso', '@preact/signals', '@tanstack/virtual-core', 'openapi-fetch', 'eventsource-parser'];
+    const files = sourceFiles('console/src');
+    expect(files.length).toBeGreaterThan(10);
+    const offences = files.flatMap((file) =>
+      importsOf(file)
+        .filter((m) => !(m.startsWith('console/') || m === 'mcp/task-server-paths' || m === 'core/tasks/statuses' || packages.includes(m)))
+        .map((m) => `${file} imports ${m}`),
+    );
+    expect(offences).toEqual([]);
+    // what the console bundles from core must itself import nothing (no zod, no ports in the browser)
+    expect(importsOf('core/tasks/statuses.ts')).toEqual([]);
+  });
+
   it('core imports no pg, node:http, middy, infra or handlers, and never reads process.env', () => {
     const offences = sourceFiles('core').flatMap((file) => [
       ...importsOf(file)

@@ -1,0 +1,414 @@
+import { useSignal } from '@preact/signals';
+import { elementScroll, observeElementOffset, observeElementRect, Virtualizer } from '@tanstack/virtual-core';
+import { useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { useLocation } from 'preact-iso';
+import { boardColumns, boardMovesFrom } from '../../../core/tasks/statuses';
+import { createTask, loadBoard, loadBoardAsOf, loadProjects, moveTask, type BoardTask } from '../board-data';
+import { invalidate, useQuery } from '../queries';
+import { statusLabel } from '../task-words';
+import { Problem } from '../parts/problem';
+
+/**
+ * A project's board: columns in spec 01's order, each its own virtualized scroller; cards moved by
+ * drag and drop or by their "Move to" menu; filters and the time-travel instant in the URL.
+ */
+type Filters = { q: string; owner: string; priority: string; label: string };
+
+function matches(task: BoardTask, f: Filters): boolean {
+  if (f.q && !task.title.toLowerCase().includes(f.q.toLowerCase())) return false;
+  if (f.owner && (task.owner ?? '') !== f.owner) return false;
+  if (f.priority && task.priority !== f.priority) return false;
+  if (f.label && !task.labels.includes(f.label)) return false;
+  return true;
+}
+
+export function BoardScreen(_props: { path: string }) {
+  const { query, path, route } = useLocation();
+  const projectId = query.project || undefined;
+  const at = query.at || undefined;
+  const filters: Filters = { q: query.q ?? '', owner: query.owner ?? '', priority: query.priority ?? '', label: query.label ?? '' };
+  const setQuery = (changes: Record<string, string | undefined>) => {
+    const next = new URLSearchParams();
+    for (const [k, v] of Object.entries({ ...query, ...changes })) if (v) next.set(k, v);
+    const qs = next.toString();
+    route(qs ? `${path}?${qs}` : path, true);
+  };
+
+  const projects = useQuery('projects', ['projects'], loadProjects);
+  const board = useQuery(at ? `board-as-of:${projectId ?? ''}:${at}` : `board:${projectId ?? ''}`, at ? [] : ['tasks', 'projects'], () =>
+    at ? loadBoardAsOf(projectId, at) : loadBoard(projectId),
+  );
+  // moves made here show at once; the refetch the stream triggers replaces them
+  const moved = useSignal<ReadonlyMap<string, string>>(new Map());
+  const problem = useSignal<string | undefined>(undefined);
+  const data = board.data.value;
+  const currentProject = data?.project as { id?: string; name?: string } | undefined;
+
+  const move = async (task: BoardTask, status: string) => {
+    if (task.status === status) return;
+    problem.value = undefined;
+    moved.value = new Map([...moved.value, [task.id, status]]);
+    try {
+      await moveTask(task.id, status);
+    } catch (err) {
+      problem.value = `“${task.title}” was not moved to ${statusLabel(status)}: ${(err as Error).message}`;
+    } finally {
+      const next = new Map(moved.value);
+      next.delete(task.id);
+      moved.value = next;
+      board.refetch();
+    }
+  };
+  const add = async (status: string, title: string) => {
+    const project = currentProject?.id;
+    if (!project) return;
+    problem.value = undefined;
+    try {
+      await createTask(project, title, status);
+      invalidate(['tasks']);
+    } catch (err) {
+      problem.value = `The task was not added: ${(err as Error).message}`;
+    }
+  };
+
+  const columns = useMemo(() => {
+    const all: BoardTask[] = data ? Object.values(data.columns).flat() : [];
+    const byId = new Map(all.map((t) => [t.id, t]));
+    const lists = new Map<string, BoardTask[]>(boardColumns.map((c) => [c, []]));
+    for (const task of all) {
+      if (!matches(task, filters)) continue;
+      const status = moved.value.get(task.id) ?? task.status;
+      lists.get(status)?.push(task);
+    }
+    return { lists, byId };
+  }, [data, moved.value, filters.q, filters.owner, filters.priority, filters.label]);
+
+  const owners = useMemo(() => [...new Set([...columns.byId.values()].map((t) => t.owner).filter((o): o is string => Boolean(o)))].sort(), [columns]);
+  const labels = useMemo(() => [...new Set([...columns.byId.values()].flatMap((t) => t.labels))].sort(), [columns]);
+  const readOnly = Boolean(at);
+
+  return (
+    <section aria-labelledby="screen-title" class="screen board-screen">
+      <div class="board-head">
+        <h1 id="screen-title">Board</h1>
+        <div class="field inline">
+          <label for="board-project">Project</label>
+          <select id="board-project" value={currentProject?.id ?? projectId ?? ''} onChange={(e) => setQuery({ project: (e.currentTarget as HTMLSelectElement).value })}>
+            {(projects.data.value ?? []).map((p) => (
+              <option key={p.id} value={p.id}>
+                {p.name}
+              </option>
+            ))}
+          </select>
+        </div>
+      </div>
+      <div class="board-filters" role="search" aria-label="Filter the board">
+        <input type="search" aria-label="Filter by title" placeholder="Filter by title" value={filters.q} onInput={(e) => setQuery({ q: (e.currentTarget as HTMLInputElement).value })} />
+        <div class="field inline">
+          <label for="board-owner">Owner</label>
+          <select id="board-owner" value={filters.owner} onChange={(e) => setQuery({ owner: (e.currentTarget as HTMLSelectElement).value })}>
+            <option value="">Anyone</option>
+            {[...new Set([...owners, ...(filters.owner ? [filters.owner] : [])])].map((o) => (
+              <option key={o} value={o}>
+                {o}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div class="field inline">
+          <label for="board-priority">Priority</label>
+          <select id="board-priority" value={filters.priority} onChange={(e) => setQuery({ priority: (e.currentTarget as HTMLSelectElement).value })}>
+            <option value="">Any</option>
+            {['critical', 'high', 'medium', 'low'].map((p) => (
+              <option key={p} value={p}>
+                {p}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div class="field inline">
+          <label for="board-label">Label</label>
+          <select id="board-label" value={filters.label} onChange={(e) => setQuery({ label: (e.currentTarget as HTMLSelectElement).value })}>
+            <option value="">Any</option>
+            {[...new Set([...labels, ...(filters.label ? [filters.label] : [])])].map((l) => (
+              <option key={l} value={l}>
+                {l}
+              </option>
+            ))}
+          </select>
+        </div>
+        <TimeTravel at={at} onChange={(value) => setQuery({ at: value })} />
+      </div>
+      {readOnly && data ? (
+        <div class="banner" role="note">
+          <span>
+            Board as of {new Date(at!).toLocaleString()}: read-only, as it stood then.
+          </span>
+          <button type="button" class="primary" onClick={() => setQuery({ at: undefined })}>
+            Back to now
+          </button>
+        </div>
+      ) : null}
+      <Problem text={problem.value} />
+      <Problem text={board.error.value && `The board could not be read: ${board.error.value}`} />
+      {!data ? (
+        <p class="muted">Reading the board…</p>
+      ) : (
+        <div class="board-columns">
+          {boardColumns.map((status) => (
+            <BoardColumn
+              key={status}
+              status={status}
+              tasks={columns.lists.get(status) ?? []}
+              byId={columns.byId}
+              readOnly={readOnly}
+              onMove={move}
+              onAdd={(title) => add(status, title)}
+            />
+          ))}
+        </div>
+      )}
+    </section>
+  );
+}
+
+function TimeTravel({ at, onChange }: { at: string | undefined; onChange(value: string | undefined): void }) {
+  const local = (iso: string) => {
+    const d = new Date(iso);
+    const pad = (n: number) => String(n).padStart(2, '0');
+    return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+  };
+  return (
+    <form
+      class="field inline"
+      onSubmit={(e) => {
+        e.preventDefault();
+        const value = String(new FormData(e.currentTarget as HTMLFormElement).get('at') ?? '');
+        onChange(value ? new Date(value).toISOString() : undefined);
+      }}
+    >
+      <label class="field inline">
+        <span>Board as of</span>
+        <input name="at" type="datetime-local" step="1" defaultValue={at ? local(at) : ''} key={at ?? 'now'} />
+      </label>
+      <button type="submit">Show</button>
+    </form>
+  );
+}
+
+const CARD_ESTIMATE_PX = 112;
+
+function BoardColumn(props: {
+  status: string;
+  tasks: BoardTask[];
+  byId: ReadonlyMap<string, BoardTask>;
+  readOnly: boolean;
+  onMove(task: BoardTask, status: string): void;
+  onAdd(title: string): Promise<void>;
+}) {
+  const { status, tasks } = props;
+  const scroller = useRef<HTMLDivElement>(null);
+  const [, rerender] = useState(0);
+  const adding = useSignal(false);
+  const dropping = useSignal(false);
+  const virtualizer = useMemo(
+    () =>
+      new Virtualizer<HTMLDivElement, HTMLElement>({
+        count: 0,
+        getScrollElement: () => scroller.current,
+        estimateSize: () => CARD_ESTIMATE_PX,
+        overscan: 6,
+        scrollToFn: elementScroll,
+        observeElementRect,
+        observeElementOffset,
+        onChange: () => rerender((n) => n + 1),
+      }),
+    [],
+  );
+  virtualizer.setOptions({ ...virtualizer.options, count: tasks.length, getItemKey: (i) => tasks[i]?.id ?? i });
+  useLayoutEffect(() => virtualizer._didMount(), [virtualizer]);
+  useLayoutEffect(() => {
+    virtualizer._willUpdate();
+  });
+  const headingId = `column-${status}`;
+  const taskId = (event: DragEvent) => event.dataTransfer?.getData('text/x-task-id') ?? '';
+
+  return (
+    <section
+      role="region"
+      aria-labelledby={headingId}
+      class={`board-column${tasks.length === 0 ? ' empty' : ''}${dropping.value ? ' dropping' : ''}`}
+      onDragOver={(e) => {
+        if (props.readOnly) return;
+        e.preventDefault();
+        dropping.value = true;
+      }}
+      onDragLeave={() => (dropping.value = false)}
+      onDrop={(e) => {
+        e.preventDefault();
+        dropping.value = false;
+        const task = props.byId.get(taskId(e));
+        if (task && !props.readOnly) props.onMove(task, status);
+      }}
+    >
+      <h2 id={headingId}>
+        {statusLabel(status)} <span class="count">{tasks.length}</span>
+      </h2>
+      {!props.readOnly ? (
+        adding.value ? (
+          <form
+            class="add-task"
+            onSubmit={async (e) => {
+              e.preventDefault();
+              const form = e.currentTarget as HTMLFormElement;
+              const title = String(new FormData(form).get('title') ?? '').trim();
+              if (!title) return;
+              await props.onAdd(title);
+              adding.value = false;
+            }}
+          >
+            <label class="field">
+              <span>New task title</span>
+              <input name="title" required autoFocus />
+            </label>
+            <div class="actions">
+              <button type="submit" class="primary">
+                Add
+              </button>
+              <button type="button" onClick={() => (adding.value = false)}>
+                Close
+              </button>
+            </div>
+          </form>
+        ) : (
+          <button type="button" class="add-button" onClick={() => (adding.value = true)}>
+            Add task
+          </button>
+        )
+      ) : null}
+      <div class="column-scroll" ref={scroller}>
+        <div class="column-inner" style={{ height: `${virtualizer.getTotalSize()}px` }}>
+          {virtualizer.getVirtualItems().map((item) => {
+            const task = tasks[item.index]!;
+            return (
+              <div key={task.id} class="card-slot" data-index={item.index} ref={(el) => {
+                  if (el) virtualizer.measureElement(el);
+                }} style={{ transform: `translateY(${item.start}px)` }}>
+                <TaskCard task={task} status={status} byId={props.byId} readOnly={props.readOnly} onMove={props.onMove} />
+              </div>
+            );
+          })}
+        </div>
+      </div>
+    </section>
+  );
+}
+
+function whyStuck(task: BoardTask, byId: ReadonlyMap<string, BoardTask>, now: number): string | undefined {
+  if (task.status === 'blocked') {
+    const reason = (task.metadata as { blocked_reason?: unknown }).blocked_reason;
+    return `Blocked: ${typeof reason === 'string' && reason ? reason : 'no reason given'}`;
+  }
+  const unmet = task.dependency_ids.filter((id) => byId.get(id)?.status !== 'completed');
+  if (unmet.length > 0 && task.status !== 'completed') return `Waiting on ${unmet.length} unmet ${unmet.length === 1 ? 'dependency' : 'dependencies'}`;
+  if (task.locked_by && task.lease_expires_at && Date.parse(task.lease_expires_at) < now) return `The claim of ${task.locked_by} lapsed`;
+  return undefined;
+}
+
+function leaseLeft(until: string, now: number): string {
+  const minutes = Math.round((Date.parse(until) - now) / 60_000);
+  if (minutes < 1) return 'lease ends in under a minute';
+  if (minutes < 90) return `lease ends in ${minutes} min`;
+  return `lease ends in ${Math.round(minutes / 60)} h`;
+}
+
+function TaskCard(props: { task: BoardTask; status: string; byId: ReadonlyMap<string, BoardTask>; readOnly: boolean; onMove(task: BoardTask, status: string): void }) {
+  const { task } = props;
+  const menuOpen = useSignal(false);
+  const now = Date.now();
+  const stuck = whyStuck(task, props.byId, now);
+  const titleId = `card-${task.id}`;
+  return (
+    <article
+      class={`task-card priority-${task.priority}`}
+      aria-labelledby={titleId}
+      data-list-item
+      tabIndex={-1}
+      draggable={!props.readOnly}
+      onDragStart={(e) => {
+        e.dataTransfer?.setData('text/x-task-id', task.id);
+        if (e.dataTransfer) e.dataTransfer.effectAllowed = 'move';
+      }}
+    >
+      <h3 id={titleId}>
+        <a href={`/tasks/${task.id}`}>{task.title}</a>
+      </h3>
+      <dl class="card-facts">
+        <div>
+          <dt>Priority</dt>
+          <dd>{task.priority}</dd>
+        </div>
+        {task.owner ? (
+          <div>
+            <dt>Owner</dt>
+            <dd>{task.owner}</dd>
+          </div>
+        ) : null}
+        {task.due_date ? (
+          <div>
+            <dt>Due</dt>
+            <dd>{new Date(task.due_date).toLocaleDateString()}</dd>
+          </div>
+        ) : null}
+        {task.locked_by ? (
+          <div>
+            <dt>Claimed by</dt>
+            <dd>
+              {task.locked_by}
+              {task.lease_expires_at && Date.parse(task.lease_expires_at) > now ? `, ${leaseLeft(task.lease_expires_at, now)}` : ''}
+            </dd>
+          </div>
+        ) : null}
+        {task.dependency_ids.length > 0 ? (
+          <div>
+            <dt>Dependencies</dt>
+            <dd>{task.dependency_ids.length}</dd>
+          </div>
+        ) : null}
+      </dl>
+      {stuck ? <p class="stuck">{stuck}</p> : null}
+      {!props.readOnly ? (
+        <div class="move-to">
+          <button type="button" aria-haspopup="menu" aria-expanded={menuOpen.value} onClick={() => (menuOpen.value = !menuOpen.value)}>
+            Move to
+          </button>
+          {menuOpen.value ? (
+            <ul
+              role="menu"
+              aria-label={`Move “${task.title}” to`}
+              onKeyDown={(e) => {
+                if (e.key === 'Escape') menuOpen.value = false;
+              }}
+            >
+              {boardMovesFrom(props.status).map((target) => (
+                <li key={target} role="none">
+                  <button
+                    type="button"
+                    role="menuitem"
+                    onClick={() => {
+                      menuOpen.value = false;
+                      props.onMove(task, target);
+                    }}
+                  >
+                    {statusLabel(target)}
+                  </button>
+                </li>
+              ))}
+            </ul>
+          ) : null}
+        </div>
+      ) : null}
+    </article>
+  );
+}
+

@@ -1,0 +1,206 @@
+import { useSignal } from '@preact/signals';
+import { inboxActions } from '../inbox-actions';
+import { INBOX_KEY, inboxTopics, loadInbox, type InboxItem as Item } from '../inbox-data';
+import { invalidate, useQuery } from '../queries';
+import { Problem } from '../parts/problem';
+
+/** The home screen: what needs the operator, most severe first, each with its actions in place. */
+export function InboxScreen(_props: { path: string }) {
+  const inbox = useQuery(INBOX_KEY, inboxTopics, loadInbox);
+  // items acted on here leave at once; the refetch the stream triggers confirms it
+  const done = useSignal<ReadonlySet<string>>(new Set());
+  const data = inbox.data.value;
+  const items = data?.items.filter((i) => !done.value.has(i.id)) ?? [];
+  const resolved = (id: string) => {
+    done.value = new Set([...done.value, id]);
+    invalidate(inboxTopics);
+  };
+  return (
+    <section aria-labelledby="screen-title" class="screen inbox">
+      <h1 id="screen-title">Inbox</h1>
+      <Problem text={inbox.error.value && `The Inbox could not be read: ${inbox.error.value}`} />
+      {!data ? (
+        <p class="muted">Reading what waits…</p>
+      ) : items.length === 0 ? (
+        <p class="empty-state">
+          Nothing needs you. {data.fleet.live_runs} {data.fleet.live_runs === 1 ? 'run' : 'runs'} live, {data.fleet.agents_online}{' '}
+          {data.fleet.agents_online === 1 ? 'agent' : 'agents'} online.
+        </p>
+      ) : (
+        <ul class="inbox-list" aria-label="Waiting for you">
+          {items.map((item) => (
+            <InboxItem key={item.id} item={item} onResolved={() => resolved(item.id)} />
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+const fieldNames: readonly [string, string][] = [
+  ['action', 'Action'],
+  ['executes', 'Approving executes'],
+  ['task_title', 'Task'],
+  ['run_id', 'Run'],
+  ['agent_id', 'Agent'],
+  ['cost_so_far_usd', 'Cost so far'],
+  ['status', 'Status'],
+  ['error', 'Error'],
+  ['reason', 'Reason'],
+  ['spent_usd', 'Spent'],
+  ['cap_usd', 'Cap'],
+  ['paused_until', 'Paused until'],
+  ['last_heartbeat_at', 'Last heartbeat'],
+  ['lease_expired_at', 'Lease expired'],
+  ['summary', 'Finding'],
+  ['url', 'Destination'],
+  ['last_error', 'Last error'],
+];
+
+const money = (value: unknown) => (typeof value === 'number' ? `$${value.toFixed(2)}` : String(value));
+
+function shown(field: string, value: unknown): string {
+  if (field.endsWith('_usd')) return money(value);
+  if (field.endsWith('_at') || field === 'paused_until') return new Date(String(value)).toLocaleString();
+  return String(value);
+}
+
+function InboxItem({ item, onResolved }: { item: Item; onResolved(): void }) {
+  const busy = useSignal(false);
+  const problem = useSignal<string | undefined>(undefined);
+  const note = useSignal('');
+  const editingCap = useSignal(false);
+  const repairPreview = useSignal<string | undefined>(undefined);
+  const titleId = `inbox-${item.id.replace(/[^a-zA-Z0-9_-]/g, '-')}`;
+
+  const act = async (work: () => Promise<unknown>) => {
+    busy.value = true;
+    problem.value = undefined;
+    try {
+      await work();
+      onResolved();
+    } catch (err) {
+      problem.value = (err as Error).message;
+    } finally {
+      busy.value = false;
+    }
+  };
+
+  const has = (action: Item['actions'][number]) => item.actions.includes(action);
+  return (
+    <li class={`inbox-item severity-${item.severity}`} aria-labelledby={titleId} data-list-item tabIndex={-1}>
+      <div class="inbox-head">
+        <span class="severity">{item.severity}</span>
+        <h2 id={titleId}>{item.title}</h2>
+      </div>
+      {item.detail ? <p>{item.detail}</p> : null}
+      <dl class="facts">
+        {fieldNames
+          .filter(([field]) => item[field] !== null && item[field] !== undefined && item[field] !== '')
+          .map(([field, name]) => (
+            <div key={field}>
+              <dt>{name}</dt>
+              <dd>{field === 'task_title' && typeof item.task_id === 'string' ? <a href={`/tasks/${item.task_id}`}>{String(item.task_title)}</a> : shown(field, item[field])}</dd>
+            </div>
+          ))}
+      </dl>
+      {has('approve') || has('reject') ? (
+        <label class="field inline">
+          <span>Note (optional)</span>
+          <input type="text" value={note.value} onInput={(e) => (note.value = (e.currentTarget as HTMLInputElement).value)} />
+        </label>
+      ) : null}
+      {editingCap.value ? (
+        <form
+          class="inline-form"
+          aria-label="Raise cap"
+          onSubmit={(e) => {
+            e.preventDefault();
+            const cap = Number(new FormData(e.currentTarget as HTMLFormElement).get('cap'));
+            void act(() => inboxActions.raise_cap(item, cap));
+          }}
+        >
+          <label class="field inline">
+            <span>New cap (USD)</span>
+            <input name="cap" type="number" min="0" step="0.01" required defaultValue={typeof item.cap_usd === 'number' ? String(item.cap_usd) : ''} />
+          </label>
+          <button type="submit" class="primary" disabled={busy.value}>
+            Save cap
+          </button>
+          <button type="button" onClick={() => (editingCap.value = false)}>
+            Close
+          </button>
+        </form>
+      ) : null}
+      {repairPreview.value !== undefined ? (
+        <div class="inline-form" role="group" aria-label="Repair preview">
+          <p>{repairPreview.value}</p>
+          <button type="button" class="primary" disabled={busy.value} onClick={() => void act(() => inboxActions.repair(item))}>
+            Repair now
+          </button>
+          <button type="button" onClick={() => (repairPreview.value = undefined)}>
+            Close
+          </button>
+        </div>
+      ) : null}
+      <div class="actions">
+        {has('approve') ? (
+          <button type="button" class="primary" disabled={busy.value} onClick={() => void act(() => inboxActions.approve(item, note.value.trim() || undefined))}>
+            Approve
+          </button>
+        ) : null}
+        {has('reject') ? (
+          <button type="button" class="danger" disabled={busy.value} onClick={() => void act(() => inboxActions.reject(item, note.value.trim() || undefined))}>
+            Reject
+          </button>
+        ) : null}
+        {has('retry') ? (
+          <button type="button" class="primary" disabled={busy.value} onClick={() => void act(() => inboxActions.retry(item))}>
+            Retry
+          </button>
+        ) : null}
+        {has('cancel') ? (
+          <button type="button" class="danger" disabled={busy.value} onClick={() => void act(() => inboxActions.cancel(item))}>
+            Cancel
+          </button>
+        ) : null}
+        {has('raise_cap') && !editingCap.value ? (
+          <button type="button" disabled={busy.value} onClick={() => (editingCap.value = true)}>
+            Raise cap
+          </button>
+        ) : null}
+        {has('resume') ? (
+          <button type="button" disabled={busy.value} onClick={() => void act(() => inboxActions.resume(item))}>
+            Resume
+          </button>
+        ) : null}
+        {has('resume_dispatch') ? (
+          <button type="button" class="primary" disabled={busy.value} onClick={() => void act(() => inboxActions.resume_dispatch(item))}>
+            Resume dispatch
+          </button>
+        ) : null}
+        {has('repair') && repairPreview.value === undefined ? (
+          <button
+            type="button"
+            disabled={busy.value}
+            onClick={async () => {
+              busy.value = true;
+              problem.value = undefined;
+              try {
+                const preview = (await inboxActions.repairPreview(item)) as { total: number; repaired: { kind: string; count: number }[] };
+                repairPreview.value = `The dry run would repair ${preview.total}: ${preview.repaired.map((r) => `${r.count} × ${r.kind}`).join(', ') || 'nothing'}.`;
+              } catch (err) {
+                problem.value = (err as Error).message;
+              } finally {
+                busy.value = false;
+              }
+            }}
+          >
+            Repair
+          </button>
+        ) : null}
+      </div>
+      <Problem text={problem.value} />
+    </li>
+  );
+}

@@ -1,0 +1,433 @@
+import { useSignal } from '@preact/signals';
+import { useLocation } from 'preact-iso';
+import { taskPriorities, taskStatuses } from '../../../core/tasks/statuses';
+import { invalidate, useQuery } from '../queries';
+import {
+  archiveTask,
+  changeDependencies,
+  deleteTask,
+  linkSubtask,
+  loadRuns,
+  loadSessions,
+  loadTask,
+  loadVersions,
+  previewRevert,
+  retryTask,
+  revert,
+  updateTask,
+  type RevertPreview,
+  type TaskDetail,
+  type Version,
+} from '../task-data';
+import { statusLabel } from '../task-words';
+import { Problem } from '../parts/problem';
+
+/**
+ * One task: every field editable, its dependencies and subtasks, its claim, runs and sessions, and its
+ * history as field-by-field diffs with "Revert to this version" (previewed first).
+ */
+const diffFields = ['title', 'description', 'status', 'priority', 'owner', 'start_date', 'due_date', 'estimated_effort', 'actual_effort', 'labels', 'dependency_ids', 'parent_task_id'] as const;
+const fieldNames: Record<string, string> = {
+  title: 'Title',
+  description: 'Description',
+  status: 'Status',
+  priority: 'Priority',
+  owner: 'Owner',
+  start_date: 'Start date',
+  due_date: 'Due date',
+  estimated_effort: 'Estimated effort',
+  actual_effort: 'Actual effort',
+  labels: 'Labels',
+  dependency_ids: 'Dependencies',
+  parent_task_id: 'Parent task',
+};
+
+const shown = (value: unknown) => (value === null || value === undefined || value === '' ? '—' : Array.isArray(value) ? value.join(', ') || '—' : String(value));
+const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+const dateOnly = (value: string | null) => (value ? value.slice(0, 10) : '');
+
+export function TaskPage({ id = '' }: { path: string; id?: string }) {
+  const { route } = useLocation();
+  const task = useQuery(`task:${id}`, ['tasks'], () => loadTask(id));
+  const versions = useQuery(`task-versions:${id}`, ['tasks'], () => loadVersions(id));
+  const runs = useQuery(`task-runs:${id}`, ['runs'], () => loadRuns(id));
+  const sessions = useQuery(`task-sessions:${id}`, ['runs'], () => loadSessions(id));
+  const problem = useSignal<string | undefined>(undefined);
+  const notice = useSignal<string | undefined>(undefined);
+  const t = task.data.value;
+
+  const act = async (work: () => Promise<unknown>, done?: string) => {
+    problem.value = undefined;
+    notice.value = undefined;
+    try {
+      await work();
+      notice.value = done;
+      task.refetch();
+      versions.refetch();
+      invalidate(['tasks']);
+    } catch (err) {
+      problem.value = (err as Error).message;
+    }
+  };
+
+  if (task.error.value && !t)
+    return (
+      <section aria-labelledby="screen-title" class="screen">
+        <h1 id="screen-title">Task</h1>
+        <p role="alert" class="problem">
+          The task could not be read: {task.error.value}
+        </p>
+      </section>
+    );
+  if (!t)
+    return (
+      <section aria-labelledby="screen-title" class="screen">
+        <h1 id="screen-title">Task</h1>
+        <p class="muted">Reading the task…</p>
+      </section>
+    );
+
+  return (
+    <section aria-labelledby="screen-title" class="screen task-page">
+      <h1 id="screen-title">{t.title}</h1>
+      <p class="muted">
+        {statusLabel(t.status)} · {t.priority} priority{t.archived_at ? ' · archived' : ''}
+        {t.deleted_at ? ' · deleted' : ''}
+      </p>
+      <Problem text={problem.value} />
+      {notice.value ? (
+        <p role="status" class="notice">
+          {notice.value}
+        </p>
+      ) : null}
+      <TaskForm key={t.updated_at} task={t} onSave={(body) => act(() => updateTask(id, body), 'Saved.')} />
+
+      <section aria-labelledby="deps-title" class="card stack">
+        <h2 id="deps-title">Dependencies</h2>
+        {t.dependencies.length === 0 ? <p class="muted">None.</p> : null}
+        <ul class="plain-list">
+          {t.dependencies.map((d) => (
+            <li key={d.id}>
+              <a href={`/tasks/${d.id}`}>{d.title}</a> <span class="muted">({statusLabel(d.status)})</span>{' '}
+              <button type="button" aria-label={`Remove dependency ${d.title}`} onClick={() => act(() => changeDependencies(id, { remove: [d.id] }), 'Dependency removed.')}>
+                Remove
+              </button>
+            </li>
+          ))}
+        </ul>
+        <IdForm label="Add dependency (task id)" button="Add dependency" onSubmit={(other) => act(() => changeDependencies(id, { add: [other] }), 'Dependency added.')} />
+      </section>
+
+      <section aria-labelledby="subtasks-title" class="card stack">
+        <h2 id="subtasks-title">Subtasks</h2>
+        {t.subtasks.length === 0 ? <p class="muted">None.</p> : null}
+        <ul class="plain-list">
+          {t.subtasks.map((s) => (
+            <li key={s.id}>
+              <a href={`/tasks/${s.id}`}>{s.title}</a> <span class="muted">({statusLabel(s.status)})</span>{' '}
+              <button type="button" aria-label={`Remove subtask ${s.title}`} onClick={() => act(() => updateTask(s.id, { parent_task_id: null }), 'Subtask removed.')}>
+                Remove
+              </button>
+            </li>
+          ))}
+        </ul>
+        <IdForm label="Add subtask (task id)" button="Add subtask" onSubmit={(other) => act(() => linkSubtask(id, other), 'Subtask added.')} />
+      </section>
+
+      <section aria-labelledby="claim-title" class="card stack">
+        <h2 id="claim-title">Claim</h2>
+        {t.locked_by ? (
+          <p>
+            Claimed by {t.locked_by} since {new Date(t.locked_at ?? t.updated_at).toLocaleString()}
+            {t.lease_expires_at ? `; the lease ends ${new Date(t.lease_expires_at).toLocaleString()}` : '; no lease'}.
+          </p>
+        ) : (
+          <p class="muted">Not claimed.</p>
+        )}
+      </section>
+
+      <section aria-labelledby="runs-title" class="card stack">
+        <h2 id="runs-title">Runs</h2>
+        {(() => {
+          const list = (runs.data.value as { runs?: { id: string; status: string; workflow_type: string; created_at: string }[] } | undefined)?.runs ?? [];
+          return list.length === 0 ? (
+            <p class="muted">No runs.</p>
+          ) : (
+            <ul class="plain-list">
+              {list.map((r) => (
+                <li key={r.id}>
+                  <a href={`/runs/${r.id}`}>{r.id.slice(0, 8)}</a> {r.workflow_type} · {r.status} · {new Date(r.created_at).toLocaleString()}
+                </li>
+              ))}
+            </ul>
+          );
+        })()}
+        <h3>Sessions</h3>
+        {(() => {
+          const list = (sessions.data.value as { sessions?: { sessionKey?: string; runId?: string; status?: string }[] } | undefined)?.sessions ?? [];
+          return list.length === 0 ? (
+            <p class="muted">No linked sessions.</p>
+          ) : (
+            <ul class="plain-list">
+              {list.map((s, i) => (
+                <li key={s.sessionKey ?? i}>
+                  {s.sessionKey ?? 'session'} {s.status ? `· ${s.status}` : ''}
+                </li>
+              ))}
+            </ul>
+          );
+        })()}
+      </section>
+
+      <section aria-labelledby="lifecycle-title" class="card stack">
+        <h2 id="lifecycle-title">Archive, delete, retry</h2>
+        <div class="actions">
+          <button type="button" onClick={() => act(() => retryTask(id), 'Retried: the task is ready again.')}>
+            Retry
+          </button>
+          <button type="button" onClick={() => act(() => archiveTask(id), 'Archived.')} disabled={Boolean(t.archived_at)}>
+            Archive
+          </button>
+          <button
+            type="button"
+            class="danger"
+            onClick={() => {
+              if (!confirm(`Delete “${t.title}”? It can be restored through the API.`)) return;
+              void act(async () => {
+                await deleteTask(id);
+                route('/board');
+              }, 'Deleted.');
+            }}
+          >
+            Delete
+          </button>
+        </div>
+      </section>
+
+      <History versions={versions.data.value ?? []} onReverted={() => act(async () => undefined, 'Reverted to the chosen version.')} />
+    </section>
+  );
+}
+
+function TaskForm({ task, onSave }: { task: TaskDetail; onSave(body: Parameters<typeof updateTask>[1]): void }) {
+  const submit = (event: Event) => {
+    event.preventDefault();
+    const data = new FormData(event.currentTarget as HTMLFormElement);
+    const text = (name: string) => String(data.get(name) ?? '');
+    const orNull = (value: string) => (value.trim() === '' ? null : value.trim());
+    const numberOrNull = (value: string) => (value.trim() === '' ? null : Number(value));
+    const next = {
+      title: text('title').trim(),
+      description: text('description'),
+      status: text('status') as TaskDetail['status'],
+      priority: text('priority') as TaskDetail['priority'],
+      owner: orNull(text('owner')),
+      start_date: orNull(text('start_date')),
+      due_date: orNull(text('due_date')),
+      estimated_effort: numberOrNull(text('estimated_effort')),
+      actual_effort: numberOrNull(text('actual_effort')),
+      labels: text('labels')
+        .split(',')
+        .map((l) => l.trim())
+        .filter(Boolean),
+    };
+    const before: Record<string, unknown> = { ...task, start_date: dateOnly(task.start_date) || null, due_date: dateOnly(task.due_date) || null };
+    const changed = Object.fromEntries(Object.entries(next).filter(([k, v]) => !same(before[k], v)));
+    if (Object.keys(changed).length > 0) onSave(changed);
+  };
+  return (
+    <form class="card task-form" aria-labelledby="fields-title" onSubmit={submit}>
+      <h2 id="fields-title">Fields</h2>
+      <label class="field">
+        <span>Title</span>
+        <input name="title" required defaultValue={task.title} />
+      </label>
+      <label class="field">
+        <span>Description</span>
+        <textarea name="description" rows={4} defaultValue={task.description} />
+      </label>
+      <div class="field-row">
+        <div class="field">
+          <label for="task-status">Status</label>
+          <select id="task-status" name="status" value={task.status}>
+            {taskStatuses.map((s) => (
+              <option key={s} value={s}>
+                {statusLabel(s)}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div class="field">
+          <label for="task-priority">Priority</label>
+          <select id="task-priority" name="priority" value={task.priority}>
+            {taskPriorities.map((p) => (
+              <option key={p} value={p}>
+                {p}
+              </option>
+            ))}
+          </select>
+        </div>
+        <label class="field">
+          <span>Owner</span>
+          <input name="owner" defaultValue={task.owner ?? ''} />
+        </label>
+      </div>
+      <div class="field-row">
+        <label class="field">
+          <span>Start date</span>
+          <input name="start_date" type="date" defaultValue={dateOnly(task.start_date)} />
+        </label>
+        <label class="field">
+          <span>Due date</span>
+          <input name="due_date" type="date" defaultValue={dateOnly(task.due_date)} />
+        </label>
+        <label class="field">
+          <span>Estimated effort</span>
+          <input name="estimated_effort" type="number" step="any" min="0" defaultValue={task.estimated_effort?.toString() ?? ''} />
+        </label>
+        <label class="field">
+          <span>Actual effort</span>
+          <input name="actual_effort" type="number" step="any" min="0" defaultValue={task.actual_effort?.toString() ?? ''} />
+        </label>
+      </div>
+      <label class="field">
+        <span>Labels (comma-separated)</span>
+        <input name="labels" defaultValue={task.labels.join(', ')} />
+      </label>
+      <div class="actions">
+        <button type="submit" class="primary">
+          Save
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function IdForm({ label, button, onSubmit }: { label: string; button: string; onSubmit(id: string): void }) {
+  return (
+    <form
+      class="inline-form"
+      onSubmit={(e) => {
+        e.preventDefault();
+        const form = e.currentTarget as HTMLFormElement;
+        const value = String(new FormData(form).get('id') ?? '').trim();
+        if (value) onSubmit(value);
+        form.reset();
+      }}
+    >
+      <label class="field inline">
+        <span>{label}</span>
+        <input name="id" required />
+      </label>
+      <button type="submit">{button}</button>
+    </form>
+  );
+}
+
+function History({ versions, onReverted }: { versions: Version[]; onReverted(): void }) {
+  const preview = useSignal<{ version: Version; diff: RevertPreview } | undefined>(undefined);
+  const problem = useSignal<string | undefined>(undefined);
+  // newest first; each version shows what changed from the one before it
+  const ordered = [...versions].sort((a, b) => Date.parse(b.created_at) - Date.parse(a.created_at));
+  return (
+    <section aria-labelledby="history-title" class="card stack">
+      <h2 id="history-title">History</h2>
+      <Problem text={problem.value} />
+      {ordered.length === 0 ? <p class="muted">No versions recorded yet.</p> : null}
+      <ol class="history-list">
+        {ordered.map((version, i) => {
+          const older = ordered[i + 1];
+          const changes = diffFields.filter((f) => !same(version.state[f], older?.state[f]) && (older || version.state[f] !== undefined));
+          return (
+            <li key={version.id} aria-label={`Version of ${new Date(version.created_at).toLocaleString()}`}>
+              <p>
+                <strong>{new Date(version.created_at).toLocaleString()}</strong> by {version.actor} ({version.reason})
+              </p>
+              {older ? (
+                <table class="diff">
+                  <caption class="visually-hidden">Changes in this version</caption>
+                  <thead>
+                    <tr>
+                      <th scope="col">Field</th>
+                      <th scope="col">Before</th>
+                      <th scope="col">After</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {changes.map((f) => (
+                      <tr key={f}>
+                        <th scope="row">{fieldNames[f]}</th>
+                        <td>{shown(older.state[f])}</td>
+                        <td>{shown(version.state[f])}</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              ) : (
+                <p class="muted">The first recorded version.</p>
+              )}
+              {i > 0 ? (
+                <button
+                  type="button"
+                  onClick={async () => {
+                    problem.value = undefined;
+                    try {
+                      preview.value = { version, diff: await previewRevert(version.id) };
+                    } catch (err) {
+                      problem.value = (err as Error).message;
+                    }
+                  }}
+                >
+                  Revert to this version
+                </button>
+              ) : null}
+              {preview.value?.version.id === version.id ? (
+                <div class="inline-form revert-preview" role="group" aria-label="Revert preview">
+                  <table class="diff">
+                    <caption>Reverting changes these fields</caption>
+                    <thead>
+                      <tr>
+                        <th scope="col">Field</th>
+                        <th scope="col">Now</th>
+                        <th scope="col">After the revert</th>
+                      </tr>
+                    </thead>
+                    <tbody>
+                      {diffFields
+                        .filter((f) => !same(preview.value!.diff.currentState?.[f], preview.value!.diff.snapshotState[f]))
+                        .map((f) => (
+                          <tr key={f}>
+                            <th scope="row">{fieldNames[f]}</th>
+                            <td>{shown(preview.value!.diff.currentState?.[f])}</td>
+                            <td>{shown(preview.value!.diff.snapshotState[f])}</td>
+                          </tr>
+                        ))}
+                    </tbody>
+                  </table>
+                  <button
+                    type="button"
+                    class="primary"
+                    onClick={async () => {
+                      try {
+                        await revert(version.id);
+                        preview.value = undefined;
+                        onReverted();
+                      } catch (err) {
+                        problem.value = (err as Error).message;
+                      }
+                    }}
+                  >
+                    Confirm revert
+                  </button>
+                  <button type="button" onClick={() => (preview.value = undefined)}>
+                    Close
+                  </button>
+                </div>
+              ) : null}
+            </li>
+          );
+        })}
+      </ol>
+    </section>
+  );
+}

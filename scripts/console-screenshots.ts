@@ -1,0 +1,92 @@
+/// <reference lib="dom" />
+// `npx tsx scripts/console-screenshots.ts` (after `npm run build`): starts `node dist/server.js` on a
+// throwaway DATA_DIR (its own embedded PostgreSQL), fills it with a small demo fleet through the API,
+// and writes a screenshot of each console screen in the light and the dark theme to docs/screenshots/.
+import { spawn } from 'node:child_process';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const out = path.join(root, 'docs/screenshots');
+
+async function startServer(dataDir: string): Promise<{ url: string; stop(): Promise<void> }> {
+  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'WARN', DISPATCHER_INTERVAL_MS: '0', CRON_MANAGER_PORT: '0' };
+  for (const key of ['DASHBOARD_AUTH_TOKEN', 'DATABASE_URL', 'DASHBOARD_UI_DIR', 'HOST']) delete env[key];
+  const child = spawn(process.execPath, [path.join(root, 'dist/server.js')], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = await new Promise<string>((resolve, reject) => {
+    let seen = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      seen += chunk.toString();
+      const match = seen.match(/task server ready at (http:\/\/\S+)/);
+      if (match) resolve(match[1]!);
+    });
+    child.on('exit', (code) => reject(new Error(`the server exited (${code}) before it was ready`)));
+  });
+  return {
+    url,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        child.on('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+async function call(url: string, method: string, target: string, body?: unknown): Promise<any> {
+  const response = await fetch(`${url}${target}`, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  if (!response.ok) throw new Error(`${method} ${target} answered ${response.status}: ${await response.text()}`);
+  return response.json();
+}
+
+async function demoFleet(url: string): Promise<{ project: string; task: string }> {
+  const project = (await call(url, 'POST', '/api/projects', { name: 'Website relaunch' })).id as string;
+  const tasks: [string, Record<string, unknown>][] = [
+    ['Write the launch announcement', { status: 'backlog', priority: 'medium', owner: 'writer-agent', labels: ['docs'] }],
+    ['Audit image alt texts', { status: 'backlog', priority: 'low' }],
+    ['Migrate the blog to the new CMS', { status: 'ready', priority: 'high', owner: 'migrator-agent' }],
+    ['Load-test the checkout', { status: 'in_progress', priority: 'critical', owner: 'qa-agent' }],
+    ['Renew the TLS certificates', { status: 'blocked', priority: 'high', metadata: { blocked_reason: 'waiting for the DNS change' } }],
+    ['Review the pricing page copy', { status: 'review', priority: 'medium', owner: 'editor-agent' }],
+    ['Set up the staging environment', { status: 'completed', priority: 'medium' }],
+  ];
+  const ids: string[] = [];
+  for (const [title, fields] of tasks) ids.push((await call(url, 'POST', '/api/tasks', { project_id: project, title, ...fields })).id);
+  await call(url, 'PATCH', `/api/tasks/${ids[2]}`, { description: 'Move every post and its images; keep the URLs.', due_date: '2026-12-15' });
+  await call(url, 'POST', `/api/tasks/${ids[2]}/dependencies`, { add: [ids[6]] });
+  return { project, task: ids[2]! };
+}
+
+const dataDir = await mkdtemp(path.join(os.tmpdir(), 'console-screenshots-'));
+const server = await startServer(dataDir);
+try {
+  const { project, task } = await demoFleet(server.url);
+  const { default: sparticuz } = await import('@sparticuz/chromium');
+  const executablePath = process.env.CHROMIUM_PATH ?? (await sparticuz.executablePath());
+  const browser = await chromium.launch({ executablePath, args: ['--no-sandbox', '--disable-gpu', '--font-render-hinting=none'] });
+  await mkdir(out, { recursive: true });
+  const screens: [string, string, string][] = [
+    ['inbox', '/', 'Inbox'],
+    ['board', `/board?project=${project}`, 'Board'],
+    ['task', `/tasks/${task}`, 'Migrate the blog to the new CMS'],
+    ['runs', '/runs', 'Runs'],
+  ];
+  for (const theme of ['light', 'dark'] as const) {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme: theme, baseURL: server.url });
+    const page = await context.newPage();
+    for (const [name, target, heading] of screens) {
+      await page.goto(target);
+      await page.getByRole('heading', { level: 1, name: heading }).waitFor();
+      await page.getByRole('status').first().filter({ hasText: 'Live' }).waitFor();
+      await page.screenshot({ path: path.join(out, `${name}-${theme}.png`), fullPage: name === 'task' });
+      console.log(`wrote docs/screenshots/${name}-${theme}.png`);
+    }
+    await context.close();
+  }
+  await browser.close();
+} finally {
+  await server.stop();
+  await rm(dataDir, { recursive: true, force: true });
+}

@@ -1,0 +1,131 @@
+/// <reference lib="dom" />
+// (the DOM types: page.evaluate callbacks run in the browser)
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { expectNoSeriousAxeViolations, scrollsSideways, useConsole } from '../support/console-browser';
+
+/** The Board: columns, moves by keyboard and by drag, a refused move, adding, URL filters, live changes, virtualization. */
+const ui = useConsole();
+let projectId: string;
+const ids: Record<string, string> = {};
+
+async function task(title: string, fields: Record<string, unknown> = {}) {
+  const reply = await ui.call('POST', '/api/tasks', { project_id: projectId, title, ...fields });
+  expect(reply.status).toBe(201);
+  ids[title] = reply.body.id;
+  return reply.body.id as string;
+}
+
+const column = (page: Page, name: string) => page.getByRole('region', { name: new RegExp(`^${name} \\d+$`) });
+const card = (page: Page, title: string) => page.getByRole('article', { name: title });
+const statusOf = async (title: string) => (await ui.call('GET', `/api/tasks/${ids[title]}`)).body.status as string;
+
+async function openBoard(page: Page, query = '') {
+  await page.goto(`/board?project=${projectId}${query}`);
+  await expect.poll(() => page.getByRole('region', { name: /^Backlog \d+$/ }).count()).toBe(1);
+}
+
+beforeAll(async () => {
+  projectId = (await ui.call('POST', '/api/projects', { name: 'Console board' })).body.id;
+  await ui.call('POST', '/api/projects', { name: 'Another project' });
+  await task('Write the release notes', { priority: 'high', owner: 'ana', labels: ['docs'] });
+  await task('Alpha migration', { status: 'ready', priority: 'critical', owner: 'bo' });
+  await task('Alpha rollback plan', { status: 'ready', priority: 'low', owner: 'ana' });
+  await task('Dragged to blocked', { status: 'in_progress' });
+  await task('Moved by keyboard', { status: 'backlog' });
+  await task('Deleted behind the board', { status: 'backlog' });
+  await task('Waits on the notes', { status: 'ready', dependency_ids: [ids['Write the release notes']] });
+});
+
+describe('the board', () => {
+  it('shows the columns in spec 01’s order as regions named by status with their counts, the stuck reason, and no serious axe violation', async () => {
+    const page = await ui.newPage();
+    await openBoard(page);
+    const labels = await page.getByRole('region').evaluateAll((regions) => regions.map((r) => r.getAttribute('aria-labelledby') ?? ''));
+    expect(labels.filter((l) => l.startsWith('column-'))).toEqual(['column-backlog', 'column-ready', 'column-in_progress', 'column-blocked', 'column-review', 'column-completed']);
+    await expect.poll(() => column(page, 'Ready').getByRole('heading', { level: 2 }).textContent()).toBe('Ready 3');
+    await expect.poll(() => column(page, 'Blocked').getByRole('heading', { level: 2 }).textContent()).toBe('Blocked 0');
+    expect(await card(page, 'Waits on the notes').textContent()).toContain('Waiting on 1 unmet dependency');
+    expect(await page.getByRole('combobox', { name: 'Project', exact: true }).inputValue()).toBe(projectId);
+    await expectNoSeriousAxeViolations(page);
+  });
+
+  it('moves a card with the keyboard through its Move to menu, which lists only the other columns', async () => {
+    const page = await ui.newPage();
+    await openBoard(page);
+    const moving = card(page, 'Moved by keyboard');
+    await moving.getByRole('button', { name: 'Move to' }).focus();
+    await page.keyboard.press('Enter');
+    const items = await moving.getByRole('menuitem').allTextContents();
+    expect(items).toEqual(['Ready', 'In progress', 'Blocked', 'Review', 'Completed']);
+    await moving.getByRole('menuitem', { name: 'Review' }).focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => column(page, 'Review').getByRole('article', { name: 'Moved by keyboard' }).count()).toBe(1);
+    await expect.poll(() => statusOf('Moved by keyboard')).toBe('review');
+  });
+
+  it('moves a card by drag and drop', async () => {
+    const page = await ui.newPage();
+    await openBoard(page);
+    await card(page, 'Dragged to blocked').dragTo(column(page, 'Blocked'));
+    await expect.poll(() => statusOf('Dragged to blocked')).toBe('blocked');
+    await expect.poll(() => column(page, 'Blocked').getByRole('article', { name: 'Dragged to blocked' }).count()).toBe(1);
+  });
+
+  it('shows the server’s error when it refuses a move, and the card does not stay in the column it was dropped on', async () => {
+    const page = await ui.newPage();
+    await openBoard(page);
+    // deleted in the database behind the console's back: no event tells the board
+    await ui.app.db.query('UPDATE tasks SET deleted_at = now() WHERE id = $1', [ids['Deleted behind the board']]);
+    const refused = card(page, 'Deleted behind the board');
+    await refused.getByRole('button', { name: 'Move to' }).click();
+    await refused.getByRole('menuitem', { name: 'Ready' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toContain(`task ${ids['Deleted behind the board']} is deleted; restore it first`);
+    await expect.poll(() => column(page, 'Ready').getByRole('article', { name: 'Deleted behind the board' }).count()).toBe(0);
+  });
+
+  it('adds a task in a column', async () => {
+    const page = await ui.newPage();
+    await openBoard(page);
+    const blocked = column(page, 'Blocked');
+    await blocked.getByRole('button', { name: 'Add task' }).click();
+    await blocked.getByLabel('New task title').fill('Added from the board');
+    await blocked.getByRole('button', { name: 'Add', exact: true }).click();
+    await expect.poll(() => blocked.getByRole('article', { name: 'Added from the board' }).count()).toBe(1);
+    const { rows } = await ui.app.db.query<{ status: string }>('SELECT status FROM tasks WHERE project_id = $1 AND title = $2', [projectId, 'Added from the board']);
+    expect(rows).toEqual([{ status: 'blocked' }]);
+  });
+
+  it('applies the filters the URL carries, with the text filter as a search field', async () => {
+    const page = await ui.newPage();
+    await openBoard(page, '&q=alpha&owner=bo');
+    expect(await page.getByRole('searchbox', { name: 'Filter by title' }).inputValue()).toBe('alpha');
+    await expect.poll(() => page.getByRole('article').allTextContents().then((t) => t.length)).toBe(1);
+    expect(await page.getByRole('article').getByRole('heading', { level: 3 }).textContent()).toBe('Alpha migration');
+    await page.getByRole('searchbox', { name: 'Filter by title' }).fill('release');
+    await page.getByRole('combobox', { name: 'Owner', exact: true }).selectOption('');
+    await expect.poll(() => page.url()).toContain('q=release');
+    expect(page.url()).not.toContain('owner=');
+    await expect.poll(() => page.getByRole('article').allTextContents().then((t) => t.length)).toBe(1);
+  });
+
+  it('shows a change made through the API without a reload', async () => {
+    const page = await ui.newPage();
+    await openBoard(page);
+    await expect.poll(() => column(page, 'Ready').getByRole('article', { name: 'Alpha rollback plan' }).count()).toBe(1);
+    await ui.call('POST', `/api/tasks/${ids['Alpha rollback plan']}/move`, { status: 'blocked' });
+    await expect.poll(() => column(page, 'Blocked').getByRole('article', { name: 'Alpha rollback plan' }).count()).toBe(1);
+  });
+
+  it('renders only the visible part of a long column, and the page does not scroll sideways on a phone', async () => {
+    const bulk = (await ui.call('POST', '/api/projects', { name: 'Bulk board' })).body.id as string;
+    await ui.app.db.query(`INSERT INTO tasks (id, project_id, title, status) SELECT gen_random_uuid(), $1, 'Bulk task ' || g, 'backlog' FROM generate_series(1, 3000) g`, [bulk]);
+    const page = await ui.newPage({ viewport: { width: 390, height: 844 } });
+    await page.goto(`/board?project=${bulk}`);
+    const backlog = column(page, 'Backlog');
+    await expect.poll(() => backlog.getByRole('heading', { level: 2 }).textContent(), { timeout: 20_000 }).toBe('Backlog 3000');
+    await expect.poll(() => backlog.getByRole('article').count()).toBeGreaterThan(0);
+    expect(await backlog.getByRole('article').count()).toBeLessThan(60);
+    expect(await scrollsSideways(page)).toBe(false);
+  });
+});

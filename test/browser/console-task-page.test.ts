@@ -1,0 +1,88 @@
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { expectNoSeriousAxeViolations, scrollsSideways, useConsole } from '../support/console-browser';
+
+/** The task page: fields edited and saved, a dependency cycle refused with the server's message, a revert previewed then applied. */
+const ui = useConsole();
+let projectId: string;
+
+async function task(title: string, fields: Record<string, unknown> = {}) {
+  const reply = await ui.call('POST', '/api/tasks', { project_id: projectId, title, ...fields });
+  expect(reply.status).toBe(201);
+  return reply.body.id as string;
+}
+const stored = async (id: string) => (await ui.call('GET', `/api/tasks/${id}`)).body;
+
+async function open(page: Page, id: string, title: string) {
+  await page.goto(`/tasks/${id}`);
+  await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe(title);
+}
+
+beforeAll(async () => {
+  projectId = (await ui.call('POST', '/api/projects', { name: 'Task page' })).body.id;
+});
+
+describe('the task page', () => {
+  it('edits every field through its label and saves them in one change, with no serious axe violation', async () => {
+    const id = await task('Edit me');
+    const page = await ui.newPage();
+    await open(page, id, 'Edit me');
+    await expectNoSeriousAxeViolations(page);
+    await page.getByLabel('Title', { exact: true }).fill('Edited on the page');
+    await page.getByLabel('Description', { exact: true }).fill('Now with a description');
+    await page.getByLabel('Status', { exact: true }).selectOption('review');
+    await page.getByLabel('Priority', { exact: true }).selectOption('critical');
+    await page.getByLabel('Owner', { exact: true }).fill('ana');
+    await page.getByLabel('Due date', { exact: true }).fill('2031-05-06');
+    await page.getByLabel('Estimated effort', { exact: true }).fill('3.5');
+    await page.getByLabel('Labels (comma-separated)', { exact: true }).fill('docs, urgent');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Edited on the page');
+    const after = await stored(id);
+    expect(after).toMatchObject({ title: 'Edited on the page', description: 'Now with a description', status: 'review', priority: 'critical', owner: 'ana', estimated_effort: 3.5, labels: ['docs', 'urgent'] });
+    expect(after.due_date.slice(0, 10)).toBe('2031-05-06');
+  });
+
+  it('adds a dependency, and refuses one that closes a cycle with the server’s message', async () => {
+    const first = await task('First step');
+    const second = await task('Second step', { dependency_ids: [first] });
+    const page = await ui.newPage();
+    await open(page, first, 'First step');
+    await page.getByLabel('Add dependency (task id)').fill(second);
+    await page.getByRole('button', { name: 'Add dependency' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/cycle/i);
+    expect((await stored(first)).dependency_ids).toEqual([]);
+    const third = await task('Third step');
+    await page.getByLabel('Add dependency (task id)').fill(third);
+    await page.getByRole('button', { name: 'Add dependency' }).click();
+    await expect.poll(() => page.getByRole('link', { name: 'Third step' }).count()).toBe(1);
+    expect((await stored(first)).dependency_ids).toEqual([third]);
+  });
+
+  it('shows the history as field diffs, previews a revert, and applies it', async () => {
+    const id = await task('Original title', { priority: 'low' });
+    await ui.call('PATCH', `/api/tasks/${id}`, { title: 'Renamed title', priority: 'high' });
+    const page = await ui.newPage();
+    await open(page, id, 'Renamed title');
+    const history = page.getByRole('region', { name: 'History' });
+    await expect.poll(() => history.getByRole('row', { name: /Title Original title Renamed title/ }).count()).toBe(1);
+    await history.getByRole('button', { name: 'Revert to this version' }).first().click();
+    const preview = page.getByRole('group', { name: 'Revert preview' });
+    await expect.poll(() => preview.getByRole('row', { name: /Title Renamed title Original title/ }).count()).toBe(1);
+    expect((await stored(id)).title).toBe('Renamed title'); // the preview changed nothing
+    await preview.getByRole('button', { name: 'Confirm revert' }).click();
+    await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Original title');
+    expect(await stored(id)).toMatchObject({ title: 'Original title', priority: 'low' });
+  });
+
+  it('fits a phone (390×844) with no sideways scrolling of the page, in both themes', async () => {
+    const id = await task('A task read on a phone with a rather long title that has to wrap somewhere', { description: 'x'.repeat(400), labels: ['one', 'two'] });
+    await ui.call('PATCH', `/api/tasks/${id}`, { priority: 'high' });
+    for (const colorScheme of ['light', 'dark'] as const) {
+      const page = await ui.newPage({ viewport: { width: 390, height: 844 }, colorScheme });
+      await open(page, id, 'A task read on a phone with a rather long title that has to wrap somewhere');
+      await expect.poll(() => page.getByRole('region', { name: 'History' }).getByRole('row').count()).toBeGreaterThan(1);
+      expect(await scrollsSideways(page)).toBe(false);
+    }
+  });
+});
