@@ -55,6 +55,17 @@ async function statusOnceAnswered(url: string): Promise<number> {
   return status;
 }
 
+/** Whether GET /api/metrics shows `line`, polled for ~30 s until it does. Bounded, not timed. */
+async function metricsOnceShowing(url: string, line: string): Promise<boolean> {
+  let shown = false;
+  for (let attempt = 0; attempt < 150 && !shown; attempt++) {
+    if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 200));
+    const res = await fetch(`${url}/api/metrics`).catch(() => undefined);
+    shown = res?.ok === true && (await res.text()).includes(line);
+  }
+  return shown;
+}
+
 /** fleet_audit_search_pending once it reads 0, or its last value after ~30 s. Bounded, not timed. */
 async function auditRowsPendingOnceFolded(url: string): Promise<number> {
   let pending = Number.NaN;
@@ -143,10 +154,12 @@ describe('node dist/server.js on the embedded PostgreSQL', () => {
       const [killed, , , port] = readFileSync(pidFile, 'utf8').split('\n');
       process.kill(Number(killed), 'SIGKILL');
 
+      // the server's own count of the restart first: until then a backend of the killed postmaster
+      // that has not yet noticed its death can still answer a query, and a 200 proves nothing
+      expect(await metricsOnceShowing(url, 'fleet_embedded_postgres_restarts_total{outcome="restarted"} 1')).toBe(true);
       expect(await statusOnceAnswered(`${url}/api/projects/${created.id}`)).toBe(200);
       expect((await getJson(`${url}/api/projects/${created.id}`)).name).toBe('Outlives its database');
       expect((await getJson(`${url}/api/health`)).status).toBe('ok');
-      expect(await (await fetch(`${url}/api/metrics`)).text()).toContain('fleet_embedded_postgres_restarts_total{outcome="restarted"} 1');
       const [restarted, , , samePort] = readFileSync(pidFile, 'utf8').split('\n');
       expect(restarted).not.toBe(killed);
       expect(samePort).toBe(port);
