@@ -11,8 +11,10 @@ export function InboxScreen(_props: { path: string }) {
   const done = useSignal<ReadonlySet<string>>(new Set());
   const data = inbox.data.value;
   const items = data?.items.filter((i) => !done.value.has(i.id)) ?? [];
-  const resolved = (id: string) => {
-    done.value = new Set([...done.value, id]);
+  // an action that leaves the item's condition in place (a resumed budget still over its cap, now
+  // warned) keeps it: the item, same id, comes back from the refetch in its new state
+  const acted = (id: string, leaves: boolean) => {
+    if (leaves) done.value = new Set([...done.value, id]);
     invalidate(inboxTopics);
   };
   return (
@@ -29,7 +31,7 @@ export function InboxScreen(_props: { path: string }) {
       ) : (
         <ul class="inbox-list" aria-label="Waiting for you">
           {items.map((item) => (
-            <InboxItem key={item.id} item={item} onResolved={() => resolved(item.id)} />
+            <InboxItem key={item.id} item={item} onActed={(leaves) => acted(item.id, leaves)} />
           ))}
         </ul>
       )}
@@ -67,7 +69,7 @@ function shown(field: string, value: unknown): string {
   return String(value);
 }
 
-function InboxItem({ item, onResolved }: { item: Item; onResolved(): void }) {
+function InboxItem({ item, onActed }: { item: Item; onActed(leaves: boolean): void }) {
   const busy = useSignal(false);
   const problem = useSignal<string | undefined>(undefined);
   const note = useSignal('');
@@ -75,12 +77,12 @@ function InboxItem({ item, onResolved }: { item: Item; onResolved(): void }) {
   const repairPreview = useSignal<string | undefined>(undefined);
   const titleId = `inbox-${item.id.replace(/[^a-zA-Z0-9_-]/g, '-')}`;
 
-  const act = async (work: () => Promise<unknown>) => {
+  const act = async (work: () => Promise<unknown>, leaves = true) => {
     busy.value = true;
     problem.value = undefined;
     try {
       await work();
-      onResolved();
+      onActed(leaves);
     } catch (err) {
       problem.value = (err as Error).message;
     } finally {
@@ -181,7 +183,7 @@ function InboxItem({ item, onResolved }: { item: Item; onResolved(): void }) {
           </button>
         ) : null}
         {item.kind === 'budget' && has('resume') ? (
-          <button type="button" disabled={busy.value} onClick={() => void act(() => inboxActions.resume(item))}>
+          <button type="button" disabled={busy.value} onClick={() => void act(() => inboxActions.resume(item), false)}>
             Resume
           </button>
         ) : null}
