@@ -1,6 +1,5 @@
 import type { operations } from '../../mcp/task-server-paths';
-import { api, apiBase, expectData, problemOf, undescribed } from './api';
-import { authorizationHeader, sessionRefused } from './session';
+import { api, expectData, undescribed } from './api';
 
 /** GET /api/views/board's answer and its tasks, as the OpenAPI document types them. */
 export type Board = operations['viewsGetBoardView']['responses'][200]['content']['application/json'];
@@ -12,13 +11,10 @@ export async function loadBoard(projectId: string | undefined): Promise<Board> {
 }
 
 /** GET /api/views/board/as-of (docs/console-api.md): the board as it stood at `at`, read-only. */
-export async function loadBoardAsOf(projectId: string | undefined, at: string): Promise<Board & { as_of: string }> {
-  const query = new URLSearchParams({ at, ...(projectId ? { project_id: projectId } : {}) });
-  const response = await fetch(`${apiBase()}/api/views/board/as-of?${query}`, { headers: { accept: 'application/json', ...authorizationHeader() } });
-  if (response.status === 401) sessionRefused();
-  const body = (await response.json().catch(() => undefined)) as unknown;
-  if (!response.ok) throw new Error(problemOf(body, response));
-  return body as Board & { as_of: string };
+export type BoardAsOf = operations['viewsGetBoardAsOf']['responses'][200]['content']['application/json'];
+
+export async function loadBoardAsOf(projectId: string | undefined, at: string): Promise<BoardAsOf> {
+  return expectData(api().GET('/api/views/board/as-of', { params: { query: { at, ...(projectId ? { project_id: projectId } : {}) } } }));
 }
 
 export async function loadProjects(): Promise<Project[]> {

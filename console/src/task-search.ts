@@ -1,22 +1,9 @@
-import { apiBase, problemOf } from './api';
-import { authorizationHeader, sessionRefused } from './session';
+import type { operations } from '../../mcp/task-server-paths';
+import { api, expectData } from './api';
 
-/** GET /api/tasks/search (docs/console-api.md): tasks whose title holds the text, best first, over all tasks. */
-export interface FoundTask {
-  id: string;
-  title: string;
-  status: string;
-  priority: string;
-  owner: string | null;
-  project_id: string;
-  project_name: string | null;
-  updated_at: string;
-}
+/** GET /api/tasks/search (docs/console-api.md): tasks whose title holds the text (or whose id it is), best first, over all tasks. */
+export type FoundTask = operations['tasksSearchTasks']['responses'][200]['content']['application/json']['tasks'][number];
 
 export async function searchTasks(q: string): Promise<FoundTask[]> {
-  const response = await fetch(`${apiBase()}/api/tasks/search?${new URLSearchParams({ q, limit: '20' })}`, { headers: { accept: 'application/json', ...authorizationHeader() } });
-  if (response.status === 401) sessionRefused();
-  const body = (await response.json().catch(() => undefined)) as { tasks?: FoundTask[] } | undefined;
-  if (!response.ok) throw new Error(problemOf(body, response));
-  return body?.tasks ?? [];
+  return (await expectData(api().GET('/api/tasks/search', { params: { query: { q, limit: '20' } } }))).tasks;
 }

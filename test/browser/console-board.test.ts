@@ -129,3 +129,52 @@ describe('the board', () => {
     expect(await scrollsSideways(page)).toBe(false);
   });
 });
+
+describe('the board as of a moment', () => {
+  it('shows the board as it stood at the chosen time, read-only under a banner, and Back to now returns to the live board', async () => {
+    const travel = (await ui.call('POST', '/api/projects', { name: 'Time travel' })).body.id as string;
+    const made = await ui.call('POST', '/api/tasks', { project_id: travel, title: 'Ready back then', status: 'ready' });
+    expect(made.status).toBe(201);
+    // its first state is moved an hour back, so a moment half an hour ago falls between it and the changes below
+    await ui.app.db.query(`UPDATE entity_snapshots SET created_at = created_at - interval '1 hour' WHERE entity_type = 'task' AND entity_id = $1`, [made.body.id]);
+    expect((await ui.call('POST', `/api/tasks/${made.body.id}/move`, { status: 'blocked' })).status).toBe(200);
+    expect((await ui.call('POST', '/api/tasks', { project_id: travel, title: 'Created since', status: 'ready' })).status).toBe(201);
+
+    const page = await ui.newPage();
+    await page.goto(`/board?project=${travel}`);
+    await expect.poll(() => column(page, 'Blocked').getByRole('article', { name: 'Ready back then' }).count()).toBe(1);
+    const halfAnHourAgo = new Date(Date.now() - 30 * 60_000);
+    halfAnHourAgo.setMilliseconds(0);
+    // the control takes the browser's local time
+    const local = await page.evaluate((iso) => {
+      const d = new Date(iso);
+      const pad = (n: number) => String(n).padStart(2, '0');
+      return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+    }, halfAnHourAgo.toISOString());
+    let asOfRequests = 0;
+    page.on('request', (r) => {
+      if (new URL(r.url()).pathname === '/api/views/board/as-of') asOfRequests++;
+    });
+    await page.getByLabel('Board as of').fill(local);
+    await page.getByRole('button', { name: 'Show' }).click();
+
+    const banner = page.getByRole('note').filter({ hasText: 'Board as of' });
+    await expect.poll(() => banner.count()).toBe(1);
+    expect(await banner.textContent()).toContain('read-only');
+    expect(new URL(page.url()).searchParams.get('at')).toBe(halfAnHourAgo.toISOString());
+    await expect.poll(() => column(page, 'Ready').getByRole('article', { name: 'Ready back then' }).count()).toBe(1);
+    expect(await card(page, 'Created since').count()).toBe(0);
+    expect(await page.getByRole('region', { name: /^Blocked \d+$/ }).getByRole('article').count()).toBe(0);
+    // read-only: nothing to move or add
+    expect(await page.getByRole('button', { name: 'Move to' }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Add task' }).count()).toBe(0);
+    expect(asOfRequests).toBeGreaterThan(0);
+    await expectNoSeriousAxeViolations(page);
+
+    await banner.getByRole('button', { name: 'Back to now' }).click();
+    await expect.poll(() => banner.count()).toBe(0);
+    expect(new URL(page.url()).searchParams.get('at')).toBeNull();
+    await expect.poll(() => column(page, 'Blocked').getByRole('article', { name: 'Ready back then' }).count()).toBe(1);
+    expect(await card(page, 'Created since').count()).toBe(1);
+  });
+});

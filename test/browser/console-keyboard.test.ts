@@ -24,9 +24,12 @@ describe('keyboard', () => {
     await expect.poll(() => palette.getByRole('option', { name: 'Go to Board' }).getAttribute('aria-selected')).toBe('true');
     await page.keyboard.press('Enter');
     await expect.poll(() => new URL(page.url()).pathname).toBe('/board');
-    expect(await palette.isVisible()).toBe(false);
+    // the dialog closes on the render after the route changes
+    await expect.poll(() => palette.isVisible()).toBe(false);
 
     await page.keyboard.press('Meta+k');
+    // typing starts once the palette's field has the focus (it takes it on the render that opens it)
+    await expect.poll(() => page.evaluate(() => document.activeElement?.closest('dialog') != null)).toBe(true);
     await page.keyboard.type('Made in the palette');
     const create = palette.getByRole('option', { name: 'Create task “Made in the palette”' });
     await expect.poll(() => create.count()).toBe(1);
@@ -96,5 +99,34 @@ describe('keyboard', () => {
     expect(refetches).toBeLessThanOrEqual(Math.ceil(seconds / 0.25) + 2);
     expect(refetches).toBeLessThan(40);
     expect(overlapping).toBe(0);
+  });
+});
+
+describe('the palette’s task finder', () => {
+  it('finds a task that is on no screen (another project) through GET /api/tasks/search, and opens it', async () => {
+    const elsewhere = (await ui.call('POST', '/api/projects', { name: 'Elsewhere' })).body.id as string;
+    const hidden = await ui.call('POST', '/api/tasks', { project_id: elsewhere, title: 'Renew the TLS certificate of the haystack', status: 'backlog' });
+    expect(hidden.status).toBe(201);
+    const page = await ui.newPage();
+    await page.goto(`/board?project=${projectId}`);
+    await expect.poll(() => page.getByRole('article').count()).toBeGreaterThan(0);
+    expect(await page.getByText('Renew the TLS certificate of the haystack').count()).toBe(0);
+    const searches: string[] = [];
+    page.on('request', (r) => {
+      const url = new URL(r.url());
+      if (url.pathname === '/api/tasks/search') searches.push(url.searchParams.get('q') ?? '');
+    });
+    await page.keyboard.press('Control+k');
+    const palette = page.getByRole('dialog', { name: 'Command palette' });
+    await expect.poll(() => page.evaluate(() => document.activeElement?.closest('dialog') != null)).toBe(true);
+    await page.keyboard.type('tls certificate');
+    const found = palette.getByRole('option', { name: /^Renew the TLS certificate of the haystack/ });
+    await expect.poll(() => found.count()).toBe(1);
+    expect(await found.textContent()).toContain('Elsewhere');
+    expect(searches).toContain('tls certificate');
+    while ((await found.getAttribute('aria-selected')) !== 'true') await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => new URL(page.url()).pathname).toBe(`/tasks/${hidden.body.id}`);
+    await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Renew the TLS certificate of the haystack');
   });
 });

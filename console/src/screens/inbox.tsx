@@ -1,5 +1,5 @@
 import { useSignal } from '@preact/signals';
-import { inboxActions } from '../inbox-actions';
+import { capUnit, inboxActions } from '../inbox-actions';
 import { INBOX_KEY, inboxTopics, loadInbox, type InboxItem as Item } from '../inbox-data';
 import { invalidate, useQuery } from '../queries';
 import { Problem } from '../parts/problem';
@@ -11,8 +11,10 @@ export function InboxScreen(_props: { path: string }) {
   const done = useSignal<ReadonlySet<string>>(new Set());
   const data = inbox.data.value;
   const items = data?.items.filter((i) => !done.value.has(i.id)) ?? [];
-  const resolved = (id: string) => {
-    done.value = new Set([...done.value, id]);
+  // an action that leaves the item's condition in place (a resumed budget still over its cap, now
+  // warned) keeps it: the item, same id, comes back from the refetch in its new state
+  const acted = (id: string, leaves: boolean) => {
+    if (leaves) done.value = new Set([...done.value, id]);
     invalidate(inboxTopics);
   };
   return (
@@ -29,7 +31,7 @@ export function InboxScreen(_props: { path: string }) {
       ) : (
         <ul class="inbox-list" aria-label="Waiting for you">
           {items.map((item) => (
-            <InboxItem key={item.id} item={item} onResolved={() => resolved(item.id)} />
+            <InboxItem key={item.id} item={item} onActed={(leaves) => acted(item.id, leaves)} />
           ))}
         </ul>
       )}
@@ -49,6 +51,8 @@ const fieldNames: readonly [string, string][] = [
   ['reason', 'Reason'],
   ['spent_usd', 'Spent'],
   ['cap_usd', 'Cap'],
+  ['spent_tokens', 'Tokens spent'],
+  ['cap_tokens', 'Token cap'],
   ['paused_until', 'Paused until'],
   ['last_heartbeat_at', 'Last heartbeat'],
   ['lease_expired_at', 'Lease expired'],
@@ -65,7 +69,7 @@ function shown(field: string, value: unknown): string {
   return String(value);
 }
 
-function InboxItem({ item, onResolved }: { item: Item; onResolved(): void }) {
+function InboxItem({ item, onActed }: { item: Item; onActed(leaves: boolean): void }) {
   const busy = useSignal(false);
   const problem = useSignal<string | undefined>(undefined);
   const note = useSignal('');
@@ -73,12 +77,12 @@ function InboxItem({ item, onResolved }: { item: Item; onResolved(): void }) {
   const repairPreview = useSignal<string | undefined>(undefined);
   const titleId = `inbox-${item.id.replace(/[^a-zA-Z0-9_-]/g, '-')}`;
 
-  const act = async (work: () => Promise<unknown>) => {
+  const act = async (work: () => Promise<unknown>, leaves = true) => {
     busy.value = true;
     problem.value = undefined;
     try {
       await work();
-      onResolved();
+      onActed(leaves);
     } catch (err) {
       problem.value = (err as Error).message;
     } finally {
@@ -87,6 +91,8 @@ function InboxItem({ item, onResolved }: { item: Item; onResolved(): void }) {
   };
 
   const has = (action: Item['actions'][number]) => item.actions.includes(action);
+  // every kind's fields, looked up by name for the facts list (each kind has its own)
+  const values: Readonly<Record<string, unknown>> = item;
   return (
     <li class={`inbox-item severity-${item.severity}`} aria-labelledby={titleId} data-list-item tabIndex={-1}>
       <div class="inbox-head">
@@ -96,21 +102,21 @@ function InboxItem({ item, onResolved }: { item: Item; onResolved(): void }) {
       {item.detail ? <p>{item.detail}</p> : null}
       <dl class="facts">
         {fieldNames
-          .filter(([field]) => item[field] !== null && item[field] !== undefined && item[field] !== '')
+          .filter(([field]) => values[field] !== null && values[field] !== undefined && values[field] !== '' && !(field === 'spent_tokens' && values.cap_tokens === null))
           .map(([field, name]) => (
             <div key={field}>
               <dt>{name}</dt>
-              <dd>{field === 'task_title' && typeof item.task_id === 'string' ? <a href={`/tasks/${item.task_id}`}>{String(item.task_title)}</a> : shown(field, item[field])}</dd>
+              <dd>{field === 'task_title' && typeof values.task_id === 'string' ? <a href={`/tasks/${values.task_id}`}>{String(values.task_title)}</a> : shown(field, values[field])}</dd>
             </div>
           ))}
       </dl>
-      {has('approve') || has('reject') ? (
+      {item.kind === 'approval' ? (
         <label class="field inline">
           <span>Note (optional)</span>
           <input type="text" value={note.value} onInput={(e) => (note.value = (e.currentTarget as HTMLInputElement).value)} />
         </label>
       ) : null}
-      {editingCap.value ? (
+      {editingCap.value && item.kind === 'budget' ? (
         <form
           class="inline-form"
           aria-label="Raise cap"
@@ -121,8 +127,15 @@ function InboxItem({ item, onResolved }: { item: Item; onResolved(): void }) {
           }}
         >
           <label class="field inline">
-            <span>New cap (USD)</span>
-            <input name="cap" type="number" min="0" step="0.01" required defaultValue={typeof item.cap_usd === 'number' ? String(item.cap_usd) : ''} />
+            <span>{capUnit(item) === 'tokens' ? 'New cap (tokens)' : 'New cap (USD)'}</span>
+            <input
+              name="cap"
+              type="number"
+              min="0"
+              step={capUnit(item) === 'tokens' ? '1' : '0.01'}
+              required
+              defaultValue={String((capUnit(item) === 'tokens' ? item.cap_tokens : item.cap_usd) ?? '')}
+            />
           </label>
           <button type="submit" class="primary" disabled={busy.value}>
             Save cap
@@ -132,7 +145,7 @@ function InboxItem({ item, onResolved }: { item: Item; onResolved(): void }) {
           </button>
         </form>
       ) : null}
-      {repairPreview.value !== undefined ? (
+      {repairPreview.value !== undefined && (item.kind === 'doctor_finding' || item.kind === 'expired_claim') ? (
         <div class="inline-form" role="group" aria-label="Repair preview">
           <p>{repairPreview.value}</p>
           <button type="button" class="primary" disabled={busy.value} onClick={() => void act(() => inboxActions.repair(item))}>
@@ -144,42 +157,42 @@ function InboxItem({ item, onResolved }: { item: Item; onResolved(): void }) {
         </div>
       ) : null}
       <div class="actions">
-        {has('approve') ? (
+        {item.kind === 'approval' && has('approve') ? (
           <button type="button" class="primary" disabled={busy.value} onClick={() => void act(() => inboxActions.approve(item, note.value.trim() || undefined))}>
             Approve
           </button>
         ) : null}
-        {has('reject') ? (
+        {item.kind === 'approval' && has('reject') ? (
           <button type="button" class="danger" disabled={busy.value} onClick={() => void act(() => inboxActions.reject(item, note.value.trim() || undefined))}>
             Reject
           </button>
         ) : null}
-        {has('retry') ? (
+        {item.kind === 'failed_run' && has('retry') ? (
           <button type="button" class="primary" disabled={busy.value} onClick={() => void act(() => inboxActions.retry(item))}>
             Retry
           </button>
         ) : null}
-        {has('cancel') ? (
+        {item.kind === 'stuck_run' && has('cancel') ? (
           <button type="button" class="danger" disabled={busy.value} onClick={() => void act(() => inboxActions.cancel(item))}>
             Cancel
           </button>
         ) : null}
-        {has('raise_cap') && !editingCap.value ? (
+        {item.kind === 'budget' && has('raise_cap') && !editingCap.value ? (
           <button type="button" disabled={busy.value} onClick={() => (editingCap.value = true)}>
             Raise cap
           </button>
         ) : null}
-        {has('resume') ? (
-          <button type="button" disabled={busy.value} onClick={() => void act(() => inboxActions.resume(item))}>
+        {item.kind === 'budget' && has('resume') ? (
+          <button type="button" disabled={busy.value} onClick={() => void act(() => inboxActions.resume(item), false)}>
             Resume
           </button>
         ) : null}
-        {has('resume_dispatch') ? (
+        {item.kind === 'agent_paused' && has('resume_dispatch') ? (
           <button type="button" class="primary" disabled={busy.value} onClick={() => void act(() => inboxActions.resume_dispatch(item))}>
             Resume dispatch
           </button>
         ) : null}
-        {has('repair') && repairPreview.value === undefined ? (
+        {(item.kind === 'doctor_finding' || item.kind === 'expired_claim') && has('repair') && repairPreview.value === undefined ? (
           <button
             type="button"
             disabled={busy.value}
@@ -187,7 +200,7 @@ function InboxItem({ item, onResolved }: { item: Item; onResolved(): void }) {
               busy.value = true;
               problem.value = undefined;
               try {
-                const preview = (await inboxActions.repairPreview(item)) as { total: number; repaired: { kind: string; count: number }[] };
+                const preview = await inboxActions.repairPreview(item);
                 repairPreview.value = `The dry run would repair ${preview.total}: ${preview.repaired.map((r) => `${r.count} × ${r.kind}`).join(', ') || 'nothing'}.`;
               } catch (err) {
                 problem.value = (err as Error).message;
