@@ -1,11 +1,11 @@
 /// <reference lib="dom" />
 // (the DOM types: page callbacks run in the browser)
-import { spawn } from 'node:child_process';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createParser } from 'eventsource-parser';
 import { chromium } from 'playwright-core';
+import { startBuiltServer } from '../scripts/built-server';
 import { benchDatabase, report } from './support';
 
 /**
@@ -20,22 +20,6 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const changes = Number(process.env.BENCH_CONSOLE_CHANGES ?? 100);
 const burstSeconds = Number(process.env.BENCH_CONSOLE_SECONDS ?? 10);
 const EVENTS_PER_SECOND = 100;
-
-async function startServer(databaseUrl: string, dataDir: string): Promise<{ url: string; stop(): void }> {
-  const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: databaseUrl, DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'ERROR', DISPATCHER_INTERVAL_MS: '0', CRON_MANAGER_PORT: '0' };
-  for (const key of ['DASHBOARD_AUTH_TOKEN', 'DASHBOARD_UI_DIR', 'HOST']) delete env[key];
-  const child = spawn(process.execPath, [path.join(root, 'dist/server.js')], { env, stdio: ['ignore', 'pipe', 'inherit'] });
-  const url = await new Promise<string>((resolve, reject) => {
-    let seen = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      seen += chunk.toString();
-      const match = seen.match(/task server ready at (http:\/\/\S+)/);
-      if (match) resolve(match[1]!);
-    });
-    child.on('exit', (code) => reject(new Error(`dist/server.js exited (${code})`)));
-  });
-  return { url, stop: () => child.kill('SIGTERM') };
-}
 
 const post = (url: string, target: string, body: unknown) =>
   fetch(`${url}${target}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).then(async (r) => {
@@ -76,7 +60,7 @@ export async function run(): Promise<void> {
     return;
   }
   const database = await benchDatabase();
-  const server = await startServer(database.url, database.dataDir);
+  const server = await startBuiltServer({ DATABASE_URL: database.url, DATA_DIR: database.dataDir, LOG_LEVEL: 'ERROR' });
   const { default: sparticuz } = await import('@sparticuz/chromium');
   const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? (await sparticuz.executablePath()), args: ['--no-sandbox', '--disable-gpu'] });
   try {
@@ -128,7 +112,7 @@ export async function run(): Promise<void> {
     report('console: board requests/s under events', requests / elapsed, sent / elapsed, '/s', `(${sent} changes in ${elapsed} s; goal <= 1 request/s)`);
   } finally {
     await browser.close();
-    server.stop();
+    await server.stop();
     await new Promise((resolve) => setTimeout(resolve, 1000));
     await database.close();
   }

@@ -2,38 +2,15 @@
 // `npx tsx scripts/console-screenshots.ts` (after `npm run build`): starts `node dist/server.js` on a
 // throwaway DATA_DIR (its own embedded PostgreSQL), fills it with a small demo fleet through the API,
 // and writes a screenshot of each console screen in the light and the dark theme to docs/screenshots/.
-import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+import { startBuiltServer } from './built-server';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const out = path.join(root, 'docs/screenshots');
-
-async function startServer(dataDir: string): Promise<{ url: string; stop(): Promise<void> }> {
-  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'WARN', DISPATCHER_INTERVAL_MS: '0', CRON_MANAGER_PORT: '0' };
-  for (const key of ['DASHBOARD_AUTH_TOKEN', 'DATABASE_URL', 'DASHBOARD_UI_DIR', 'HOST']) delete env[key];
-  const child = spawn(process.execPath, [path.join(root, 'dist/server.js')], { env, stdio: ['ignore', 'pipe', 'inherit'] });
-  const url = await new Promise<string>((resolve, reject) => {
-    let seen = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      seen += chunk.toString();
-      const match = seen.match(/task server ready at (http:\/\/\S+)/);
-      if (match) resolve(match[1]!);
-    });
-    child.on('exit', (code) => reject(new Error(`the server exited (${code}) before it was ready`)));
-  });
-  return {
-    url,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        child.on('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
-  };
-}
 
 async function call(url: string, method: string, target: string, body?: unknown): Promise<any> {
   const response = await fetch(`${url}${target}`, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
@@ -60,7 +37,7 @@ async function demoFleet(url: string): Promise<{ project: string; task: string }
 }
 
 const dataDir = await mkdtemp(path.join(os.tmpdir(), 'console-screenshots-'));
-const server = await startServer(dataDir);
+const server = await startBuiltServer({ DATA_DIR: dataDir });
 try {
   const { project, task } = await demoFleet(server.url);
   const { default: sparticuz } = await import('@sparticuz/chromium');
@@ -80,6 +57,8 @@ try {
       await page.goto(target);
       await page.getByRole('heading', { level: 1, name: heading }).waitFor();
       await page.getByRole('status').first().filter({ hasText: 'Live' }).waitFor();
+      // a screen still reading its data says so ("Reading what waits…"): shoot what it shows once read
+      await page.getByText(/^Reading /).first().waitFor({ state: 'detached', timeout: 60_000 });
       await page.screenshot({ path: path.join(out, `${name}-${theme}.png`), fullPage: name === 'task' });
       console.log(`wrote docs/screenshots/${name}-${theme}.png`);
     }
