@@ -1,5 +1,5 @@
 import { signal } from '@preact/signals';
-import { useEffect, useRef } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef } from 'preact/hooks';
 import { openPalette } from './command-palette';
 
 /**
@@ -32,9 +32,17 @@ function moveInList(step: 1 | -1): void {
   next.scrollIntoView({ block: 'nearest' });
 }
 
+/**
+ * Listens from the commit of the first render on: a layout effect runs before the page is painted, where
+ * a plain effect waits for an animation frame that a background tab or a busy machine may delay, and a key
+ * pressed as soon as the screen shows would be lost. The listener is added once; `navigate` is read through
+ * a ref, since the router hands a new function on renders.
+ */
 export function useShortcuts(navigate: (url: string) => void): void {
   const pendingG = useRef(false);
-  useEffect(() => {
+  const navigateTo = useRef(navigate);
+  navigateTo.current = navigate;
+  useLayoutEffect(() => {
     const onKey = (event: KeyboardEvent) => {
       if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === 'k') {
         event.preventDefault();
@@ -45,8 +53,8 @@ export function useShortcuts(navigate: (url: string) => void): void {
       if (document.querySelector('dialog[open]')) return;
       if (pendingG.current) {
         pendingG.current = false;
-        if (event.key === 'i') navigate('/');
-        else if (event.key === 'b') navigate('/board');
+        if (event.key === 'i') navigateTo.current('/');
+        else if (event.key === 'b') navigateTo.current('/board');
         return;
       }
       if (event.key === 'g') pendingG.current = true;
@@ -56,7 +64,7 @@ export function useShortcuts(navigate: (url: string) => void): void {
     };
     document.addEventListener('keydown', onKey);
     return () => document.removeEventListener('keydown', onKey);
-  }, [navigate]);
+  }, []);
 }
 
 export function ShortcutHelp() {
