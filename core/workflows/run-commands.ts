@@ -10,7 +10,7 @@ import { parseId, parseInput } from '../validation';
 import { hardStopOfRun } from '../budgets/headroom';
 import { requireGovernance } from './governance';
 import { getRunDetail, runDetailSchema } from './run-queries';
-import { activeRunStatuses, resumeTarget, transitionFor, transitionOf } from './run-status';
+import { activeRunStatuses, heldRunStatuses, resumeTarget, runStatusGroups, transitionFor, transitionOf } from './run-status';
 import { lookUpKey, rememberKey, requestHash } from './run-idempotency';
 import { BUDGET_STOP_ERROR, budgetCancel, dispatchRunNow } from './dispatcher';
 import { assertSession, assertTransition, changeRun, findRun, lockRun, runEvent, syncTaskPointer } from './run-store';
@@ -250,8 +250,6 @@ export const budgetStopSchema = z.object({
 });
 export type BudgetStop = z.infer<typeof budgetStopSchema>;
 
-const heldStatuses = ['claimed', 'running', 'waiting_for_approval', 'paused'];
-
 function stoppedByBudget(run: WorkflowRun): boolean {
   return run.status === transitionOf('budget_stop').to && (run.last_error?.startsWith(BUDGET_STOP_ERROR) ?? false);
 }
@@ -299,7 +297,7 @@ export async function heartbeatRun(deps: Deps, rawId: unknown, body: unknown) {
     const usage = usageAhead(run, report);
     if (usage) assertCacheWithinInput(run, usage);
     if (stoppedByBudget(run)) return stoppedRunReport(deps, tx, run, usage, actor ?? session_id);
-    if (!heldStatuses.includes(run.status)) {
+    if (!heldRunStatuses.includes(run.status)) {
       throw new ConflictError(`workflow run ${run.id} is ${run.status}: heartbeats are for claimed or running runs`, { status: run.status });
     }
     if (!usage) {
@@ -472,7 +470,7 @@ async function requeueOnQuota(deps: Deps, tx: Db, run: WorkflowRun, input: z.inf
 export async function patchRun(deps: Deps, rawId: unknown, body: unknown): Promise<WorkflowRun> {
   const input = parseInput(patchRunSchema, body ?? {}, 'workflow run update');
   return withRun(deps, rawId, async (tx, run) => {
-    if (input.gateway_session_id !== undefined && input.gateway_session_id !== null && !['claimed', 'running', 'waiting_for_approval', 'paused'].includes(run.status)) {
+    if (input.gateway_session_id !== undefined && input.gateway_session_id !== null && !heldRunStatuses.includes(run.status)) {
       throw new ConflictError(`workflow run ${run.id} is ${run.status}: a session key can only be stored while a session holds the run`, { status: run.status });
     }
     assertCacheWithinInput(run, input);
@@ -497,7 +495,7 @@ export async function reportStep(deps: Deps, rawId: unknown, rawOrder: unknown, 
   }
   return withRun(deps, rawId, async (tx, run) => {
     assertSession(run, input.session_id);
-    if (!['claimed', 'running', 'waiting_for_approval'].includes(run.status)) {
+    if (!(runStatusGroups.working as readonly string[]).includes(run.status)) {
       throw new ConflictError(`workflow run ${run.id} is ${run.status}: steps are reported while it is claimed or running`, { status: run.status });
     }
     const { rows: counted } = await tx.query<{ n: number }>('SELECT count(*)::int AS n FROM workflow_steps WHERE run_id = $1', [run.id]);
