@@ -3,7 +3,7 @@ import { SchemaTooNewError, StorageUnavailableError, NoDatabaseError } from '../
 import type { Db, Deps } from '../ports';
 import { requireDatabase } from '../snapshots/create-snapshot';
 import { describeTable, quoteIdent, useUtc } from '../snapshots/live-table';
-import type { ByteSource } from '../snapshots/store';
+import type { ByteSource } from '../ports';
 import { snapshotTables } from '../snapshots/tables';
 import { previewRequestSchema, readRestoreRequest, settingsSectionDropped, tableRows, type ArtifactLayout } from './artifact';
 import { classifyBatch, pkOf } from './table-diff';

@@ -14,12 +14,6 @@ export const liveRunStatuses: readonly string[] = runStatusGroups.live;
 /** Why a candidate stays queued this tick: one of the caps, or its agent's dispatch pause. */
 export type Refusal = 'workflowType' | 'agent' | 'fleet' | 'agentPaused';
 
-export interface CappedCounts {
-  workflowType: number;
-  agent: number;
-  fleet: number;
-}
-
 export interface AdmissionCandidate {
   workflowType: string;
   targetAgentId: string;

@@ -1,10 +1,8 @@
-import type { Deps } from '../ports';
+import type { CappedCounts, Deps, TickSummary } from '../ports';
 import { requireDb } from '../storage';
 import { sqlList } from '../sql-text';
 import { runStatusGroups, terminalRunStatuses } from './run-status';
 import { activePauses } from '../agents/dispatch-controls';
-import type { CappedCounts } from './caps';
-import type { TickSummary } from './dispatcher';
 
 const FAILURE_WINDOW_HOURS = 24;
 
