@@ -3,19 +3,22 @@ import { useEffect, useMemo } from 'preact/hooks';
 
 /**
  * The one cache of what the screens show. A query is a key, the topics whose changes make it stale,
- * and its loader. Stream events invalidate topics; the invalidations of one window (MERGE_MS, well
- * under the second the console promises) are applied together, and a query already in flight is
- * not fetched a second time beside itself: it is fetched once more after it lands. Under a steady
- * flow of events the windows stretch to MIN_FLUSH_INTERVAL_MS, so a query refetches about 1.3 times
- * a second at most however many events arrive, while a lone change still shows within a second
- * (bench/console-board.ts measures both). There is no
- * timer-driven refetching: the stream says when something changed.
+ * and its loader. Stream events invalidate topics; a stale query on screen is refetched MERGE_MS
+ * after the change that made it stale, and never sooner than its spacing after its previous fetch
+ * started (REFETCH_SPACING_MS, the one-second window the console promises), so a flow of events
+ * costs each query at most one request a second however many arrive. A query already in flight is
+ * not fetched a second time beside itself: it is fetched once more after it lands, spacing kept.
+ * A query whose answer is a summary seen beside another screen (the navigation's Inbox count) asks
+ * for a longer spacing; the longest wait of a query is the shortest its mounted users ask for.
+ * bench/console-board.ts measures the requests and the delay. Nothing is refetched on a timer
+ * without an event: the stream says when something changed.
  */
 export type Topic = 'tasks' | 'projects' | 'runs' | 'approvals' | 'budgets' | 'agents' | 'webhooks' | 'doctor' | 'settings';
 
+/** A lone change waits this long for the changes that come with it before its queries refetch. */
 export const MERGE_MS = 250;
-/** Under a steady flow of events, flushes come at most this often (about one refetch per query a second, while a change still shows within a second). */
-export const MIN_FLUSH_INTERVAL_MS = 750;
+/** A query on screen starts at most one fetch per this many ms while events keep coming. */
+export const REFETCH_SPACING_MS = 1000;
 
 interface Entry {
   data: Signal<unknown>;
@@ -26,21 +29,28 @@ interface Entry {
   inFlight: boolean;
   again: boolean;
   stale: boolean;
-  mounted: number;
+  /** The spacing each mounted user asked for (one element per mount). */
+  spacings: number[];
+  /** When the last fetch the stream caused started. */
+  lastStarted: number;
+  due: ReturnType<typeof setTimeout> | undefined;
 }
 
 const entries = new Map<string, Entry>();
-let pending: Set<Topic> | 'all' | undefined;
-let timer: ReturnType<typeof setTimeout> | undefined;
-let lastFlush = -Infinity;
 
-function run(entry: Entry): void {
+const spacingOf = (entry: Entry) => (entry.spacings.length > 0 ? Math.min(...entry.spacings) : REFETCH_SPACING_MS);
+
+function run(entry: Entry, byEvent = false): void {
   if (entry.inFlight) {
     entry.again = true;
     return;
   }
+  clearTimeout(entry.due); // this fetch answers for every change before it
+  entry.due = undefined;
   entry.inFlight = true;
   entry.stale = false;
+  // only refetches the stream caused count toward the spacing: a change right after a screen opens shows at once
+  if (byEvent) entry.lastStarted = Date.now();
   entry.loading.value = true;
   entry
     .load()
@@ -58,38 +68,34 @@ function run(entry: Entry): void {
       entry.loading.value = false;
       if (entry.again) {
         entry.again = false;
-        if (entry.mounted > 0) run(entry);
-        else entry.stale = true;
+        schedule(entry);
       }
     });
 }
 
-function flush(): void {
-  lastFlush = Date.now();
-  const topics = pending;
-  pending = undefined;
-  timer = undefined;
-  for (const entry of entries.values()) {
-    if (topics !== 'all' && !entry.topics.some((t) => topics?.has(t))) continue;
-    if (entry.mounted > 0) run(entry);
-    else entry.stale = true;
+/** Refetches the entry once its merge window and its spacing have passed (if still on screen then). */
+function schedule(entry: Entry): void {
+  if (entry.spacings.length === 0) {
+    entry.stale = true;
+    return;
   }
+  if (entry.due !== undefined) return;
+  const wait = Math.max(MERGE_MS, entry.lastStarted + spacingOf(entry) - Date.now());
+  entry.due = setTimeout(() => {
+    entry.due = undefined;
+    if (entry.spacings.length > 0) run(entry, true);
+    else entry.stale = true;
+  }, wait);
 }
 
-/** Marks topics changed; what is on screen refetches at the end of the merge window. */
+/** Marks topics changed; what is on screen and shows them refetches within its window. */
 export function invalidate(topics: readonly Topic[] | 'all'): void {
-  if (topics === 'all') pending = 'all';
-  else if (pending !== 'all') {
-    pending ??= new Set();
-    for (const t of topics) pending.add(t);
-  }
-  // a lone change shows within MERGE_MS; a burst is refetched every MIN_FLUSH_INTERVAL_MS, not once per event
-  timer ??= setTimeout(flush, Math.max(MERGE_MS, lastFlush + MIN_FLUSH_INTERVAL_MS - Date.now()));
+  for (const entry of entries.values()) if (topics === 'all' || entry.topics.some((t) => topics.includes(t))) schedule(entry);
 }
 
 /** Refetches, now, every query on screen that is not already in flight (after a sign-in or a mutation). */
 export function refetchNow(keyPrefix: string): void {
-  for (const [key, entry] of entries) if (key.startsWith(keyPrefix) && entry.mounted > 0) run(entry);
+  for (const [key, entry] of entries) if (key.startsWith(keyPrefix) && entry.spacings.length > 0) run(entry);
 }
 
 export interface Query<T> {
@@ -99,27 +105,36 @@ export interface Query<T> {
   refetch(): void;
 }
 
-export function useQuery<T>(key: string, topics: readonly Topic[], load: () => Promise<T>): Query<T> {
+/**
+ * The cached answer of `key`, fetched when first shown and refetched when the stream says one of
+ * `topics` changed; `spacingMs` lengthens the wait between two fetches while changes keep coming.
+ */
+export function useQuery<T>(key: string, topics: readonly Topic[], load: () => Promise<T>, options: { spacingMs?: number } = {}): Query<T> {
+  const spacing = options.spacingMs ?? REFETCH_SPACING_MS;
   const entry = useMemo(() => {
     let found = entries.get(key);
     if (!found) {
-      found = { data: signal(undefined), error: signal(undefined), loading: signal(false), topics, load, inFlight: false, again: false, stale: true, mounted: 0 };
+      found = {
+        data: signal(undefined), error: signal(undefined), loading: signal(false), topics, load,
+        inFlight: false, again: false, stale: true, spacings: [], lastStarted: -Infinity, due: undefined,
+      };
       entries.set(key, found);
     }
     return found;
   }, [key]);
   entry.load = load; // the latest closure (its arguments come from the key)
   useEffect(() => {
-    entry.mounted++;
+    entry.spacings.push(spacing);
     if (entry.stale || entry.data.value === undefined) run(entry);
     return () => {
-      entry.mounted--;
+      entry.spacings.splice(entry.spacings.indexOf(spacing), 1);
     };
-  }, [entry]);
+  }, [entry, spacing]);
   return { data: entry.data as Signal<T | undefined>, error: entry.error, loading: entry.loading, refetch: () => run(entry) };
 }
 
 /** Forgets every cached answer (sign-out: the next operator sees nothing of the last one's). */
 export function clearQueries(): void {
+  for (const entry of entries.values()) clearTimeout(entry.due);
   entries.clear();
 }
