@@ -1,17 +1,19 @@
 import { signal, type Signal } from '@preact/signals';
-import { useEffect, useMemo } from 'preact/hooks';
+import { useLayoutEffect, useMemo } from 'preact/hooks';
 
 /**
  * The one cache of what the screens show. A query is a key, the topics whose changes make it stale,
  * and its loader. Stream events invalidate topics; a stale query on screen is refetched MERGE_MS
- * after the change that made it stale, and never sooner than its spacing after its previous fetch
- * started (REFETCH_SPACING_MS, the one-second window the console promises), so a flow of events
- * costs each query at most one request a second however many arrive. A query already in flight is
- * not fetched a second time beside itself: it is fetched once more after it lands, spacing kept.
- * A query whose answer is a summary seen beside another screen (the navigation's Inbox count) asks
- * for a longer spacing; the longest wait of a query is the shortest its mounted users ask for.
- * bench/console-board.ts measures the requests and the delay. Nothing is refetched on a timer
- * without an event: the stream says when something changed.
+ * after the change that made it stale, so the changes that come with it are answered by one fetch.
+ * While changes keep coming (FLOW_CHANGES or more within a second), a query waits its spacing
+ * (REFETCH_SPACING_MS, a second) after the previous fetch the stream caused: a flow of events costs
+ * each query at most one request a second however many arrive, while changes a person makes one
+ * after another still show within the second. A query already in flight is not fetched a second
+ * time beside itself: it is fetched once more after it lands, spacing kept. A summary seen beside
+ * another screen (the navigation's Inbox count) asks for a longer spacing and is a background query:
+ * its fetches wait until the screen's own are answered, so the screen shows first. The shortest
+ * spacing any mounted user asks for applies. bench/console-board.ts measures the requests and the
+ * delay. Nothing is refetched without an event: the stream says when something changed.
  */
 export type Topic = 'tasks' | 'projects' | 'runs' | 'approvals' | 'budgets' | 'agents' | 'webhooks' | 'doctor' | 'settings';
 
@@ -19,6 +21,8 @@ export type Topic = 'tasks' | 'projects' | 'runs' | 'approvals' | 'budgets' | 'a
 export const MERGE_MS = 250;
 /** A query on screen starts at most one fetch per this many ms while events keep coming. */
 export const REFETCH_SPACING_MS = 1000;
+/** This many changes to a query within a second make a flow, which the query's spacing then paces. */
+export const FLOW_CHANGES = 3;
 
 interface Entry {
   data: Signal<unknown>;
@@ -33,10 +37,20 @@ interface Entry {
   spacings: number[];
   /** When the last fetch the stream caused started. */
   lastStarted: number;
+  /** When the changes of the last second arrived (a flow when FLOW_CHANGES or more). */
+  changes: number[];
   due: ReturnType<typeof setTimeout> | undefined;
+  /** Mounted users that show this query as their screen's own; with none it is a background query. */
+  foregroundUsers: number;
+  /** Whether the fetch in flight counts in foregroundInFlight. */
+  countedForeground: boolean;
 }
 
 const entries = new Map<string, Entry>();
+/** Fetches of screens' own queries in flight; background fetches wait for none to be. */
+let foregroundInFlight = 0;
+/** Background queries waiting for the foreground fetches, each with whether the stream asked. */
+const waitingBackground = new Map<Entry, boolean>();
 
 const spacingOf = (entry: Entry) => (entry.spacings.length > 0 ? Math.min(...entry.spacings) : REFETCH_SPACING_MS);
 
@@ -47,6 +61,16 @@ function run(entry: Entry, byEvent = false): void {
   }
   clearTimeout(entry.due); // this fetch answers for every change before it
   entry.due = undefined;
+  const background = entry.foregroundUsers === 0;
+  if (background && (foregroundInFlight > 0 || !waitingBackground.has(entry))) {
+    // even with nothing in flight, wait for the screen mounted beside it to start its own reads
+    if (!waitingBackground.has(entry)) queueMicrotask(releaseBackground);
+    waitingBackground.set(entry, byEvent || (waitingBackground.get(entry) ?? false));
+    return;
+  }
+  waitingBackground.delete(entry);
+  entry.countedForeground = !background;
+  if (!background) foregroundInFlight++;
   entry.inFlight = true;
   entry.stale = false;
   // only refetches the stream caused count toward the spacing: a change right after a screen opens shows at once
@@ -70,7 +94,17 @@ function run(entry: Entry, byEvent = false): void {
         entry.again = false;
         schedule(entry);
       }
+      if (entry.countedForeground && --foregroundInFlight === 0) releaseBackground();
     });
+}
+
+/** Starts the background fetches that waited, once no fetch of a screen's own is in flight. */
+function releaseBackground(): void {
+  if (foregroundInFlight > 0) return;
+  for (const [entry, byStream] of [...waitingBackground]) {
+    if (entry.spacings.length > 0) run(entry, byStream);
+    waitingBackground.delete(entry);
+  }
 }
 
 /** Refetches the entry once its merge window and its spacing have passed (if still on screen then). */
@@ -80,7 +114,10 @@ function schedule(entry: Entry): void {
     return;
   }
   if (entry.due !== undefined) return;
-  const wait = Math.max(MERGE_MS, entry.lastStarted + spacingOf(entry) - Date.now());
+  const now = Date.now();
+  const spacing = spacingOf(entry);
+  const flowing = entry.changes.filter((at) => at > now - REFETCH_SPACING_MS).length >= FLOW_CHANGES;
+  const wait = flowing ? Math.max(MERGE_MS, entry.lastStarted + spacing - now) : MERGE_MS;
   entry.due = setTimeout(() => {
     entry.due = undefined;
     if (entry.spacings.length > 0) run(entry, true);
@@ -90,7 +127,13 @@ function schedule(entry: Entry): void {
 
 /** Marks topics changed; what is on screen and shows them refetches within its window. */
 export function invalidate(topics: readonly Topic[] | 'all'): void {
-  for (const entry of entries.values()) if (topics === 'all' || entry.topics.some((t) => topics.includes(t))) schedule(entry);
+  const now = Date.now();
+  for (const entry of entries.values()) {
+    if (topics !== 'all' && !entry.topics.some((t) => topics.includes(t))) continue;
+    entry.changes = entry.changes.filter((at) => at > now - REFETCH_SPACING_MS);
+    entry.changes.push(now);
+    schedule(entry);
+  }
 }
 
 /** Refetches, now, every query on screen that is not already in flight (after a sign-in or a mutation). */
@@ -109,27 +152,37 @@ export interface Query<T> {
  * The cached answer of `key`, fetched when first shown and refetched when the stream says one of
  * `topics` changed; `spacingMs` lengthens the wait between two fetches while changes keep coming.
  */
-export function useQuery<T>(key: string, topics: readonly Topic[], load: () => Promise<T>, options: { spacingMs?: number } = {}): Query<T> {
+export function useQuery<T>(
+  key: string,
+  topics: readonly Topic[],
+  load: () => Promise<T>,
+  options: { spacingMs?: number; background?: boolean } = {},
+): Query<T> {
   const spacing = options.spacingMs ?? REFETCH_SPACING_MS;
   const entry = useMemo(() => {
     let found = entries.get(key);
     if (!found) {
       found = {
         data: signal(undefined), error: signal(undefined), loading: signal(false), topics, load,
-        inFlight: false, again: false, stale: true, spacings: [], lastStarted: -Infinity, due: undefined,
+        inFlight: false, again: false, stale: true, spacings: [], lastStarted: -Infinity, changes: [], due: undefined, foregroundUsers: 0, countedForeground: false,
       };
       entries.set(key, found);
     }
     return found;
   }, [key]);
   entry.load = load; // the latest closure (its arguments come from the key)
-  useEffect(() => {
+  const foreground = !options.background;
+  // a layout effect: the first fetch starts in the render's own task, not a frame later
+  useLayoutEffect(() => {
     entry.spacings.push(spacing);
-    if (entry.stale || entry.data.value === undefined) run(entry);
+    if (foreground) entry.foregroundUsers++;
+    // a fetch in flight (another user's, mounted first) answers this one too
+    if (!entry.inFlight && (entry.stale || entry.data.value === undefined)) run(entry);
     return () => {
       entry.spacings.splice(entry.spacings.indexOf(spacing), 1);
+      if (foreground) entry.foregroundUsers--;
     };
-  }, [entry, spacing]);
+  }, [entry, spacing, foreground]);
   return { data: entry.data as Signal<T | undefined>, error: entry.error, loading: entry.loading, refetch: () => run(entry) };
 }
 
@@ -137,4 +190,5 @@ export function useQuery<T>(key: string, topics: readonly Topic[], load: () => P
 export function clearQueries(): void {
   for (const entry of entries.values()) clearTimeout(entry.due);
   entries.clear();
+  waitingBackground.clear();
 }

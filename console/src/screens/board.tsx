@@ -220,6 +220,8 @@ function BoardColumn(props: {
         count: 0,
         getScrollElement: () => scroller.current,
         estimateSize: () => CARD_ESTIMATE_PX,
+        // the first cards render with the first render, before the scroller's size is observed
+        initialRect: { width: 0, height: window.innerHeight },
         overscan: 6,
         scrollToFn: elementScroll,
         observeElementRect,
