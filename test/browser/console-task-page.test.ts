@@ -55,7 +55,7 @@ describe('the task page', () => {
     const third = await task('Third step');
     await page.getByLabel('Add dependency (task id)').fill(third);
     await page.getByRole('button', { name: 'Add dependency' }).click();
-    await expect.poll(() => page.getByRole('link', { name: 'Third step' }).count()).toBe(1);
+    await expect.poll(() => page.getByRole('region', { name: 'Dependencies' }).getByRole('link', { name: 'Third step' }).count()).toBe(1);
     expect((await stored(first)).dependency_ids).toEqual([third]);
   });
 
