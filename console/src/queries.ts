@@ -5,15 +5,17 @@ import { useLayoutEffect, useMemo } from 'preact/hooks';
  * The one cache of what the screens show. A query is a key, the topics whose changes make it stale,
  * and its loader. Stream events invalidate topics; a stale query on screen is refetched MERGE_MS
  * after the change that made it stale, so the changes that come with it are answered by one fetch.
- * While changes keep coming (FLOW_CHANGES or more within a second), a query waits its spacing
- * (REFETCH_SPACING_MS, a second) after the previous fetch the stream caused: a flow of events costs
- * each query at most one request a second however many arrive, while changes a person makes one
- * after another still show within the second. A query already in flight is not fetched a second
- * time beside itself: it is fetched once more after it lands, spacing kept. A summary seen beside
- * another screen (the navigation's Inbox count) asks for a longer spacing and is a background query:
- * its fetches wait until the screen's own are answered, so the screen shows first. The shortest
- * spacing any mounted user asks for applies. bench/console-board.ts measures the requests and the
- * delay. Nothing is refetched without an event: the stream says when something changed.
+ * Under a flow of changes (FLOW_CHANGES or more to a query within a second) the page paces itself:
+ * a query waits its spacing (REFETCH_SPACING_MS, a second, unless it asks for more) after its last
+ * fetch the stream caused, and the queries that are due then start one a second for the whole page,
+ * first due first served, so a flow costs a page about one request a second however many events
+ * arrive, while changes made one after another still each show within the second. A query already
+ * in flight is not fetched a second time beside itself: it is fetched once more after it lands,
+ * spacing kept. A summary seen beside another screen (the navigation's Inbox count) asks for a
+ * longer spacing and is a background query: its fetches wait until the screen's own are answered,
+ * so the screen shows first, and even for a lone change take their turn in the page's pace. The shortest spacing any mounted user asks for applies.
+ * bench/console-board.ts measures the requests and the delay. Nothing is refetched without an
+ * event: the stream says when something changed.
  */
 export type Topic = 'tasks' | 'projects' | 'runs' | 'approvals' | 'budgets' | 'agents' | 'webhooks' | 'doctor' | 'settings';
 
@@ -21,8 +23,8 @@ export type Topic = 'tasks' | 'projects' | 'runs' | 'approvals' | 'budgets' | 'a
 export const MERGE_MS = 250;
 /** A query on screen starts at most one fetch per this many ms while events keep coming. */
 export const REFETCH_SPACING_MS = 1000;
-/** This many changes to a query within a second make a flow, which the query's spacing then paces. */
-export const FLOW_CHANGES = 3;
+/** This many changes to a query within a second make a flow, which the spacings then pace. */
+export const FLOW_CHANGES = 5;
 
 interface Entry {
   data: Signal<unknown>;
@@ -49,6 +51,11 @@ interface Entry {
 const entries = new Map<string, Entry>();
 /** Fetches of screens' own queries in flight; background fetches wait for none to be. */
 let foregroundInFlight = 0;
+/** When the page last started a fetch the stream caused: under a flow, one a second for the whole page. */
+let lastPaced = -Infinity;
+/** Flowing queries whose own spacing has passed, served one a second in the order they became due. */
+const paced: Entry[] = [];
+let pacer: ReturnType<typeof setTimeout> | undefined;
 /** Background queries waiting for the foreground fetches, each with whether the stream asked. */
 const waitingBackground = new Map<Entry, boolean>();
 
@@ -61,6 +68,7 @@ function run(entry: Entry, byEvent = false): void {
   }
   clearTimeout(entry.due); // this fetch answers for every change before it
   entry.due = undefined;
+  if (paced.includes(entry)) paced.splice(paced.indexOf(entry), 1);
   const background = entry.foregroundUsers === 0;
   if (background && (foregroundInFlight > 0 || !waitingBackground.has(entry))) {
     // even with nothing in flight, wait for the screen mounted beside it to start its own reads
@@ -74,7 +82,7 @@ function run(entry: Entry, byEvent = false): void {
   entry.inFlight = true;
   entry.stale = false;
   // only refetches the stream caused count toward the spacing: a change right after a screen opens shows at once
-  if (byEvent) entry.lastStarted = Date.now();
+  if (byEvent) entry.lastStarted = lastPaced = Date.now();
   entry.loading.value = true;
   entry
     .load()
@@ -113,16 +121,42 @@ function schedule(entry: Entry): void {
     entry.stale = true;
     return;
   }
-  if (entry.due !== undefined) return;
+  if (entry.due !== undefined || paced.includes(entry)) return;
   const now = Date.now();
-  const spacing = spacingOf(entry);
   const flowing = entry.changes.filter((at) => at > now - REFETCH_SPACING_MS).length >= FLOW_CHANGES;
-  const wait = flowing ? Math.max(MERGE_MS, entry.lastStarted + spacing - now) : MERGE_MS;
-  entry.due = setTimeout(() => {
-    entry.due = undefined;
-    if (entry.spacings.length > 0) run(entry, true);
-    else entry.stale = true;
-  }, wait);
+  // a screen's own query answers a lone change at once; a background one always waits its turn in the pace
+  if (!flowing && entry.foregroundUsers > 0) {
+    entry.due = setTimeout(() => fire(entry), MERGE_MS);
+    return;
+  }
+  entry.due = setTimeout(
+    () => {
+      entry.due = undefined;
+      paced.push(entry);
+      pace();
+    },
+    flowing ? Math.max(MERGE_MS, entry.lastStarted + spacingOf(entry) - now) : MERGE_MS,
+  );
+}
+
+function fire(entry: Entry): void {
+  entry.due = undefined;
+  if (entry.spacings.length > 0) run(entry, true);
+  else entry.stale = true;
+}
+
+/** Under a flow, the page starts one of the queries that are due a second, first due first served. */
+function pace(): void {
+  if (pacer !== undefined) return;
+  pacer = setTimeout(
+    () => {
+      pacer = undefined;
+      const next = paced.shift();
+      if (next) fire(next);
+      if (paced.length > 0) pace();
+    },
+    Math.max(0, lastPaced + REFETCH_SPACING_MS - Date.now()),
+  );
 }
 
 /** Marks topics changed; what is on screen and shows them refetches within its window. */
@@ -190,5 +224,8 @@ export function useQuery<T>(
 export function clearQueries(): void {
   for (const entry of entries.values()) clearTimeout(entry.due);
   entries.clear();
+  clearTimeout(pacer);
+  pacer = undefined;
+  paced.length = 0;
   waitingBackground.clear();
 }
