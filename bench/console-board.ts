@@ -197,8 +197,12 @@ export async function run(): Promise<void> {
     report('console: API move seen on the board p95', p95(seen), p95(streamed), 'ms', `(${changes} moves, median ${median(seen).toFixed(0)} ms; baseline: the event at a bare stream reader)`);
 
     let requests = 0;
+    const byPath = new Map<string, number>();
     page.on('request', (r) => {
-      if (new URL(r.url()).pathname.startsWith('/api/') && !r.url().includes('/api/events')) requests++;
+      const { pathname } = new URL(r.url());
+      if (!pathname.startsWith('/api/') || pathname.startsWith('/api/events')) return;
+      requests++;
+      byPath.set(pathname, (byPath.get(pathname) ?? 0) + 1);
     });
     const end = Date.now() + burstSeconds * 1000;
     let sent = 0;
@@ -209,7 +213,7 @@ export async function run(): Promise<void> {
       await new Promise((resolve) => setTimeout(resolve, Math.max(0, 100 - (Date.now() - tick))));
     }
     const elapsed = burstSeconds;
-    report('console: board requests/s under events', requests / elapsed, sent / elapsed, '/s', `(${requests} requests, ${sent} changes in ${elapsed} s; goal <= 1 request/s)`);
+    report('console: board requests/s under events', requests / elapsed, sent / elapsed, '/s', `(${requests} requests: ${[...byPath].map(([p, n]) => `${n} ${p}`).join(', ')}; ${sent} changes in ${elapsed} s; goal <= 1 request/s)`);
     await page.close();
 
     const raw = bareDb(database.url);

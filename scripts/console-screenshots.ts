@@ -35,14 +35,14 @@ async function demoFleet(url: string): Promise<{ project: string; task: string }
   await call(url, 'PATCH', `/api/tasks/${ids[2]}`, { description: 'Move every post and its images; keep the URLs.', due_date: '2026-12-15' });
   await call(url, 'POST', `/api/tasks/${ids[2]}/dependencies`, { add: [ids[6]] });
   // a run of the pricing review waits for the operator's approval: an Inbox item and the card's stuck line
-  await call(url, 'POST', '/api/workflow-templates', { name: 'copy-review', steps: ['draft', 'approve'] });
+  await call(url, 'POST', '/api/workflow-templates', { name: 'copy-review', steps: ['draft', 'sign-off'] });
   await call(url, 'PUT', '/api/workflow-routing/copy-review', { agent_id: 'editor-agent' });
   const run = (await call(url, 'POST', '/api/workflow-runs', { workflow_type: 'copy-review', task_id: ids[5] })).id as string;
   await call(url, 'POST', '/api/workflow-runs/dispatcher/tick');
   const session = 'agent:editor-agent:subagent:demo';
   await call(url, 'POST', `/api/workflow-runs/${run}/claim`, { agent_id: 'editor-agent', session_id: session });
   await call(url, 'POST', `/api/workflow-runs/${run}/start`, { session_id: session });
-  await call(url, 'POST', `/api/workflow-runs/${run}/approvals`, { session_id: session, step_name: 'approve' });
+  await call(url, 'POST', `/api/workflow-runs/${run}/approvals`, { session_id: session, step_name: 'sign-off' });
   return { project, task: ids[2]! };
 }
 
