@@ -1,7 +1,8 @@
 /// <reference lib="dom" />
 // `npx tsx scripts/console-screenshots.ts` (after `npm run build`): starts `node dist/server.js` on a
 // throwaway DATA_DIR (its own embedded PostgreSQL), fills it with a small demo fleet through the API,
-// and writes a screenshot of each console screen in the light and the dark theme to docs/screenshots/.
+// and writes a screenshot of each console screen in the light and the dark theme, at 1280×800 and at
+// 390×844 (`-phone`), to docs/screenshots/.
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -33,6 +34,15 @@ async function demoFleet(url: string): Promise<{ project: string; task: string }
   for (const [title, fields] of tasks) ids.push((await call(url, 'POST', '/api/tasks', { project_id: project, title, ...fields })).id);
   await call(url, 'PATCH', `/api/tasks/${ids[2]}`, { description: 'Move every post and its images; keep the URLs.', due_date: '2026-12-15' });
   await call(url, 'POST', `/api/tasks/${ids[2]}/dependencies`, { add: [ids[6]] });
+  // a run of the pricing review waits for the operator's approval: an Inbox item and the card's stuck line
+  await call(url, 'POST', '/api/workflow-templates', { name: 'copy-review', steps: ['draft', 'sign-off'] });
+  await call(url, 'PUT', '/api/workflow-routing/copy-review', { agent_id: 'editor-agent' });
+  const run = (await call(url, 'POST', '/api/workflow-runs', { workflow_type: 'copy-review', task_id: ids[5] })).id as string;
+  await call(url, 'POST', '/api/workflow-runs/dispatcher/tick');
+  const session = 'agent:editor-agent:subagent:demo';
+  await call(url, 'POST', `/api/workflow-runs/${run}/claim`, { agent_id: 'editor-agent', session_id: session });
+  await call(url, 'POST', `/api/workflow-runs/${run}/start`, { session_id: session });
+  await call(url, 'POST', `/api/workflow-runs/${run}/approvals`, { session_id: session, step_name: 'sign-off' });
   return { project, task: ids[2]! };
 }
 
@@ -50,8 +60,12 @@ try {
     ['task', `/tasks/${task}`, 'Migrate the blog to the new CMS'],
     ['runs', '/runs', 'Runs'],
   ];
-  for (const theme of ['light', 'dark'] as const) {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme: theme, baseURL: server.url });
+  const sizes = [
+    { suffix: '', viewport: { width: 1280, height: 800 } },
+    { suffix: '-phone', viewport: { width: 390, height: 844 } },
+  ];
+  for (const { suffix, viewport } of sizes) for (const theme of ['light', 'dark'] as const) {
+    const context = await browser.newContext({ viewport, colorScheme: theme, baseURL: server.url });
     const page = await context.newPage();
     for (const [name, target, heading] of screens) {
       await page.goto(target);
@@ -59,8 +73,8 @@ try {
       await page.getByRole('status').first().filter({ hasText: 'Live' }).waitFor();
       // a screen still reading its data says so ("Reading what waits…"): shoot what it shows once read
       await page.getByText(/^Reading /).first().waitFor({ state: 'detached', timeout: 60_000 });
-      await page.screenshot({ path: path.join(out, `${name}-${theme}.png`), fullPage: name === 'task' });
-      console.log(`wrote docs/screenshots/${name}-${theme}.png`);
+      await page.screenshot({ path: path.join(out, `${name}-${theme}${suffix}.png`), fullPage: name === 'task' });
+      console.log(`wrote docs/screenshots/${name}-${theme}${suffix}.png`);
     }
     await context.close();
   }

@@ -4,10 +4,12 @@ import { api, expectData, undescribed } from './api';
 /** GET /api/views/board's answer and its tasks, as the OpenAPI document types them. */
 export type Board = operations['viewsGetBoardView']['responses'][200]['content']['application/json'];
 export type BoardTask = Board['columns'][string][number];
+/** Why a card is stuck beyond what its own row says (an approval, a budget, its agent paused or silent), by task id. */
+export type BoardStuck = NonNullable<Board['stuck']>;
 export type Project = operations['projectsListProjects']['responses'][200]['content']['application/json'][number];
 
 export async function loadBoard(projectId: string | undefined): Promise<Board> {
-  return expectData(api().GET('/api/views/board', { params: { query: projectId ? { project_id: projectId } : {} } }));
+  return expectData(api().GET('/api/views/board', { params: { query: { include: 'stuck', ...(projectId ? { project_id: projectId } : {}) } } }));
 }
 
 /** GET /api/views/board/as-of (docs/console-api.md): the board as it stood at `at`, read-only. */

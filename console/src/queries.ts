@@ -1,21 +1,30 @@
 import { signal, type Signal } from '@preact/signals';
-import { useEffect, useMemo } from 'preact/hooks';
+import { useLayoutEffect, useMemo } from 'preact/hooks';
 
 /**
  * The one cache of what the screens show. A query is a key, the topics whose changes make it stale,
- * and its loader. Stream events invalidate topics; the invalidations of one window (MERGE_MS, well
- * under the second the console promises) are applied together, and a query already in flight is
- * not fetched a second time beside itself: it is fetched once more after it lands. Under a steady
- * flow of events the windows stretch to MIN_FLUSH_INTERVAL_MS, so a query refetches about 1.3 times
- * a second at most however many events arrive, while a lone change still shows within a second
- * (bench/console-board.ts measures both). There is no
- * timer-driven refetching: the stream says when something changed.
+ * and its loader. Stream events invalidate topics; a stale query on screen is refetched MERGE_MS
+ * after the change that made it stale, so the changes that come with it are answered by one fetch.
+ * Under a flow of changes (FLOW_CHANGES or more to a query within a second) the page paces itself:
+ * a query waits its spacing (REFETCH_SPACING_MS, a second, unless it asks for more) after its last
+ * fetch the stream caused, and the queries that are due then start one a second for the whole page,
+ * first due first served, so a flow costs a page about one request a second however many events
+ * arrive, while changes made one after another still each show within the second. A query already
+ * in flight is not fetched a second time beside itself: it is fetched once more after it lands,
+ * spacing kept. A summary seen beside another screen (the navigation's Inbox count) asks for a
+ * longer spacing and is a background query: its fetches wait until the screen's own are answered,
+ * so the screen shows first, and even for a lone change take their turn in the page's pace. The shortest spacing any mounted user asks for applies.
+ * bench/console-board.ts measures the requests and the delay. Nothing is refetched without an
+ * event: the stream says when something changed.
  */
 export type Topic = 'tasks' | 'projects' | 'runs' | 'approvals' | 'budgets' | 'agents' | 'webhooks' | 'doctor' | 'settings';
 
+/** A lone change waits this long for the changes that come with it before its queries refetch. */
 export const MERGE_MS = 250;
-/** Under a steady flow of events, flushes come at most this often (about one refetch per query a second, while a change still shows within a second). */
-export const MIN_FLUSH_INTERVAL_MS = 750;
+/** A query on screen starts at most one fetch per this many ms while events keep coming. */
+export const REFETCH_SPACING_MS = 1000;
+/** This many changes to a query within a second make a flow, which the spacings then pace. */
+export const FLOW_CHANGES = 5;
 
 interface Entry {
   data: Signal<unknown>;
@@ -26,21 +35,54 @@ interface Entry {
   inFlight: boolean;
   again: boolean;
   stale: boolean;
-  mounted: number;
+  /** The spacing each mounted user asked for (one element per mount). */
+  spacings: number[];
+  /** When the last fetch the stream caused started. */
+  lastStarted: number;
+  /** When the changes of the last second arrived (a flow when FLOW_CHANGES or more). */
+  changes: number[];
+  due: ReturnType<typeof setTimeout> | undefined;
+  /** Mounted users that show this query as their screen's own; with none it is a background query. */
+  foregroundUsers: number;
+  /** Whether the fetch in flight counts in foregroundInFlight. */
+  countedForeground: boolean;
 }
 
 const entries = new Map<string, Entry>();
-let pending: Set<Topic> | 'all' | undefined;
-let timer: ReturnType<typeof setTimeout> | undefined;
-let lastFlush = -Infinity;
+/** Fetches of screens' own queries in flight; background fetches wait for none to be. */
+let foregroundInFlight = 0;
+/** When the page last started a fetch the stream caused: under a flow, one a second for the whole page. */
+let lastPaced = -Infinity;
+/** Flowing queries whose own spacing has passed, served one a second in the order they became due. */
+const paced: Entry[] = [];
+let pacer: ReturnType<typeof setTimeout> | undefined;
+/** Background queries waiting for the foreground fetches, each with whether the stream asked. */
+const waitingBackground = new Map<Entry, boolean>();
 
-function run(entry: Entry): void {
+const spacingOf = (entry: Entry) => (entry.spacings.length > 0 ? Math.min(...entry.spacings) : REFETCH_SPACING_MS);
+
+function run(entry: Entry, byEvent = false): void {
   if (entry.inFlight) {
     entry.again = true;
     return;
   }
+  clearTimeout(entry.due); // this fetch answers for every change before it
+  entry.due = undefined;
+  if (paced.includes(entry)) paced.splice(paced.indexOf(entry), 1);
+  const background = entry.foregroundUsers === 0;
+  if (background && (foregroundInFlight > 0 || !waitingBackground.has(entry))) {
+    // even with nothing in flight, wait for the screen mounted beside it to start its own reads
+    if (!waitingBackground.has(entry)) queueMicrotask(releaseBackground);
+    waitingBackground.set(entry, byEvent || (waitingBackground.get(entry) ?? false));
+    return;
+  }
+  waitingBackground.delete(entry);
+  entry.countedForeground = !background;
+  if (!background) foregroundInFlight++;
   entry.inFlight = true;
   entry.stale = false;
+  // only refetches the stream caused count toward the spacing: a change right after a screen opens shows at once
+  if (byEvent) entry.lastStarted = lastPaced = Date.now();
   entry.loading.value = true;
   entry
     .load()
@@ -58,38 +100,79 @@ function run(entry: Entry): void {
       entry.loading.value = false;
       if (entry.again) {
         entry.again = false;
-        if (entry.mounted > 0) run(entry);
-        else entry.stale = true;
+        schedule(entry);
       }
+      if (entry.countedForeground && --foregroundInFlight === 0) releaseBackground();
     });
 }
 
-function flush(): void {
-  lastFlush = Date.now();
-  const topics = pending;
-  pending = undefined;
-  timer = undefined;
-  for (const entry of entries.values()) {
-    if (topics !== 'all' && !entry.topics.some((t) => topics?.has(t))) continue;
-    if (entry.mounted > 0) run(entry);
-    else entry.stale = true;
+/** Starts the background fetches that waited, once no fetch of a screen's own is in flight. */
+function releaseBackground(): void {
+  if (foregroundInFlight > 0) return;
+  for (const [entry, byStream] of [...waitingBackground]) {
+    if (entry.spacings.length > 0) run(entry, byStream);
+    waitingBackground.delete(entry);
   }
 }
 
-/** Marks topics changed; what is on screen refetches at the end of the merge window. */
-export function invalidate(topics: readonly Topic[] | 'all'): void {
-  if (topics === 'all') pending = 'all';
-  else if (pending !== 'all') {
-    pending ??= new Set();
-    for (const t of topics) pending.add(t);
+/** Refetches the entry once its merge window and its spacing have passed (if still on screen then). */
+function schedule(entry: Entry): void {
+  if (entry.spacings.length === 0) {
+    entry.stale = true;
+    return;
   }
-  // a lone change shows within MERGE_MS; a burst is refetched every MIN_FLUSH_INTERVAL_MS, not once per event
-  timer ??= setTimeout(flush, Math.max(MERGE_MS, lastFlush + MIN_FLUSH_INTERVAL_MS - Date.now()));
+  if (entry.due !== undefined || paced.includes(entry)) return;
+  const now = Date.now();
+  const flowing = entry.changes.filter((at) => at > now - REFETCH_SPACING_MS).length >= FLOW_CHANGES;
+  // a screen's own query answers a lone change at once; a background one always waits its turn in the pace
+  if (!flowing && entry.foregroundUsers > 0) {
+    entry.due = setTimeout(() => fire(entry), MERGE_MS);
+    return;
+  }
+  entry.due = setTimeout(
+    () => {
+      entry.due = undefined;
+      paced.push(entry);
+      pace();
+    },
+    flowing ? Math.max(MERGE_MS, entry.lastStarted + spacingOf(entry) - now) : MERGE_MS,
+  );
+}
+
+function fire(entry: Entry): void {
+  entry.due = undefined;
+  if (entry.spacings.length > 0) run(entry, true);
+  else entry.stale = true;
+}
+
+/** Under a flow, the page starts one of the queries that are due a second, first due first served. */
+function pace(): void {
+  if (pacer !== undefined) return;
+  pacer = setTimeout(
+    () => {
+      pacer = undefined;
+      const next = paced.shift();
+      if (next) fire(next);
+      if (paced.length > 0) pace();
+    },
+    Math.max(0, lastPaced + REFETCH_SPACING_MS - Date.now()),
+  );
+}
+
+/** Marks topics changed; what is on screen and shows them refetches within its window. */
+export function invalidate(topics: readonly Topic[] | 'all'): void {
+  const now = Date.now();
+  for (const entry of entries.values()) {
+    if (topics !== 'all' && !entry.topics.some((t) => topics.includes(t))) continue;
+    entry.changes = entry.changes.filter((at) => at > now - REFETCH_SPACING_MS);
+    entry.changes.push(now);
+    schedule(entry);
+  }
 }
 
 /** Refetches, now, every query on screen that is not already in flight (after a sign-in or a mutation). */
 export function refetchNow(keyPrefix: string): void {
-  for (const [key, entry] of entries) if (key.startsWith(keyPrefix) && entry.mounted > 0) run(entry);
+  for (const [key, entry] of entries) if (key.startsWith(keyPrefix) && entry.spacings.length > 0) run(entry);
 }
 
 export interface Query<T> {
@@ -99,27 +182,50 @@ export interface Query<T> {
   refetch(): void;
 }
 
-export function useQuery<T>(key: string, topics: readonly Topic[], load: () => Promise<T>): Query<T> {
+/**
+ * The cached answer of `key`, fetched when first shown and refetched when the stream says one of
+ * `topics` changed; `spacingMs` lengthens the wait between two fetches while changes keep coming.
+ */
+export function useQuery<T>(
+  key: string,
+  topics: readonly Topic[],
+  load: () => Promise<T>,
+  options: { spacingMs?: number; background?: boolean } = {},
+): Query<T> {
+  const spacing = options.spacingMs ?? REFETCH_SPACING_MS;
   const entry = useMemo(() => {
     let found = entries.get(key);
     if (!found) {
-      found = { data: signal(undefined), error: signal(undefined), loading: signal(false), topics, load, inFlight: false, again: false, stale: true, mounted: 0 };
+      found = {
+        data: signal(undefined), error: signal(undefined), loading: signal(false), topics, load,
+        inFlight: false, again: false, stale: true, spacings: [], lastStarted: -Infinity, changes: [], due: undefined, foregroundUsers: 0, countedForeground: false,
+      };
       entries.set(key, found);
     }
     return found;
   }, [key]);
   entry.load = load; // the latest closure (its arguments come from the key)
-  useEffect(() => {
-    entry.mounted++;
-    if (entry.stale || entry.data.value === undefined) run(entry);
+  const foreground = !options.background;
+  // a layout effect: the first fetch starts in the render's own task, not a frame later
+  useLayoutEffect(() => {
+    entry.spacings.push(spacing);
+    if (foreground) entry.foregroundUsers++;
+    // a fetch in flight (another user's, mounted first) answers this one too
+    if (!entry.inFlight && (entry.stale || entry.data.value === undefined)) run(entry);
     return () => {
-      entry.mounted--;
+      entry.spacings.splice(entry.spacings.indexOf(spacing), 1);
+      if (foreground) entry.foregroundUsers--;
     };
-  }, [entry]);
+  }, [entry, spacing, foreground]);
   return { data: entry.data as Signal<T | undefined>, error: entry.error, loading: entry.loading, refetch: () => run(entry) };
 }
 
 /** Forgets every cached answer (sign-out: the next operator sees nothing of the last one's). */
 export function clearQueries(): void {
+  for (const entry of entries.values()) clearTimeout(entry.due);
   entries.clear();
+  clearTimeout(pacer);
+  pacer = undefined;
+  paced.length = 0;
+  waitingBackground.clear();
 }

@@ -182,7 +182,7 @@ async function pausedAgents(db: Db, now: Date): Promise<InboxItem[]> {
  * life for longer than the liveness rule's offline threshold (DEFAULT_OFFLINE_AFTER_SECONDS): neither an
  * agent heartbeat nor a claim, start or heartbeat of one of those runs, and none of them newer than that.
  */
-async function silentAgents(db: Db, now: Date): Promise<InboxItem[]> {
+export async function silentAgents(db: Db, now: Date): Promise<InboxItem[]> {
   const { rows } = await db.query<{ agent_id: string; live_runs: number; reported: AgentStatus | null; seen: Date | null; signal: Date | null; oldest: Date }>(
     `SELECT r.agent_id, count(*)::int AS live_runs, h.status AS reported, h.last_seen_at AS seen,
             greatest(h.last_seen_at, max(r.heartbeat_at), max(r.claimed_at), max(r.started_at)) AS signal,

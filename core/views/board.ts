@@ -6,6 +6,7 @@ import { requireDb } from '../storage';
 import { boardColumns } from '../tasks/statuses';
 import { pushJsonItems, taskJsonSelect, taskJsonText, type TaskJsonRow } from '../tasks/task-json';
 import { uuidSchema } from '../validation';
+import { boardStuckReasons } from './board-stuck';
 import { requireProject } from './project-selection';
 
 export { boardColumns };
@@ -18,6 +19,8 @@ export const urgencyOrderOf = (priority: string, createdAt: string, id: string) 
 export const urgencyOrder = urgencyOrderOf('t.priority', 't.created_at', 't.id');
 
 export const projectQuerySchema = z.strictObject({ project_id: uuidSchema.optional() });
+/** `include=stuck` adds `stuck`, why cards are stuck beyond what their rows say (core/views/board-stuck.ts): the console's board in one request. */
+export const boardQuerySchema = projectQuerySchema.extend({ include: z.enum(['stuck'], { message: 'must be stuck' }).optional() });
 
 export interface BoardWorkflow {
   id: string | null;
@@ -42,15 +45,17 @@ export const boardTasksSql = `SELECT ${taskJsonSelect}, t.status AS board_status
  * GET /api/views/board?project_id=: live, unarchived tasks of the project by status column, as
  * the answer's JSON text in pieces (in order; the handler writes their bytes without joining
  * them): the tasks' text is built in PostgreSQL (core/tasks/task-json.ts), the whole the same
- * bytes as JSON.stringify of `{project, workflow, columns}` with the task rows.
+ * bytes as JSON.stringify of `{project, workflow, columns}` with the task rows (and `stuck` when
+ * asked for).
  */
-export async function getBoardJson(deps: Pick<Deps, 'storage'>, query: unknown): Promise<string[]> {
-  const { project_id } = parseQuery(projectQuerySchema, query);
+export async function getBoardJson(deps: Pick<Deps, 'storage' | 'clock'>, query: unknown): Promise<string[]> {
+  const { project_id, include } = parseQuery(boardQuerySchema, query);
   const db = requireDb(deps.storage);
   const project = await requireProject(db, project_id);
-  const [workflow, tasks] = await Promise.all([
+  const [workflow, tasks, stuck] = await Promise.all([
     workflowOf(db, project),
     db.query<TaskJsonRow & { board_status: (typeof boardColumns)[number] }>(boardTasksSql, [project.id, boardColumns]),
+    include === 'stuck' ? boardStuckReasons(db, project.id, deps.clock.now()) : undefined,
   ]);
   const columns = Object.fromEntries(boardColumns.map((c) => [c, [] as string[]])) as Record<(typeof boardColumns)[number], string[]>;
   for (const row of tasks.rows) columns[row.board_status].push(taskJsonText(row));
@@ -60,6 +65,6 @@ export async function getBoardJson(deps: Pick<Deps, 'storage'>, query: unknown):
     pushJsonItems(pieces, columns[column]);
     pieces.push(']');
   });
-  pieces.push('}}');
+  pieces.push(stuck ? `},"stuck":${JSON.stringify(stuck)}}` : '}}');
   return pieces;
 }

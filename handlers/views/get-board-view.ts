@@ -2,5 +2,5 @@ import { getBoardJson } from '../../core/views/board';
 import { httpHandler } from '../middleware/http-handler';
 import { jsonPieces } from '../middleware/responses';
 
-/** GET /api/views/board?project_id= */
+/** GET /api/views/board?project_id=&include=stuck */
 export const handler = httpHandler(async (event, app) => jsonPieces(200, await getBoardJson(app.deps, event.queryStringParameters)));

@@ -117,6 +117,52 @@ describe('the board', () => {
     await expect.poll(() => column(page, 'Blocked').getByRole('article', { name: 'Alpha rollback plan' }).count()).toBe(1);
   });
 
+  it('says on a card when its run waits for an approval and when its agent’s dispatch is paused', async () => {
+    const approving = await task('Waits for an approval');
+    const { rows } = await ui.app.db.query<{ id: string }>(
+      `INSERT INTO workflow_runs (id, workflow_type, task_id, owner_agent_id, status) VALUES (gen_random_uuid(), 'publish', $1, 'writer', 'waiting_for_approval') RETURNING id`,
+      [approving],
+    );
+    await ui.app.db.query(`INSERT INTO workflow_approvals (id, workflow_run_id, step_name) VALUES (gen_random_uuid(), $1, 'legal review')`, [rows[0]!.id]);
+    const paused = await task('Claimed by a paused agent', { status: 'in_progress' });
+    await ui.app.db.query(`UPDATE tasks SET locked_by = 'quota-hit', lease_expires_at = now() + interval '1 hour' WHERE id = $1`, [paused]);
+    await ui.app.db.query(
+      `INSERT INTO agent_dispatch_controls (agent_id, dispatch_paused_until, pause_reason) VALUES ('quota-hit', now() + interval '1 hour', 'provider quota exhausted')`,
+    );
+    const page = await ui.newPage();
+    await openBoard(page);
+    await expect.poll(() => card(page, 'Waits for an approval').getByText('Waiting for an approval of legal review').count()).toBe(1);
+    await expect.poll(() => card(page, 'Claimed by a paused agent').getByText('Its agent quota-hit is paused (provider quota exhausted)').count()).toBe(1);
+    expect(await card(page, 'Alpha migration').locator('.stuck').count()).toBe(0);
+  });
+
+  it('shows every column at 1280×800, each reachable by Tab, with no sideways scrolling of the page', async () => {
+    const page = await ui.newPage({ viewport: { width: 1280, height: 800 } });
+    await openBoard(page);
+    const width = await page.evaluate(() => window.innerWidth);
+    for (const name of ['Backlog', 'Ready', 'In progress', 'Blocked', 'Review', 'Completed']) {
+      const box = await column(page, name).boundingBox();
+      expect(box, name).not.toBeNull();
+      expect(box!.x, name).toBeGreaterThanOrEqual(0);
+      expect(box!.x + box!.width, name).toBeLessThanOrEqual(width);
+    }
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
+    const reached = new Set<string>();
+    for (let i = 0; i < 150 && reached.size < 6; i++) {
+      await page.keyboard.press('Tab');
+      const where = await page.evaluate(() => {
+        const focused = document.activeElement;
+        const rect = focused?.getBoundingClientRect();
+        return { column: focused?.closest('section.board-column')?.getAttribute('aria-labelledby') ?? '', right: rect?.right ?? 0 };
+      });
+      if (where.column) {
+        reached.add(where.column);
+        expect(where.right, where.column).toBeLessThanOrEqual(width);
+      }
+    }
+    expect([...reached].sort()).toEqual(['column-backlog', 'column-blocked', 'column-completed', 'column-in_progress', 'column-ready', 'column-review']);
+  });
+
   it('renders only the visible part of a long column, and the page does not scroll sideways on a phone', async () => {
     const bulk = (await ui.call('POST', '/api/projects', { name: 'Bulk board' })).body.id as string;
     await ui.app.db.query(`INSERT INTO tasks (id, project_id, title, status) SELECT gen_random_uuid(), $1, 'Bulk task ' || g, 'backlog' FROM generate_series(1, 3000) g`, [bulk]);
@@ -127,6 +173,10 @@ describe('the board', () => {
     await expect.poll(() => backlog.getByRole('article').count()).toBeGreaterThan(0);
     expect(await backlog.getByRole('article').count()).toBeLessThan(60);
     expect(await scrollsSideways(page)).toBe(false);
+    for (const region of await page.getByRole('region', { name: /^\S.* \d+$/ }).all()) {
+      const box = (await region.boundingBox())!;
+      expect(box.x + box.width).toBeLessThanOrEqual(390);
+    }
   });
 });
 

@@ -86,6 +86,22 @@ describe('the shell in a browser', () => {
     expect(violations).toEqual([]);
   });
 
+  it('counts what waits beside the Inbox link and in the title on another screen, and follows a change made elsewhere', async () => {
+    const project = (await ui.call('POST', '/api/projects', { name: 'Shell count' })).body.id as string;
+    const first = await ui.call('POST', '/api/tasks', { project_id: project, title: 'Blocked for the count', status: 'blocked' });
+    expect(first.status).toBe(201);
+    const page = await ui.newPage();
+    await page.goto(`/board?project=${project}`);
+    const inbox = page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: /^Inbox/ });
+    await expect.poll(() => inbox.textContent()).toBe('Inbox 1 waiting');
+    await expect.poll(() => page.title()).toBe('(1) Fleet console');
+    await page.getByRole('status').first().filter({ hasText: 'Live' }).waitFor();
+    expect((await ui.call('POST', '/api/tasks', { project_id: project, title: 'Blocked too', status: 'blocked' })).status).toBe(201);
+    await expect.poll(() => inbox.textContent()).toBe('Inbox 2 waiting');
+    expect((await ui.call('POST', `/api/tasks/${first.body.id}/move`, { status: 'ready' })).status).toBe(200);
+    await expect.poll(() => page.title()).toBe('(1) Fleet console');
+  });
+
   it('shows each part-2 screen as a placeholder linking to the API route that holds its data, with no serious axe violation', async () => {
     const page = await ui.newPage();
     await page.goto('/');

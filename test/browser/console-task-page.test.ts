@@ -55,7 +55,7 @@ describe('the task page', () => {
     const third = await task('Third step');
     await page.getByLabel('Add dependency (task id)').fill(third);
     await page.getByRole('button', { name: 'Add dependency' }).click();
-    await expect.poll(() => page.getByRole('link', { name: 'Third step' }).count()).toBe(1);
+    await expect.poll(() => page.getByRole('region', { name: 'Dependencies' }).getByRole('link', { name: 'Third step' }).count()).toBe(1);
     expect((await stored(first)).dependency_ids).toEqual([third]);
   });
 
@@ -73,6 +73,21 @@ describe('the task page', () => {
     await preview.getByRole('button', { name: 'Confirm revert' }).click();
     await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Original title');
     expect(await stored(id)).toMatchObject({ title: 'Original title', priority: 'low' });
+  });
+
+  it('names a dependency in History by its title, linked to its page, whether it is still a dependency or not', async () => {
+    const kept = await task('Kept prerequisite');
+    const dropped = await task('Dropped prerequisite');
+    const id = await task('Depends on two', { dependency_ids: [kept, dropped] });
+    expect((await ui.call('POST', `/api/tasks/${id}/dependencies`, { remove: [dropped] })).status).toBe(200);
+    const page = await ui.newPage();
+    await open(page, id, 'Depends on two');
+    const history = page.getByRole('region', { name: 'History' });
+    const row = history.getByRole('row', { name: /^Dependencies / });
+    await expect.poll(() => row.textContent()).toBe('DependenciesKept prerequisite, Dropped prerequisiteKept prerequisite');
+    expect(await row.getByRole('link', { name: 'Dropped prerequisite' }).getAttribute('href')).toBe(`/tasks/${dropped}`);
+    expect(await row.getByRole('link', { name: 'Kept prerequisite' }).first().getAttribute('href')).toBe(`/tasks/${kept}`);
+    expect(await row.textContent()).not.toContain(dropped);
   });
 
   it('fits a phone (390×844) with no sideways scrolling of the page, in both themes', async () => {

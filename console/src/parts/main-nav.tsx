@@ -16,9 +16,16 @@ export const screens = [
 ] as const;
 
 const BASE_TITLE = 'Fleet console';
+/**
+ * The count beside "Inbox" on every screen refetches at most this often while events keep coming:
+ * each answer is a whole inbox (the doctor's report among it), and a screen's own query already
+ * spends the page's one request a second. On the Inbox screen the list itself refetches every second.
+ * A background query: it waits for the screen's own reads, so the screen shows first.
+ */
+export const INBOX_COUNT_SPACING_MS = 30_000;
 
 export function MainNav() {
-  const inbox = useQuery(INBOX_KEY, inboxTopics, loadInbox);
+  const inbox = useQuery(INBOX_KEY, inboxTopics, loadInbox, { spacingMs: INBOX_COUNT_SPACING_MS, background: true });
   const waiting = inbox.data.value?.count ?? 0;
   useEffect(() => {
     document.title = waiting > 0 ? `(${waiting}) ${BASE_TITLE}` : BASE_TITLE;

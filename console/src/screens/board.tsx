@@ -3,7 +3,7 @@ import { elementScroll, observeElementOffset, observeElementRect, Virtualizer } 
 import { useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { boardColumns, boardMovesFrom } from '../../../core/tasks/statuses';
-import { createTask, loadBoard, loadBoardAsOf, loadProjects, moveTask, type BoardTask } from '../board-data';
+import { createTask, loadBoard, loadBoardAsOf, loadProjects, moveTask, type BoardStuck, type BoardTask } from '../board-data';
 import { invalidate, useQuery } from '../queries';
 import { statusLabel } from '../task-words';
 import { Problem } from '../parts/problem';
@@ -83,6 +83,7 @@ export function BoardScreen(_props: { path: string }) {
     return { lists, byId };
   }, [data, moved.value, filters.q, filters.owner, filters.priority, filters.label]);
 
+  const stuck: BoardStuck = (data && 'stuck' in data ? data.stuck : undefined) ?? {};
   const owners = useMemo(() => [...new Set([...columns.byId.values()].map((t) => t.owner).filter((o): o is string => Boolean(o)))].sort(), [columns]);
   const labels = useMemo(() => [...new Set([...columns.byId.values()].flatMap((t) => t.labels))].sort(), [columns]);
   const readOnly = Boolean(at);
@@ -161,6 +162,7 @@ export function BoardScreen(_props: { path: string }) {
               status={status}
               tasks={columns.lists.get(status) ?? []}
               byId={columns.byId}
+              stuck={stuck}
               readOnly={readOnly}
               onMove={move}
               onAdd={(title) => add(status, title)}
@@ -202,6 +204,7 @@ function BoardColumn(props: {
   status: string;
   tasks: BoardTask[];
   byId: ReadonlyMap<string, BoardTask>;
+  stuck: BoardStuck;
   readOnly: boolean;
   onMove(task: BoardTask, status: string): void;
   onAdd(title: string): Promise<void>;
@@ -217,6 +220,8 @@ function BoardColumn(props: {
         count: 0,
         getScrollElement: () => scroller.current,
         estimateSize: () => CARD_ESTIMATE_PX,
+        // the first cards render with the first render, before the scroller's size is observed
+        initialRect: { width: 0, height: window.innerHeight },
         overscan: 6,
         scrollToFn: elementScroll,
         observeElementRect,
@@ -294,7 +299,7 @@ function BoardColumn(props: {
               <div key={task.id} class="card-slot" data-index={item.index} ref={(el) => {
                   if (el) virtualizer.measureElement(el);
                 }} style={{ transform: `translateY(${item.start}px)` }}>
-                <TaskCard task={task} status={status} byId={props.byId} readOnly={props.readOnly} onMove={props.onMove} />
+                <TaskCard task={task} status={status} byId={props.byId} stuck={props.stuck[task.id]?.reason} readOnly={props.readOnly} onMove={props.onMove} />
               </div>
             );
           })}
@@ -304,11 +309,17 @@ function BoardColumn(props: {
   );
 }
 
-function whyStuck(task: BoardTask, byId: ReadonlyMap<string, BoardTask>, now: number): string | undefined {
+/**
+ * The one line saying why a card is stuck, most pressing first: its blocked reason; what the server
+ * found about its runs and agents (`server`: an approval waiting, a budget holding it, its agent
+ * paused or silent); unmet dependencies; a lapsed claim.
+ */
+function whyStuck(task: BoardTask, server: string | undefined, byId: ReadonlyMap<string, BoardTask>, now: number): string | undefined {
   if (task.status === 'blocked') {
     const reason = (task.metadata as { blocked_reason?: unknown }).blocked_reason;
     return `Blocked: ${typeof reason === 'string' && reason ? reason : 'no reason given'}`;
   }
+  if (server && task.status !== 'completed') return server;
   const unmet = task.dependency_ids.filter((id) => byId.get(id)?.status !== 'completed');
   if (unmet.length > 0 && task.status !== 'completed') return `Waiting on ${unmet.length} unmet ${unmet.length === 1 ? 'dependency' : 'dependencies'}`;
   if (task.locked_by && task.lease_expires_at && Date.parse(task.lease_expires_at) < now) return `The claim of ${task.locked_by} lapsed`;
@@ -322,11 +333,11 @@ function leaseLeft(until: string, now: number): string {
   return `lease ends in ${Math.round(minutes / 60)} h`;
 }
 
-function TaskCard(props: { task: BoardTask; status: string; byId: ReadonlyMap<string, BoardTask>; readOnly: boolean; onMove(task: BoardTask, status: string): void }) {
+function TaskCard(props: { task: BoardTask; status: string; byId: ReadonlyMap<string, BoardTask>; stuck: string | undefined; readOnly: boolean; onMove(task: BoardTask, status: string): void }) {
   const { task } = props;
   const menuOpen = useSignal(false);
   const now = Date.now();
-  const stuck = whyStuck(task, props.byId, now);
+  const stuck = whyStuck(task, props.stuck, props.byId, now);
   const titleId = `card-${task.id}`;
   return (
     <article

@@ -204,7 +204,7 @@ export function TaskPage({ id = '' }: { path: string; id?: string }) {
         </div>
       </section>
 
-      <History versions={versions.data.value ?? []} onReverted={() => act(async () => undefined, 'Reverted to the chosen version.')} />
+      <History versions={versions.data.value ?? []} known={knownTitles(t)} onReverted={() => act(async () => undefined, 'Reverted to the chosen version.')} />
     </section>
   );
 }
@@ -324,7 +324,50 @@ function IdForm({ label, button, onSubmit }: { label: string; button: string; on
   );
 }
 
-function History({ versions, onReverted }: { versions: Version[]; onReverted(): void }) {
+/** Titles of the tasks this page already read (dependencies, subtasks), so History names them without asking again. */
+function knownTitles(t: TaskDetail): ReadonlyMap<string, string> {
+  return new Map([...t.dependencies, ...t.subtasks].map((d) => [d.id, d.title]));
+}
+
+/** A field's value in a diff: the tasks that dependency_ids and parent_task_id name, by title, linked to their page. */
+function FieldValue({ field, value, known }: { field: (typeof diffFields)[number]; value: unknown; known: ReadonlyMap<string, string> }) {
+  if (field !== 'dependency_ids' && field !== 'parent_task_id') return <>{shown(value)}</>;
+  const ids = (Array.isArray(value) ? value : value ? [value] : []).map(String);
+  if (ids.length === 0) return <>—</>;
+  return (
+    <>
+      {ids.map((taskId, i) => (
+        <span key={taskId}>
+          {i > 0 ? ', ' : null}
+          <TaskRef id={taskId} known={known.get(taskId)} />
+        </span>
+      ))}
+    </>
+  );
+}
+
+/** A task named by its title (read once when this page does not know it), its id in the link and its tooltip. */
+function TaskRef({ id, known }: { id: string; known: string | undefined }) {
+  return known !== undefined ? (
+    <a href={`/tasks/${id}`} title={id}>
+      {known}
+    </a>
+  ) : (
+    <FetchedTaskRef id={id} />
+  );
+}
+
+function FetchedTaskRef({ id }: { id: string }) {
+  // titles seldom change and a stale one still links to the right task: no refetch on events
+  const found = useQuery(`task-title:${id}`, [], () => loadTask(id).then((t) => t.title));
+  return (
+    <a href={`/tasks/${id}`} title={id}>
+      {found.data.value ?? (found.error.value ? `task ${id}` : id)}
+    </a>
+  );
+}
+
+function History({ versions, known, onReverted }: { versions: Version[]; known: ReadonlyMap<string, string>; onReverted(): void }) {
   const preview = useSignal<{ version: Version; diff: RevertPreview } | undefined>(undefined);
   const problem = useSignal<string | undefined>(undefined);
   // newest first; each version shows what changed from the one before it
@@ -357,8 +400,12 @@ function History({ versions, onReverted }: { versions: Version[]; onReverted(): 
                     {changes.map((f) => (
                       <tr key={f}>
                         <th scope="row">{fieldNames[f]}</th>
-                        <td>{shown(older.state[f])}</td>
-                        <td>{shown(version.state[f])}</td>
+                        <td>
+                          <FieldValue field={f} value={older.state[f]} known={known} />
+                        </td>
+                        <td>
+                          <FieldValue field={f} value={version.state[f]} known={known} />
+                        </td>
                       </tr>
                     ))}
                   </tbody>
@@ -398,8 +445,12 @@ function History({ versions, onReverted }: { versions: Version[]; onReverted(): 
                         .map((f) => (
                           <tr key={f}>
                             <th scope="row">{fieldNames[f]}</th>
-                            <td>{shown(preview.value!.diff.currentState?.[f])}</td>
-                            <td>{shown(preview.value!.diff.snapshotState[f])}</td>
+                            <td>
+                              <FieldValue field={f} value={preview.value!.diff.currentState?.[f]} known={known} />
+                            </td>
+                            <td>
+                              <FieldValue field={f} value={preview.value!.diff.snapshotState[f]} known={known} />
+                            </td>
                           </tr>
                         ))}
                     </tbody>
