@@ -32,6 +32,14 @@ export interface RuntimeCallOptions {
  * the core (core/runtime/ids.ts); adapters check again that no path leaves the directory.
  */
 export interface RuntimeStateFiles {
+  /**
+   * Where sessions come from: `files` (the state directory of the contract, the fake, installs before
+   * 2026.7.2) or `gateway` (the released runtime's gateway, which keeps them in its own database).
+   * Undefined counts as `files`.
+   */
+  readonly way?: 'files' | 'gateway';
+  /** Whether the source answers; throws RuntimeCallError when it does not. Optional: files need no check. */
+  check?(): Promise<void>;
   /** Names of the directories under agents/ (unsorted); empty when there is none. */
   listAgentIds(): Promise<string[]>;
   /** The raw text of agents/<agentId>/sessions/sessions.json, or undefined when the file is absent. */
