@@ -64,7 +64,7 @@ export function gatewaySessions(options: GatewaySessionsOptions): RuntimeStateFi
     } catch (err) {
       if (signal.aborted) return fail(call, `no answer within ${options.timeoutMs} ms`, 'timed_out');
       const cause = (err as { cause?: { code?: string } }).cause?.code;
-      return fail(call, `cannot reach the gateway${cause ? ` (${cause})` : ''}`, 'unavailable');
+      return fail(call, `cannot reach the gateway at ${base}${cause ? ` (${cause})` : ''}`, 'unavailable');
     }
     let text: string;
     try {
