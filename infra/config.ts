@@ -75,7 +75,7 @@ const envSchema = z.object({
   RUNTIME_GATEWAY_TOKEN: z.string().min(1).optional(),
   OPENCLAW_GATEWAY_URL: z.string().refine(isGatewayUrl, { message: 'OPENCLAW_GATEWAY_URL must be an http(s) or ws(s) URL such as ws://127.0.0.1:18789' }).optional(),
   OPENCLAW_GATEWAY_TOKEN: z.string().min(1).optional(),
-  RUNTIME_GATEWAY_TIMEOUT_MS: intFrom('RUNTIME_GATEWAY_TIMEOUT_MS', 1, 600_000).default(10_000),
+  RUNTIME_GATEWAY_TIMEOUT_MS: intFrom('RUNTIME_GATEWAY_TIMEOUT_MS', 1, 600_000).default(30_000),
   DISPATCHER_INTERVAL_MS: intFrom('DISPATCHER_INTERVAL_MS', 0, 86_400_000).default(30_000),
   CRON_MANAGER_PORT: intFrom('CRON_MANAGER_PORT', 0, 65535).default(3878),
   LOG_LEVEL: z

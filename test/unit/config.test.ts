@@ -54,7 +54,7 @@ describe('configuration from the environment', () => {
       const base = { HOME: home, PATH: '', RUNTIME_STATE_DIR: state };
       expect(parseConfig(base).runtimeGateway).toBeUndefined();
       writeFileSync(path.join(state, 'openclaw.json'), JSON.stringify({ gateway: { mode: 'local', port: 18799, auth: { mode: 'token', token: 'from-file' } } }));
-      expect(parseConfig(base).runtimeGateway).toMatchObject({ url: 'http://127.0.0.1:18799', token: 'from-file', source: 'config file', timeoutMs: 10_000 });
+      expect(parseConfig(base).runtimeGateway).toMatchObject({ url: 'http://127.0.0.1:18799', token: 'from-file', source: 'config file', timeoutMs: 30_000 });
       // the runtime's own variables: its WebSocket address is the same port's HTTP
       expect(parseConfig({ ...base, OPENCLAW_GATEWAY_URL: 'ws://127.0.0.1:18800/', OPENCLAW_GATEWAY_TOKEN: 'oc-token' }).runtimeGateway).toMatchObject({
         url: 'http://127.0.0.1:18800',
