@@ -15,6 +15,7 @@ import { outboxEventBus } from './events/outbox-event-bus';
 import { markdownTaskFile } from './legacy/markdown-task-file';
 import { logger } from './logger';
 import { cliRuntime } from './runtime/cli-runtime';
+import { gatewaySessions } from './runtime/gateway-sessions';
 import { removeStaleWorkFiles } from './snapshots/file-store';
 import { dataFile } from './runtime/data-file';
 import { legacyJobDir, legacyJobFiles } from './runtime/legacy-job-files';
@@ -54,7 +55,7 @@ export function configuredPorts(cfg: Config): Omit<Deps, 'storage' | 'prices'> {
     clock: systemClock,
     ids: randomIds,
     events: outboxEventBus,
-    runtime: cliRuntime({ executable: cfg.runtimeCli, timeoutMs: cfg.runtimeCliTimeoutMs, timeoutsByKind: cfg.runtimeTimeoutsByKind, stateDir: cfg.runtimeStateDir, replayMaxBytes: cfg.sessionReplayMaxBytes }),
+    runtime: cliRuntime({ executable: cfg.runtimeCli, timeoutMs: cfg.runtimeCliTimeoutMs, timeoutsByKind: cfg.runtimeTimeoutsByKind, stateDir: cfg.runtimeStateDir, replayMaxBytes: cfg.sessionReplayMaxBytes, sessions: cfg.runtimeGateway && gatewaySessions({ url: cfg.runtimeGateway.url, token: cfg.runtimeGateway.token, timeoutMs: cfg.runtimeGateway.timeoutMs, replayMaxBytes: cfg.sessionReplayMaxBytes }) }),
     snapshots: snapshotStoreFor(cfg),
     generator,
     legacyJobs: legacyJobFiles(legacyJobDir(cfg.dataDir)),

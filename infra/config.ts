@@ -1,4 +1,4 @@
-import { accessSync, constants, existsSync, statSync } from 'node:fs';
+import { accessSync, constants, existsSync, readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import * as z from 'zod';
@@ -29,6 +29,15 @@ function isPostgresUrl(value: string): boolean {
     return false;
   }
   return (url.protocol === 'postgres:' || url.protocol === 'postgresql:') && (url.hostname !== '' || url.searchParams.has('host'));
+}
+
+/** A gateway address: the runtime names its WebSocket (ws://), whose HTTP routes share the port. */
+function isGatewayUrl(value: string): boolean {
+  try {
+    return ['http:', 'https:', 'ws:', 'wss:'].includes(new URL(value).protocol);
+  } catch {
+    return false;
+  }
 }
 
 const envSchema = z.object({
@@ -62,6 +71,11 @@ const envSchema = z.object({
   RUNTIME_TURN_TIMEOUT_MS: intFrom('RUNTIME_TURN_TIMEOUT_MS', 1, 3_600_000).default(600_000),
   RUNTIME_STATE_DIR: z.string().min(1).optional(),
   OPENCLAW_STATE_DIR: z.string().min(1).optional(),
+  RUNTIME_GATEWAY_URL: z.string().refine(isGatewayUrl, { message: 'RUNTIME_GATEWAY_URL must be an http(s) or ws(s) URL such as http://127.0.0.1:18789' }).optional(),
+  RUNTIME_GATEWAY_TOKEN: z.string().min(1).optional(),
+  OPENCLAW_GATEWAY_URL: z.string().refine(isGatewayUrl, { message: 'OPENCLAW_GATEWAY_URL must be an http(s) or ws(s) URL such as ws://127.0.0.1:18789' }).optional(),
+  OPENCLAW_GATEWAY_TOKEN: z.string().min(1).optional(),
+  RUNTIME_GATEWAY_TIMEOUT_MS: intFrom('RUNTIME_GATEWAY_TIMEOUT_MS', 1, 600_000).default(30_000),
   DISPATCHER_INTERVAL_MS: intFrom('DISPATCHER_INTERVAL_MS', 0, 86_400_000).default(30_000),
   CRON_MANAGER_PORT: intFrom('CRON_MANAGER_PORT', 0, 65535).default(3878),
   LOG_LEVEL: z
@@ -103,6 +117,11 @@ export interface Config {
   /** Calls slower than a listing, by kind (core/runtime/calls.ts). */
   runtimeTimeoutsByKind: { memory: number; wake: number; turn: number };
   runtimeStateDir: string;
+  /**
+   * The released runtime's gateway, for sessions and transcripts (docs/adr/0010-reaching-the-released-runtime.md);
+   * undefined: the state directory's files, as the contract and older installs keep them.
+   */
+  runtimeGateway: RuntimeGatewayConfig | undefined;
   dispatcherIntervalMs: number;
   /** Issue 18: the runner's webhook delivery pass every this many ms (0: off; the scheduled Lambda runs it too). */
   webhookDeliveryIntervalMs: number;
@@ -130,6 +149,16 @@ export interface Config {
   dispatchMaxInFlight: number | undefined;
   /** A browser front end's static files, served by the runner at `/` (infra/http/static-ui.ts). */
   uiDir: string | undefined;
+}
+
+export interface RuntimeGatewayConfig {
+  /** http(s) base URL, without credentials in it. */
+  url: string;
+  /** Secret: sent to the gateway only, never logged or answered. */
+  token: string | undefined;
+  timeoutMs: number;
+  /** Where the address came from, for health-status and logs. */
+  source: 'RUNTIME_GATEWAY_URL' | 'OPENCLAW_GATEWAY_URL' | 'config file';
 }
 
 export class ConfigError extends Error {}
@@ -174,9 +203,57 @@ function runtimeStateDir(configured: string | undefined, home: string): string {
   return existsSync(released) ? released : path.join(home, '.runtime');
 }
 
+/** The runtime's own default gateway port (its docs: `--port` > OPENCLAW_GATEWAY_PORT > gateway.port > 18789). */
+const RUNTIME_GATEWAY_DEFAULT_PORT = 18789;
+
+/** The HTTP base of a gateway address: ws(s) becomes http(s) (one port serves both), no trailing slash. */
+function httpBaseOf(value: string): string {
+  const url = new URL(value);
+  if (url.protocol === 'ws:') url.protocol = 'http:';
+  if (url.protocol === 'wss:') url.protocol = 'https:';
+  if (url.username || url.password) throw new ConfigError('the gateway URL must not carry credentials: set RUNTIME_GATEWAY_TOKEN instead');
+  return url.toString().replace(/\/+$/, '');
+}
+
+/**
+ * The gateway of the runtime's config file (`openclaw.json` in its state directory, or
+ * OPENCLAW_CONFIG_PATH): loopback at `gateway.port` with `gateway.auth.token`, when the file is
+ * plain JSON and configures a gateway. A file the server cannot read this way (JSON5 with comments,
+ * a token given as a secret reference) is passed over: RUNTIME_GATEWAY_URL/TOKEN say it instead.
+ */
+function gatewayOfConfigFile(file: string): { url: string; token: string | undefined } | undefined {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(readFileSync(file, 'utf8'));
+  } catch {
+    return undefined;
+  }
+  const gateway = typeof doc === 'object' && doc !== null ? (doc as { gateway?: unknown }).gateway : undefined;
+  if (typeof gateway !== 'object' || gateway === null) return undefined;
+  const g = gateway as { port?: unknown; auth?: { token?: unknown } };
+  const port = typeof g.port === 'number' && Number.isInteger(g.port) && g.port > 0 && g.port < 65536 ? g.port : RUNTIME_GATEWAY_DEFAULT_PORT;
+  const token = typeof g.auth?.token === 'string' && g.auth.token.length > 0 && !g.auth.token.startsWith('${') ? g.auth.token : undefined;
+  return { url: `http://127.0.0.1:${port}`, token };
+}
+
+/**
+ * RUNTIME_GATEWAY_URL/TOKEN, else the runtime's own OPENCLAW_GATEWAY_URL/TOKEN, else its config file;
+ * none of them: no gateway (sessions from the state directory's files). A token set without a URL
+ * goes with whichever address is found.
+ */
+function runtimeGateway(e: { RUNTIME_GATEWAY_URL?: string; RUNTIME_GATEWAY_TOKEN?: string; OPENCLAW_GATEWAY_URL?: string; OPENCLAW_GATEWAY_TOKEN?: string; RUNTIME_GATEWAY_TIMEOUT_MS: number }, configFile: string): RuntimeGatewayConfig | undefined {
+  const explicitToken = e.RUNTIME_GATEWAY_TOKEN ?? e.OPENCLAW_GATEWAY_TOKEN;
+  const timeoutMs = e.RUNTIME_GATEWAY_TIMEOUT_MS;
+  if (e.RUNTIME_GATEWAY_URL) return { url: httpBaseOf(e.RUNTIME_GATEWAY_URL), token: explicitToken, timeoutMs, source: 'RUNTIME_GATEWAY_URL' };
+  if (e.OPENCLAW_GATEWAY_URL) return { url: httpBaseOf(e.OPENCLAW_GATEWAY_URL), token: explicitToken, timeoutMs, source: 'OPENCLAW_GATEWAY_URL' };
+  const fromFile = gatewayOfConfigFile(configFile);
+  return fromFile && { url: fromFile.url, token: explicitToken ?? fromFile.token, timeoutMs, source: 'config file' };
+}
+
 export function parseConfig(env: NodeJS.ProcessEnv): Config {
   const e = parseEnv(envSchema, env);
   const dataDir = path.resolve(e.DATA_DIR);
+  const stateDir = runtimeStateDir(e.RUNTIME_STATE_DIR ?? e.OPENCLAW_STATE_DIR, env.HOME || homedir());
   return {
     host: e.HOST,
     port: e.PORT,
@@ -192,7 +269,8 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     runtimeCli: e.RUNTIME_CLI ?? (executableOnPath(RELEASED_RUNTIME_CLI, env.PATH) ? RELEASED_RUNTIME_CLI : CONTRACT_RUNTIME_CLI),
     runtimeCliTimeoutMs: e.RUNTIME_CLI_TIMEOUT_MS,
     runtimeTimeoutsByKind: { memory: e.RUNTIME_MEMORY_TIMEOUT_MS, wake: e.RUNTIME_WAKE_TIMEOUT_MS, turn: e.RUNTIME_TURN_TIMEOUT_MS },
-    runtimeStateDir: runtimeStateDir(e.RUNTIME_STATE_DIR ?? e.OPENCLAW_STATE_DIR, env.HOME || homedir()),
+    runtimeStateDir: stateDir,
+    runtimeGateway: runtimeGateway(e, env.OPENCLAW_CONFIG_PATH ? path.resolve(env.OPENCLAW_CONFIG_PATH) : path.join(stateDir, 'openclaw.json')),
     dispatcherIntervalMs: e.DISPATCHER_INTERVAL_MS,
     webhookDeliveryIntervalMs: e.WEBHOOK_DELIVERY_INTERVAL_MS,
     auditSearchFoldIntervalMs: e.AUDIT_SEARCH_FOLD_INTERVAL_MS,

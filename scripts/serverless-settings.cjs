@@ -18,8 +18,11 @@ const set = (name) => typeof process.env[name] === 'string' && process.env[name]
 const command = () => process.argv.slice(2).find((a) => !a.startsWith('-')) ?? '';
 const isOffline = () => command() === 'offline';
 
-/** Values that must never reach a template: resolved at cold start from SSM instead (infra/secrets/secret-parameters.ts). */
-const SECRETS = ['DASHBOARD_AUTH_TOKEN', 'DATABASE_URL'];
+/**
+ * Values that must never reach a template: the first two are resolved at cold start from SSM instead
+ * (infra/secrets/secret-parameters.ts); the runtime gateway's tokens belong to a server beside the runtime.
+ */
+const SECRETS = ['DASHBOARD_AUTH_TOKEN', 'DATABASE_URL', 'RUNTIME_GATEWAY_TOKEN', 'OPENCLAW_GATEWAY_TOKEN'];
 /** Meaningful to the local runner only; on Lambda they would mislead (a port, a path of the packaging machine). */
 const LOCAL_ONLY = ['HOST', 'PORT', 'DATA_DIR', 'SNAPSHOT_DIR', 'RUNTIME_STATE_DIR', 'OPENCLAW_STATE_DIR', 'DISPATCHER_INTERVAL_MS', 'CRON_MANAGER_PORT', 'TASK_SERVER_URL', 'RUNTIME_MCP_MUTATIONS', 'TEST_DATABASE_URL', 'LAMBDA_PORT'];
 /** Read by this file at packaging time, not by the handlers. */

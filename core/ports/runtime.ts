@@ -32,13 +32,25 @@ export interface RuntimeCallOptions {
  * the core (core/runtime/ids.ts); adapters check again that no path leaves the directory.
  */
 export interface RuntimeStateFiles {
+  /**
+   * Where sessions come from: `files` (the state directory of the contract, the fake, installs before
+   * 2026.7.2) or `gateway` (the released runtime's gateway, which keeps them in its own database).
+   * Undefined counts as `files`.
+   */
+  readonly way?: 'files' | 'gateway';
+  /** Whether the source answers; throws RuntimeCallError when it does not. Optional: files need no check. */
+  check?(): Promise<void>;
   /** Names of the directories under agents/ (unsorted); empty when there is none. */
   listAgentIds(): Promise<string[]>;
-  /** The raw text of agents/<agentId>/sessions/sessions.json, or undefined when the file is absent. */
+  /**
+   * The raw text of agents/<agentId>/sessions/sessions.json, or undefined when the file is absent;
+   * through the gateway, an index of that shape built from its session list (undefined: no session).
+   */
   readSessionIndex(agentId: string): Promise<string | undefined>;
   /**
    * The lines of agents/<agentId>/sessions/<sessionId>.jsonl, read as a stream, or undefined when
-   * the file is absent. The stream stops at the last complete line within the byte cap.
+   * the file is absent (through the gateway: the session's history written back as lines,
+   * core/runtime/gateway-history.ts). The stream stops at the last complete line within the byte cap.
    */
   openTranscript(agentId: string, sessionId: string): Promise<TranscriptStream | undefined>;
   /**

@@ -36,12 +36,35 @@ async function cronCheck(deps: Pick<Deps, 'runtime'>) {
 }
 
 /**
- * GET /api/health-status with the runtime: the gateway section from the runtime's health call and,
- * when the runtime answers at all, the cron check. With no runtime the gateway says `unavailable`
+ * Which way this server reaches the runtime's sessions and whether it answers: `gateway` (the
+ * released runtime's gateway, checked with one short list call) or `cli+files` (the CLI and the
+ * state directory, answering when the CLI's health call did).
+ */
+async function runtimeAccess(deps: Pick<Deps, 'runtime'>, gateway: GatewayStatus & Record<string, unknown>) {
+  const files = deps.runtime.files;
+  if (files?.way !== 'gateway') {
+    return { way: 'cli+files', healthy: gateway.healthy, status: gateway.healthy ? 'answering' : 'not_answering' };
+  }
+  try {
+    await files.check?.();
+    return { way: 'gateway', healthy: true, status: 'answering' };
+  } catch (err) {
+    if (!(err instanceof RuntimeCallError)) throw err;
+    return { way: 'gateway', healthy: false, status: 'not_answering', failure: err.failure, reason: err.message };
+  }
+}
+
+/**
+ * GET /api/health-status with the runtime: the gateway section from the runtime's health call,
+ * `runtime_access` (which way sessions are read and whether it answers) and, when the runtime
+ * answers at all, the cron check. With no runtime the gateway says `unavailable`
  * and the cron check is left out (there is nothing to check), so the overall status is degraded.
  */
 export async function runtimeHealthStatus(deps: Pick<Deps, 'storage' | 'runtime'>) {
   const [gateway, cron] = await Promise.all([gatewayStatus(deps), cronCheck(deps)]);
-  const report = await healthStatus(deps, gateway);
-  return gateway.healthy ? { ...report, checks: { ...report.checks, cron } } : report;
+  const [report, access] = await Promise.all([healthStatus(deps, gateway), runtimeAccess(deps, gateway)]);
+  // sessions unreadable through the gateway leave the service degraded even when the CLI answers
+  const status = report.status === 'healthy' && !access.healthy ? 'degraded' : report.status;
+  const checks = { ...report.checks, runtime_access: access, ...(gateway.healthy ? { cron } : {}) };
+  return { ...report, status, runtime_access: access, checks };
 }

@@ -48,6 +48,14 @@ export const healthStatusSchema = z.object({
   webhooks: z
     .object({ healthy: z.boolean(), status: z.enum(['ok', 'failing']), active: z.number().int(), failing: z.array(z.object({ id: z.string(), url: z.string() })) })
     .optional(),
+  /** Which way sessions and transcripts are read (the released runtime's gateway, or the CLI and the state files) and whether it answers. */
+  runtime_access: z.object({
+    way: z.enum(['gateway', 'cli+files']),
+    healthy: z.boolean(),
+    status: z.enum(['answering', 'not_answering']),
+    failure: z.string().optional(),
+    reason: z.string().optional(),
+  }),
   checks: z.looseObject({ database: anyObject, gateway_sync: anyObject, task_server: anyObject }),
 });
 

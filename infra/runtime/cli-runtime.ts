@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { RuntimeCallError } from '../../core/errors';
 import type { Runtime, RuntimeCallOptions, RuntimeDocument } from '../../core/ports';
+import type { RuntimeStateFiles } from '../../core/ports/runtime';
 import { runtimeCallKind, type RuntimeCallKind } from '../../core/runtime/calls';
 import { logger } from '../logger';
 import { runtimeStateFiles } from './state-files';
@@ -19,6 +20,8 @@ export interface CliRuntimeOptions {
   timeoutsByKind?: Partial<Record<RuntimeCallKind, number>>;
   stateDir: string;
   replayMaxBytes: number;
+  /** Where sessions come from when not the state directory's files (the released runtime's gateway). */
+  sessions?: RuntimeStateFiles;
   stdoutMaxBytes?: number;
 }
 
@@ -141,7 +144,7 @@ export function cliRuntime(options: CliRuntimeOptions): Runtime {
   return {
     stateDir: options.stateDir,
     run,
-    files: runtimeStateFiles(options.stateDir, options.replayMaxBytes),
+    files: options.sessions ?? runtimeStateFiles(options.stateDir, options.replayMaxBytes),
   };
 }
 

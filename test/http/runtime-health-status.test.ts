@@ -17,6 +17,8 @@ describe('GET /api/health-status with the runtime', () => {
     expect(res.body.checks.cron).toEqual({ healthy: false, status: 'failing_jobs', count: 3, failing: 1 });
     expect(res.body.database).toEqual({ status: 'connected', healthy: true, mode: 'database' });
     expect(res.body.task_server).toEqual({ healthy: true, status: 'running' });
+    // no gateway configured: sessions are read from the state directory's files
+    expect(res.body.runtime_access).toEqual({ way: 'cli+files', healthy: true, status: 'answering' });
   });
 
   it('degrades honestly when the runtime health call fails, naming the failure', async () => {
@@ -27,6 +29,7 @@ describe('GET /api/health-status with the runtime', () => {
     expect(res.body.gateway).toMatchObject({ status: 'error', healthy: false, agent_count: 0, failure: 'failed' });
     expect(res.body.gateway.reason).toMatch(/offline/);
     expect(res.body.checks).not.toHaveProperty('cron');
+    expect(res.body.runtime_access).toEqual({ way: 'cli+files', healthy: false, status: 'not_answering' });
   });
 
   it('keeps the gateway and reports a failing cron check when only the cron call fails', async () => {

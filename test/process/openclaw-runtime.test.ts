@@ -170,6 +170,8 @@ describe.skipIf(missing !== undefined)('the server against OpenClaw 2026.9.6 (re
     expect(health.body).toMatchObject({ ok: true, defaultAgentId: 'main' });
     const status = await api('GET', '/api/health-status');
     expect(status.body.gateway).toMatchObject({ status: 'connected', default_agent_id: 'main' });
+    // OPENCLAW_GATEWAY_URL/TOKEN are set: sessions are read through the gateway, which answers
+    expect(status.body.runtime_access).toEqual({ way: 'gateway', healthy: true, status: 'answering' });
   }, SLOW);
 
   it('tasks, audit and agents; a task filter the runtime would refuse is a 400', async () => {
@@ -218,6 +220,42 @@ describe.skipIf(missing !== undefined)('the server against OpenClaw 2026.9.6 (re
     expect(res.body.reply).toBe(REPLY);
     expect(prompts.some((p) => p.includes('hello from the task server'))).toBe(true);
   }, 2 * SLOW);
+
+  it('sessions through the gateway: the list, the real turn\'s events and messages, and a task\'s run linked to its session', async () => {
+    const list = await api('GET', '/api/rt/sessions?agent=main');
+    expect(list.status, JSON.stringify(list.body)).toBe(200);
+    const main = list.body.sessions.find((s: { key: string }) => s.key === 'agent:main:main');
+    expect(main).toMatchObject({ sessionId: expect.any(String), updatedAt: expect.any(Number) });
+    const sessionId = main.sessionId as string;
+
+    const events = await api('GET', `/api/rt/sessions/${sessionId}/events?agent=main&limit=2000`);
+    expect(events.status, JSON.stringify(events.body)).toBe(200);
+    const all = events.body.events as Array<Record<string, any>>;
+    expect(all.some((e) => e.kind === 'user_message' && String(e.preview).includes('hello from the task server'))).toBe(true);
+    const reply = all.find((e) => e.assistant !== undefined && e.preview === REPLY);
+    // the mock model reports 1000 prompt and 50 completion tokens; the runtime prices them from its model table
+    expect(reply).toMatchObject({ role: 'assistant', assistant: { provider: 'mock', model: 'mock-1', usage: expect.objectContaining({ input: 1000, output: 50 }), cost: expect.objectContaining({ total: expect.any(Number) }) } });
+    expect(all.find((e) => e.kind === 'model_change')).toMatchObject({ model: { provider: 'mock', modelId: 'mock-1' } });
+
+    const messages = await api('GET', `/api/rt/sessions/${sessionId}/messages?agent=main`);
+    expect(messages.status).toBe(200);
+    expect(messages.body.messages.some((m: { message: { role: string } }) => m.message.role === 'assistant')).toBe(true);
+
+    const db = new pg.Client({ connectionString: database.url });
+    await db.connect();
+    let taskId: string;
+    try {
+      const project = await db.query<{ id: string }>(`INSERT INTO projects (id, name) VALUES (gen_random_uuid(), 'it-sessions') RETURNING id`);
+      const task = await db.query<{ id: string }>(`INSERT INTO tasks (id, project_id, title) VALUES (gen_random_uuid(), $1, 'it-session-link') RETURNING id`, [project.rows[0]!.id]);
+      taskId = task.rows[0]!.id;
+      await db.query(`INSERT INTO workflow_runs (id, workflow_type, status, task_id, gateway_session_id) VALUES (gen_random_uuid(), 'it-sessions', 'completed', $1, 'agent:main:main')`, [taskId]);
+    } finally {
+      await db.end();
+    }
+    const linked = await api('GET', `/api/tasks/${taskId}/sessions`);
+    expect(linked.status, JSON.stringify(linked.body)).toBe(200);
+    expect(linked.body.sessions[0]).toMatchObject({ sessionKey: 'agent:main:main', agentId: 'main', sessionId, deepLink: { view: 'session-replay', params: { sessionId, agentId: 'main' } } });
+  }, SLOW);
 
   it('a dispatched run wakes its target agent through its main session', async () => {
     const type = `it-wake-${Date.now()}`;

@@ -97,7 +97,7 @@ function toReply(status: number, headers: Record<string, string>, text: string):
 export async function startTestApp(options: { env?: Record<string, string> } = {}): Promise<TestApp> {
   const database = await createTestDatabase();
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'task-server-app-'));
-  for (const key of ['DASHBOARD_AUTH_TOKEN', 'HOST', 'PORT']) delete process.env[key];
+  for (const key of ['DASHBOARD_AUTH_TOKEN', 'HOST', 'PORT', 'OPENCLAW_GATEWAY_URL', 'OPENCLAW_GATEWAY_TOKEN', 'OPENCLAW_CONFIG_PATH']) delete process.env[key];
   Object.assign(process.env, { DATABASE_URL: database.url, DATA_DIR: dataDir, LOG_LEVEL: 'SILENT' }, options.env ?? {});
   resetConfig();
   const ctx = await createAppContext(config());

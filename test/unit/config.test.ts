@@ -46,6 +46,46 @@ describe('configuration from the environment', () => {
     }
   });
 
+  it('finds the runtime\'s gateway: RUNTIME_GATEWAY_URL/TOKEN, else OPENCLAW_GATEWAY_URL/TOKEN, else the runtime\'s config file; none: no gateway', () => {
+    const home = mkdtempSync(path.join(os.tmpdir(), 'config-gateway-'));
+    const state = path.join(home, '.openclaw');
+    try {
+      mkdirSync(state);
+      const base = { HOME: home, PATH: '', RUNTIME_STATE_DIR: state };
+      expect(parseConfig(base).runtimeGateway).toBeUndefined();
+      writeFileSync(path.join(state, 'openclaw.json'), JSON.stringify({ gateway: { mode: 'local', port: 18799, auth: { mode: 'token', token: 'from-file' } } }));
+      expect(parseConfig(base).runtimeGateway).toMatchObject({ url: 'http://127.0.0.1:18799', token: 'from-file', source: 'config file', timeoutMs: 30_000 });
+      // the runtime's own variables: its WebSocket address is the same port's HTTP
+      expect(parseConfig({ ...base, OPENCLAW_GATEWAY_URL: 'ws://127.0.0.1:18800/', OPENCLAW_GATEWAY_TOKEN: 'oc-token' }).runtimeGateway).toMatchObject({
+        url: 'http://127.0.0.1:18800',
+        token: 'oc-token',
+        source: 'OPENCLAW_GATEWAY_URL',
+      });
+      expect(
+        parseConfig({ ...base, OPENCLAW_GATEWAY_URL: 'ws://127.0.0.1:18800', OPENCLAW_GATEWAY_TOKEN: 'oc-token', RUNTIME_GATEWAY_URL: 'wss://gw.example:443', RUNTIME_GATEWAY_TOKEN: 'ours', RUNTIME_GATEWAY_TIMEOUT_MS: '2500' }).runtimeGateway,
+      ).toEqual({ url: 'https://gw.example', token: 'ours', source: 'RUNTIME_GATEWAY_URL', timeoutMs: 2500 });
+      // a token alone goes with the address the config file gives
+      expect(parseConfig({ ...base, RUNTIME_GATEWAY_TOKEN: 'ours' }).runtimeGateway).toMatchObject({ url: 'http://127.0.0.1:18799', token: 'ours' });
+      // a config file the server cannot read as JSON (JSON5 comments) is passed over
+      writeFileSync(path.join(state, 'openclaw.json'), '// gateway settings\n{ gateway: { port: 1 } }');
+      expect(parseConfig(base).runtimeGateway).toBeUndefined();
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses a gateway address that is not http(s) or ws(s), or that carries credentials, without echoing it', () => {
+    expect(() => parseConfig({ RUNTIME_GATEWAY_URL: 'ftp://host' })).toThrow(/RUNTIME_GATEWAY_URL must be an http\(s\) or ws\(s\) URL/);
+    let message = '';
+    try {
+      parseConfig({ RUNTIME_GATEWAY_URL: 'http://user:hunter2@127.0.0.1:1' });
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(message).toMatch(/must not carry credentials/);
+    expect(message).not.toContain('hunter2');
+  });
+
   it('treats empty variables as unset and derives SNAPSHOT_DIR from DATA_DIR', () => {
     const cfg = parseConfig({ DATABASE_URL: '', DATA_DIR: '/srv/x', DASHBOARD_AUTH_TOKEN: '' });
     expect(cfg.databaseUrl).toBeUndefined();
