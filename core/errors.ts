@@ -62,8 +62,15 @@ export class UnauthorizedError extends DomainError {
   readonly code = 'unauthorized';
 }
 
+/** The caller may not do this (an agent token beyond its rule): 403 {error: 'forbidden', code, reason}. */
 export class ForbiddenError extends DomainError {
   readonly code = 'forbidden';
+  constructor(readonly reason: string) {
+    super(reason);
+  }
+  override body() {
+    return { error: 'forbidden', code: this.code, reason: this.reason };
+  }
 }
 
 export class PayloadTooLargeError extends DomainError {
@@ -73,12 +80,6 @@ export class PayloadTooLargeError extends DomainError {
 /** An answer too large for an invoker that cannot stream it (a synchronous Lambda response). */
 export class ResponseTooLargeError extends DomainError {
   readonly code = 'response_too_large';
-}
-
-/** A dependency outside the server (the agent runtime) failed. */
-export class UpstreamError extends DomainError {
-  static override readonly traced = true;
-  readonly code = 'upstream_failed';
 }
 
 /** Why a call to the agent runtime failed (runtime contract §1). */
@@ -295,14 +296,18 @@ export class StaleRetryError extends DomainError {
   }
 }
 
-/** Governance refused the actor: 403 with the rejected_governance receipt that records it. */
+/**
+ * Governance refused the actor: 403 {error: 'rejected_governance', reason, …what the refusal carries}:
+ * a governed action's receipt (spec 02), a run operation's missing roles and verdict (spec 03, "the
+ * governance result as in document 2").
+ */
 export class GovernanceRejectedError extends DomainError {
   readonly code = 'rejected_governance';
-  constructor(readonly reason: string | undefined, readonly receipt: unknown) {
-    super('rejected_governance');
+  constructor(readonly reason: string | undefined, carried: Record<string, unknown>) {
+    super('rejected_governance', carried);
   }
   override body() {
-    return { error: 'rejected_governance', reason: this.reason, receipt: this.receipt };
+    return { error: 'rejected_governance', reason: this.reason, ...this.extra };
   }
 }
 

@@ -127,7 +127,7 @@ export async function executeAction(deps: Deps, body: unknown): Promise<ActionAn
       throw refused(err);
     }
     if (!receipt) return replay((await findReceipt(db, e.actionId))!, e);
-    throw new GovernanceRejectedError(verdict.reason, receipt);
+    throw new GovernanceRejectedError(verdict.reason, { receipt });
   }
 
   if (dispatchClassKinds.has(e.kind)) {

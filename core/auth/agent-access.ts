@@ -1,4 +1,4 @@
-import { DomainError } from '../errors';
+import { ForbiddenError } from '../errors';
 import type { Db } from '../ports';
 import { uuidSchema } from '../validation';
 import type { AgentTokenScope, Principal } from './principal';
@@ -81,17 +81,6 @@ export const agentRouteRules: Readonly<Record<string, AgentRouteRule>> = {
   'POST /api/actions/execute': { scope: 'agent', actor: ['actor'] },
 };
 
-/** An agent token used beyond what it may do: 403 {error: 'forbidden', reason}. */
-export class AgentForbiddenError extends DomainError {
-  readonly code = 'forbidden';
-  constructor(readonly reason: string) {
-    super(reason);
-  }
-  override body() {
-    return { error: 'forbidden', code: this.code, reason: this.reason };
-  }
-}
-
 export interface AgentRequest {
   routeKey: string;
   pathParameters: Readonly<Record<string, string | undefined>>;
@@ -99,7 +88,7 @@ export interface AgentRequest {
 }
 
 /**
- * Applies the table to a request of an agent principal: refuses (AgentForbiddenError) what the
+ * Applies the table to a request of an agent principal: refuses (ForbiddenError) what the
  * agent may not do, and answers the body with its identity bound (actor and self fields set to
  * the agent). A body that is not an object is passed on unchanged for the handler to refuse.
  * The run check reads the run outside the handler's transaction: a run's target changes only by
@@ -108,12 +97,12 @@ export interface AgentRequest {
 export async function authorizeAgentRequest(db: Db, principal: Extract<Principal, { kind: 'agent' }>, request: AgentRequest): Promise<unknown> {
   const rule = agentRouteRules[request.routeKey];
   const agent = principal.agentId;
-  if (!rule) throw new AgentForbiddenError(`an agent token may not use ${request.routeKey}: it is the operator's`);
+  if (!rule) throw new ForbiddenError(`an agent token may not use ${request.routeKey}: it is the operator's`);
   if (rule.scope === 'agent' && !principal.scopes.includes('agent')) {
-    throw new AgentForbiddenError(`this token's scopes (${principal.scopes.join(', ')}) do not include agent, which ${request.routeKey} needs`);
+    throw new ForbiddenError(`this token's scopes (${principal.scopes.join(', ')}) do not include agent, which ${request.routeKey} needs`);
   }
   if (rule.selfParam && request.pathParameters[rule.selfParam] !== agent) {
-    throw new AgentForbiddenError(`agent ${agent} may only use ${request.routeKey} for itself`);
+    throw new ForbiddenError(`agent ${agent} may only use ${request.routeKey} for itself`);
   }
   let body = request.body;
   const binds = Boolean(rule.self?.length || rule.actor?.length || rule.required?.length);
@@ -123,13 +112,13 @@ export async function authorizeAgentRequest(db: Db, principal: Extract<Principal
     const bound: Record<string, unknown> = { ...fields };
     for (const field of rule.self ?? []) {
       if (bound[field] !== undefined && bound[field] !== agent) {
-        throw new AgentForbiddenError(`agent ${agent} may not act as ${String(bound[field])}: ${field} must be its own id`);
+        throw new ForbiddenError(`agent ${agent} may not act as ${String(bound[field])}: ${field} must be its own id`);
       }
       bound[field] = agent;
     }
     for (const field of rule.actor ?? []) bound[field] = agent;
     for (const field of rule.required ?? []) {
-      if (bound[field] === undefined) throw new AgentForbiddenError(`an agent token must send ${field} to use ${request.routeKey}`);
+      if (bound[field] === undefined) throw new ForbiddenError(`an agent token must send ${field} to use ${request.routeKey}`);
     }
     body = bound;
   }
@@ -149,7 +138,7 @@ async function assertTaskOpenToAgent(db: Db, taskId: unknown, agent: string): Pr
   const { rows } = await db.query<{ owner: string | null }>('SELECT owner FROM tasks WHERE id = $1', [taskId]);
   const task = rows[0];
   if (task && task.owner !== null && task.owner !== agent) {
-    throw new AgentForbiddenError(`task ${taskId} is owned by another agent: agent ${agent} may claim only its own tasks and tasks without an owner`);
+    throw new ForbiddenError(`task ${taskId} is owned by another agent: agent ${agent} may claim only its own tasks and tasks without an owner`);
   }
 }
 
@@ -162,6 +151,6 @@ async function assertRunOfAgent(db: Db, runId: string | undefined, agent: string
   );
   const run = rows[0];
   if (run && run.target_agent_id !== agent && run.owner_agent_id !== agent) {
-    throw new AgentForbiddenError(`workflow run ${runId} is not targeted at or held by agent ${agent}`);
+    throw new ForbiddenError(`workflow run ${runId} is not targeted at or held by agent ${agent}`);
   }
 }

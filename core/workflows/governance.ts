@@ -1,5 +1,5 @@
 import { OPERATOR_ACTOR } from '../actors';
-import { DomainError } from '../errors';
+import { GovernanceRejectedError } from '../errors';
 import type { Db } from '../ports';
 
 /**
@@ -146,24 +146,15 @@ export async function resolveGovernanceActor(db: Db, name: string): Promise<Reso
   return resolveActor(name, rows[0] ?? null);
 }
 
-/**
- * Spec 03 "run endpoints, governance refusal": a 403 whose body is the governance result, shaped
- * like spec 02's refusal ({error: 'rejected_governance', reason}) plus the verdict.
- */
-export class GovernanceRejectedError extends DomainError {
-  readonly code = 'forbidden';
-  constructor(readonly verdict: GovernanceVerdict) {
-    super('rejected_governance', {
-      reason: verdict.reason,
+/** Resolves the actor and throws GovernanceRejectedError (403) unless the action is allowed. */
+export async function requireGovernance(db: Db, action: GovernanceAction, actorName: string): Promise<GovernanceVerdict> {
+  const verdict = evaluateGovernanceAction(action, await resolveGovernanceActor(db, actorName));
+  if (!verdict.allowed) {
+    // spec 03 "run endpoints, governance refusal": spec 02's refusal plus the verdict
+    throw new GovernanceRejectedError(verdict.reason, {
       missing: { roles: verdict.policy.roles, capabilities: verdict.policy.capabilities },
       governance: { allowed: false, actor: verdict.actor, policy: verdict.policy },
     });
   }
-}
-
-/** Resolves the actor and throws GovernanceRejectedError (403) unless the action is allowed. */
-export async function requireGovernance(db: Db, action: GovernanceAction, actorName: string): Promise<GovernanceVerdict> {
-  const verdict = evaluateGovernanceAction(action, await resolveGovernanceActor(db, actorName));
-  if (!verdict.allowed) throw new GovernanceRejectedError(verdict);
   return verdict;
 }

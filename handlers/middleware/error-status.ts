@@ -7,7 +7,6 @@ export const statusByErrorCode: Readonly<Record<string, number>> = {
   conflict: 409,
   payload_too_large: 413,
   response_too_large: 413,
-  upstream_failed: 502,
   runtime_failed: 502,
   storage_unavailable: 503,
   secrets_unavailable: 503,

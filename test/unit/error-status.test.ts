@@ -59,7 +59,7 @@ describe('error bodies', () => {
     expect(new errors.StaleRetryError().body()).toEqual({ error: 'stale_retry' });
     expect(new errors.InvalidActionError([{ path: 'kind', message: 'unknown' }]).body()).toEqual({ error: 'invalid_action', details: [{ path: 'kind', message: 'unknown' }] });
     expect(new errors.ActionsUnavailableError('receipts_unavailable').body()).toEqual({ available: false, reason: 'receipts_unavailable' });
-    expect(new errors.GovernanceRejectedError('no capability', receipt).body()).toEqual({ error: 'rejected_governance', reason: 'no capability', receipt });
+    expect(new errors.GovernanceRejectedError('no capability', { receipt }).body()).toEqual({ error: 'rejected_governance', reason: 'no capability', receipt });
     expect(new errors.BudgetBlockedError('hard_stop', []).body()).toEqual({ error: 'budget_blocked', action: 'hard_stop', budgets: [] });
     expect(new errors.ActionFailedError('gone', receipt, true)).toMatchObject({ code: 'action_target_missing' });
     expect(new errors.ActionFailedError('bad', receipt, false).body()).toEqual({ error: 'execution_failed', message: 'bad', receipt });
