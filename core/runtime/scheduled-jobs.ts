@@ -326,7 +326,7 @@ async function createLegacyJob(deps: Deps, job: ScheduledJobInput) {
   }
   if (!created) throw new ConflictError(`a legacy job named ${id} already exists; delete it first`);
   await audit(deps, 'created', id, definition);
-  return { success: true, id, legacy: true };
+  return { success: true, id };
 }
 
 /** DELETE /api/cron/jobs/:id: removes the legacy definition file; 404 when there is none. Audited `deleted`. */

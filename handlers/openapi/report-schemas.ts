@@ -402,11 +402,11 @@ export const jobRunsSchema = z.object({ jobId: z.string(), runs: z.array(anyObje
 export const jobStartedSchema = z.object({ success: z.literal(true), message: z.string(), data: z.unknown() });
 export const jobToggledSchema = z.object({ success: z.literal(true), data: z.unknown() });
 export const jobWrittenSchema = z.object({ success: z.literal(true), id: z.string() });
-/** A job created through the released runtime's `cron add` carries the runtime's id, its name, and the job as listed. */
+/** A job created through the released runtime's `cron add` carries the runtime's id, its name, and the job as listed (spec 01's answer for a legacy file). */
 export const jobCreatedSchema = z.object({
   success: z.literal(true),
   id: z.string(),
-  legacy: z.boolean(),
+  legacy: z.literal(false).optional(),
   name: z.string().optional(),
   job: z.looseObject({ id: z.string(), name: z.string(), enabled: z.boolean(), legacy: z.literal(false) }).optional(),
 });

@@ -122,7 +122,7 @@ describe('POST /api/cron/jobs with the contract\'s runtime', () => {
     await asContractRuntime(async () => {
       const res = await app.http('POST', '/api/cron/jobs', { body: { id: 'contract-job', command: 'true' } });
       expect(res.status, JSON.stringify(res.body)).toBe(201);
-      expect(res.body).toEqual({ success: true, id: 'contract-job', legacy: true });
+      expect(res.body).toEqual({ success: true, id: 'contract-job' });
       expect(await legacyFiles()).toContain('contract-job.json');
       expect(await adds()).toEqual([]);
     });
