@@ -211,6 +211,13 @@ export const tickSummarySchema = z.looseObject({
   leasesExpired: z.number().int(),
   capped: counts,
   heldByPause: z.number().int(),
+  /** The runtime costs pass that follows a tick (docs/costs.md): in the pass's answer, not in stored summaries. */
+  runtimeUsage: z
+    .union([
+      z.object({ examined: z.number().int(), costed: z.number().int(), withoutUsage: z.number().int(), withoutSession: z.number().int(), unavailable: z.string().optional() }),
+      z.object({ error: z.string() }),
+    ])
+    .optional(),
 });
 
 export const dispatcherStatsSchema = z.object({
