@@ -12,8 +12,9 @@ import { benchDatabase, benchDeps, medianMs, report } from './support';
  * The runtime costs pass of each dispatcher pass (core/costs/runtime-usage.ts, docs/costs.md):
  * - idle: `BENCH_CHECKED` runs (40,000) that finished within the pass's horizon without usage and
  *   were all looked at already (agents that never report, sessions the runtime does not know: the
- *   pass's steady state at its worst), beside `BENCH_OLD` older ones (200,000); the pass finds
- *   nothing to do. Baseline: the bare index read of the horizon's runs without usage.
+ *   pass's steady state at its worst), beside `BENCH_OLD` older ones (200,000); the queue is empty
+ *   and the pass finds nothing to do. Baseline: the bare read of the horizon's finished runs
+ *   without usage, what a pass without its queue would read each time.
  * - busy: a pass that costs RUNTIME_USAGE_BATCH runs from a real transcript of the released
  *   runtime (test/fixtures/runtime/openclaw-2026.9.6/transcript_main.json) in a state directory.
  *   Baseline: the session reads alone (the listing and the message page of each run), no writes.
@@ -68,6 +69,8 @@ export async function run(): Promise<void> {
     const bare: number[] = [];
     for (let round = 0; round < 5; round++) {
       await finished(RUNTIME_USAGE_BATCH, '2026-11-27T18:34:10Z', KEY);
+      // runs finish by an update, which queues them (migration 1110's trigger)
+      await db.query(`UPDATE workflow_runs SET updated_at = now() WHERE gateway_session_id = $1 AND cost_source IS NULL`, [KEY]);
       let t0 = performance.now();
       const pass = await costRunsFromRuntime(deps);
       busy.push(performance.now() - t0);

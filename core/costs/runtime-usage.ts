@@ -7,7 +7,7 @@ import { listRuntimeSessions, sessionMessages, MESSAGES_MAX_LIMIT } from '../run
 import { requireDb } from '../storage';
 import { usageColumns } from '../workflows/usage-report';
 import { changeRun } from '../workflows/run-store';
-import { runColumns, type WorkflowRun } from '../workflows/run';
+import { runColumns, runColumnsOf, type WorkflowRun } from '../workflows/run';
 import { terminalRunStatuses } from '../workflows/run-status';
 import { roundUsd } from './usage';
 
@@ -94,11 +94,7 @@ export function usageReportOf(usage: RuntimeUsage, at: Date) {
 
 /** Runs read per pass: each costs a session listing and its transcript's pages. */
 export const RUNTIME_USAGE_BATCH = 20;
-/**
- * How long after its finish a run is still costed from the runtime: the pass looks at runs that
- * finished since, through a partial index of the finished runs without usage (migration 1110),
- * so the runs of older days that never had any are not walked again on every tick.
- */
+/** How long after its finish a run is still costed from the runtime; older runs leave the queue unread. */
 export const RUNTIME_USAGE_HORIZON_MS = 2 * 86_400_000;
 /** A pass starts no further run after this long: a slow runtime delays the next tick by a little, never by a batch of reads. */
 export const RUNTIME_USAGE_PASS_MS = 5_000;
@@ -178,9 +174,8 @@ async function sessionUsage(deps: Pick<Deps, 'runtime' | 'clock'>, sessionKey: s
   }
 }
 
-const noUsageSql = 'r.cost_estimate IS NULL AND r.input_tokens IS NULL AND r.output_tokens IS NULL AND r.cost_source IS NULL';
-
 async function noteChecked(db: Db, runId: string, outcome: 'costed' | 'no_usage' | 'no_session' | 'reported', sessionKey: string | null, messages: number, at: Date) {
+  await db.query('DELETE FROM run_runtime_usage_pending WHERE run_id = $1', [runId]);
   await db.query(
     `INSERT INTO run_runtime_usage (run_id, outcome, session_key, messages, checked_at) VALUES ($1, $2, $3, $4, $5)
      ON CONFLICT (run_id) DO UPDATE SET outcome = excluded.outcome, session_key = excluded.session_key, messages = excluded.messages, checked_at = excluded.checked_at`,
@@ -190,8 +185,9 @@ async function noteChecked(db: Db, runId: string, outcome: 'costed' | 'no_usage'
 
 /**
  * The runtime pass of every dispatcher pass (core/workflows/dispatcher.ts dispatcherPass). Steps:
- * 1. the oldest runs finished within RUNTIME_USAGE_HORIZON_MS (completed, failed, cancelled, timed
- *    out) that hold a session key, no usage at all, and no row in run_runtime_usage, at most `batch`;
+ * 1. the oldest of the queued runs (run_runtime_usage_pending, migration 1110: finished, holding a
+ *    session key and no usage at all, not looked at yet), at most `batch`; those that finished
+ *    before RUNTIME_USAGE_HORIZON_MS leave the queue unread;
  * 2. for each, the usage of its sessions' assistant messages written between its claim (else its
  *    start, dispatch or creation) and its finish, read through the session reader;
  * 3. in one transaction per run, the run locked and checked again to hold no usage (an agent that
@@ -206,14 +202,14 @@ async function noteChecked(db: Db, runId: string, outcome: 'costed' | 'no_usage'
 export async function costRunsFromRuntime(deps: Deps, batch = RUNTIME_USAGE_BATCH): Promise<RuntimeUsagePass> {
   const db = requireDb(deps.storage);
   const pass: RuntimeUsagePass = { examined: 0, costed: 0, withoutUsage: 0, withoutSession: 0 };
+  const horizon = new Date(deps.clock.now().getTime() - RUNTIME_USAGE_HORIZON_MS);
+  await db.query('DELETE FROM run_runtime_usage_pending WHERE finished_at < $1', [horizon]);
   const { rows } = await db.query<Candidate>(
-    `SELECT ${runColumns}, coalesce(r.claimed_at, r.started_at, r.dispatched_at, r.created_at) AS window_from
-       FROM workflow_runs r
-      WHERE r.status = ANY($1::text[]) AND r.finished_at IS NOT NULL AND r.finished_at >= $3 AND ${noUsageSql}
-        AND (r.gateway_session_id IS NOT NULL OR r.claim_session_id IS NOT NULL OR cardinality(r.session_history) > 0)
-        AND NOT EXISTS (SELECT 1 FROM run_runtime_usage u WHERE u.run_id = r.id)
-      ORDER BY r.finished_at, r.id LIMIT $2`,
-    [terminalRunStatuses, batch, new Date(deps.clock.now().getTime() - RUNTIME_USAGE_HORIZON_MS)],
+    `SELECT ${runColumnsOf('r')}, coalesce(r.claimed_at, r.started_at, r.dispatched_at, r.created_at) AS window_from
+       FROM run_runtime_usage_pending p JOIN workflow_runs r ON r.id = p.run_id
+      WHERE p.finished_at >= $1 AND r.status = ANY($2::text[]) AND r.finished_at IS NOT NULL
+      ORDER BY p.finished_at, p.run_id LIMIT $3`,
+    [horizon, terminalRunStatuses, batch],
   );
   const startedAt = deps.clock.now().getTime();
   for (const run of rows) {
