@@ -18,9 +18,12 @@ import { benchDatabase, benchDeps, medianMs, report } from './support';
  * - busy: a pass that costs RUNTIME_USAGE_BATCH runs from a real transcript of the released
  *   runtime (test/fixtures/runtime/openclaw-2026.9.6/transcript_main.json) in a state directory.
  *   Baseline: the session reads alone (the listing and the message page of each run), no writes.
+ * - the queue's trigger: one UPDATE finishing `BENCH_FINISHING` runs (10,000) that all hold a
+ *   session key and no usage, so all are queued. Baseline: the same UPDATE with the trigger disabled.
  */
 const checked = Number(process.env.BENCH_CHECKED ?? 40_000);
 const old = Number(process.env.BENCH_OLD ?? 200_000);
+const finishing = Number(process.env.BENCH_FINISHING ?? 10_000);
 const NOW = new Date('2026-11-27T19:00:00.000Z');
 const KEY = 'agent:main:main';
 const SESSION = 'b29b85b3-4446-48f0-9b8e-9f53ab26327d';
@@ -84,6 +87,29 @@ export async function run(): Promise<void> {
     }
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
     report(`runtime costs pass, ${RUNTIME_USAGE_BATCH} runs costed`, median(busy), median(bare), 'ms', 'baseline: the session reads alone');
+
+    // what the queue's trigger adds to the statement that finishes runs: all of them queued (the worst case)
+    const withTrigger: number[] = [];
+    const withoutTrigger: number[] = [];
+    const finishMany = async () => {
+      await db.query('TRUNCATE run_runtime_usage_pending');
+      await db.query(`UPDATE workflow_runs SET status = 'running', finished_at = NULL WHERE workflow_type = 'bench-finish'`);
+      const t0 = performance.now();
+      await db.query(`UPDATE workflow_runs SET status = 'completed', finished_at = $1 WHERE workflow_type = 'bench-finish'`, [NOW]);
+      return performance.now() - t0;
+    };
+    await db.query(
+      `INSERT INTO workflow_runs (id, workflow_type, status, gateway_session_id, claimed_at, created_at)
+       SELECT gen_random_uuid(), 'bench-finish', 'running', 'agent:main:task:' || g, $2::timestamptz, $2::timestamptz FROM generate_series(1, $1) g`,
+      [finishing, NOW],
+    );
+    for (let round = 0; round < 3; round++) {
+      withTrigger.push(await finishMany());
+      await db.query('ALTER TABLE workflow_runs DISABLE TRIGGER run_runtime_usage_queue');
+      withoutTrigger.push(await finishMany());
+      await db.query('ALTER TABLE workflow_runs ENABLE TRIGGER run_runtime_usage_queue');
+    }
+    report(`finishing ${finishing} runs in one statement`, Math.min(...withTrigger), Math.min(...withoutTrigger), 'ms', 'baseline: the same without the queue trigger (best of 3 each)');
   } finally {
     await db.close();
     await database.close();
