@@ -120,6 +120,31 @@ describe('a finished run whose agent reported no usage', () => {
     expect(JSON.stringify(rollup.body)).toContain('0.254002');
   });
 
+  it('counts toward a hard stop: a live run of the same agent is stopped by what the runtime reported for a finished one', async () => {
+    await app.db.query('DELETE FROM workflow_runs');
+    clock.set('2026-11-27T18:33:30.000Z');
+    const finished = await createRun(app, workflowType);
+    const live = await createRun(app, workflowType);
+    await tick();
+    const liveSession = 'agent:main:task:live-one';
+    for (const [id, session] of [[finished.id, KEY], [live.id, liveSession]]) {
+      const claim = await app.http('POST', `/api/workflow-runs/${id}/claim`, { body: { agent_id: 'main', session_id: session } });
+      expect(claim.status, JSON.stringify(claim.body)).toBe(200);
+    }
+    const cap = await app.http('POST', '/api/budgets', { body: { name: 'main-hard', scope: 'agent', scope_id: 'main', period: 'daily', cap_usd: 0.01, action_on_exceed: 'hard_stop' } });
+    expect(cap.status, JSON.stringify(cap.body)).toBe(201);
+    clock.set('2026-11-27T18:34:10.000Z');
+    expect((await app.http('POST', `/api/workflow-runs/${finished.id}/complete`, { body: { session_id: KEY } })).status).toBe(200);
+    const before = await app.http('POST', `/api/workflow-runs/${live.id}/heartbeat`, { body: { session_id: liveSession, cost_estimate: 0.001 } });
+    expect(before.body).toMatchObject({ ok: true });
+
+    await tick();
+    expect(await runStatus(app, finished.id)).toMatchObject({ cost_source: 'runtime', cost_estimate: 0.016008 });
+    const after = await app.http('POST', `/api/workflow-runs/${live.id}/heartbeat`, { body: { session_id: liveSession, cost_estimate: 0.002 } });
+    expect(after.body).toMatchObject({ stop: true, reason: 'budget_hard_stop', run_id: live.id, status: 'cancelled' });
+    expect(after.body.budgets).toEqual([expect.objectContaining({ name: 'main-hard', spend_usd: 0.018008 })]);
+  });
+
   it('is replaced whole, never added to, by a usage report its agent sends later', async () => {
     const runId = await finishedRun('2026-11-27T18:33:30.000Z', '2026-11-27T18:33:40.000Z');
     await tick();
