@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { claimTask } from '../core/agents/locks';
-import { claimRun } from '../core/workflows/run-commands';
+import { claimRun } from '../core/workflows/run-claim';
 import { migrate } from '../infra/db/migrate';
 import { PgDb } from '../infra/db/pg-db';
 import { benchDatabase, benchDeps, report } from './support';

@@ -1,7 +1,7 @@
 import { startRunner } from '../infra/http/runner';
 import { boardColumns, urgencyOrder } from '../core/views/board';
 import { taskColumns } from '../core/tasks/task';
-import { bareDb, benchAppContext, benchDatabase, benchProjectIdSql, insertBenchProjects, medianMs, report } from './support';
+import { bareDb, benchAppContext, benchDatabase, insertBenchProjects, insertBenchTasks, medianMs, report } from './support';
 
 const TASKS = Number(process.env.BENCH_CONSOLE_TASKS ?? 100_000);
 const PROJECTS = 50;
@@ -21,14 +21,10 @@ export async function run(): Promise<void> {
   const raw = bareDb(database.url);
   const started = Date.now();
   await insertBenchProjects(raw, PROJECTS);
-  await raw.query(
-    `INSERT INTO tasks (id, project_id, title, status, priority, owner, created_at, updated_at)
-     SELECT gen_random_uuid(), ${benchProjectIdSql(`1 + g % ${PROJECTS}`)}, 'bench task ' || g || ' ' || md5(g::text),
-            CASE WHEN g <= ${BLOCKED} THEN 'blocked' ELSE (ARRAY['backlog','ready','in_progress','review','completed'])[1 + g % 5] END,
-            (ARRAY['low','medium','high','critical'])[1 + g % 4], 'agent-' || (g % 100),
-            now() - g * interval '1 second', now() - g * interval '1 second'
-       FROM generate_series(1, ${TASKS}) g`,
-  );
+  await insertBenchTasks(raw, TASKS, PROJECTS, {
+    statusSql: `CASE WHEN g <= ${BLOCKED} THEN 'blocked' ELSE (ARRAY['backlog','ready','in_progress','review','completed'])[1 + g % 5] END`,
+    titleSuffixSql: `' ' || md5(g::text)`,
+  });
   await raw.query(
     `INSERT INTO entity_snapshots (id, entity_type, entity_id, state, reason, actor, created_at)
      SELECT gen_random_uuid(), 'task', t.id::text, to_jsonb(t) - 'json_segments', 'created', 'bench', t.created_at FROM tasks t`,

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { applyRestore } from '../core/restore/apply';
 import { createSnapshot } from '../core/snapshots/create-snapshot';
 import type { Deps } from '../core/ports';
-import { memorySource } from '../core/snapshots/store';
+import { memorySource } from '../core/snapshots/byte-sources';
 import { describeTable } from '../core/snapshots/live-table';
 import { snapshotTables } from '../core/snapshots/tables';
 import { migrate } from '../infra/db/migrate';

@@ -110,6 +110,21 @@ export async function insertBenchProjects(raw: PgDb, count: number): Promise<voi
   await raw.query(`INSERT INTO projects (id, name) SELECT ${benchProjectIdSql('g')}, 'bench ' || g FROM generate_series(1, ${count}) g`);
 }
 
+/**
+ * Inserts `count` live tasks spread over bench projects 1..projects, set-based in SQL: title
+ * `bench task <g>` plus `titleSuffixSql`, status from `statusSql` (an expression of the series
+ * number `g`), priorities and owners (`agent-<g % 100>`) in turn, created a second apart going back.
+ */
+export async function insertBenchTasks(raw: PgDb, count: number, projects: number, shape: { statusSql: string; titleSuffixSql?: string }): Promise<void> {
+  await raw.query(
+    `INSERT INTO tasks (id, project_id, title, status, priority, owner, created_at, updated_at)
+     SELECT gen_random_uuid(), ${benchProjectIdSql(`1 + g % ${projects}`)}, 'bench task ' || g${shape.titleSuffixSql ? ` || ${shape.titleSuffixSql}` : ''},
+            ${shape.statusSql}, (ARRAY['low','medium','high','critical'])[1 + g % 4], 'agent-' || (g % 100),
+            now() - g * interval '1 second', now() - g * interval '1 second'
+       FROM generate_series(1, ${count}) g`,
+  );
+}
+
 /** A process's resident set (VmRSS) in MB, read from /proc: the figure of a child measured from outside. */
 export function rssMb(pid: number): number {
   const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));

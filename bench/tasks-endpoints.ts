@@ -3,7 +3,7 @@ import { startRunner } from '../infra/http/runner';
 import { auditPageSql, parseAuditQuery } from '../core/audit/list-audit';
 import { taskStateAtSql } from '../core/history/history';
 import { boardColumns, urgencyOrder } from '../core/views/board';
-import { bareDb, benchAppContext, benchDatabase, benchProjectIdSql, insertBenchProjects, medianMs, report } from './support';
+import { bareDb, benchAppContext, benchDatabase, insertBenchProjects, insertBenchTasks, medianMs, report } from './support';
 
 const TASKS = Number(process.env.BENCH_TASKS ?? 50_000);
 const AUDIT_ROWS = Number(process.env.BENCH_AUDIT_ROWS ?? 500_000);
@@ -24,14 +24,7 @@ export async function run(): Promise<void> {
   const raw = bareDb(database.url);
   const started = Date.now();
   await insertBenchProjects(raw, PROJECTS);
-  await raw.query(
-    `INSERT INTO tasks (id, project_id, title, status, priority, owner, created_at, updated_at)
-     SELECT gen_random_uuid(), ${benchProjectIdSql(`1 + g % ${PROJECTS}`)}, 'bench task ' || g,
-            (ARRAY['backlog','ready','in_progress','blocked','review','completed'])[1 + g % 6],
-            (ARRAY['low','medium','high','critical'])[1 + g % 4], 'agent-' || (g % 100),
-            now() - g * interval '1 second', now() - g * interval '1 second'
-       FROM generate_series(1, ${TASKS}) g`,
-  );
+  await insertBenchTasks(raw, TASKS, PROJECTS, { statusSql: `(ARRAY['backlog','ready','in_progress','blocked','review','completed'])[1 + g % 6]` });
   // the trigram index is rebuilt once after the bulk load instead of being maintained row by row
   await raw.query('DROP INDEX audit_search_text_trgm');
   await raw.query(

@@ -2,7 +2,8 @@ import type { Db, Deps } from '../ports';
 import { createSnapshot } from '../snapshots/create-snapshot';
 import { createTask, updateTask } from '../tasks/commands';
 import { decideApproval } from '../workflows/approvals';
-import { cancelRun, createRun, overrideFailure } from '../workflows/run-commands';
+import { cancelRun, overrideFailure } from '../workflows/run-operator-commands';
+import { createRun } from '../workflows/run-create';
 import type { ActionKind } from './catalog';
 import type { ActionEnvelope } from './envelope';
 

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { recordChange } from '../audit/record-change';
-import { billingModes, billingSchema, type BillingMode } from '../costs/pricing';
+import type { BillingMode } from '../ports';
+import { billingModes, billingSchema } from '../costs/pricing';
 import type { Deps } from '../ports';
 import { requireDb } from '../storage';
 import { parseInput } from '../validation';

@@ -1,4 +1,4 @@
-import type { BudgetGate, BudgetVerdict, DispatchCandidate } from '../workflows/budget-gate';
+import type { BudgetGate, BudgetVerdict, DispatchCandidate } from '../ports';
 import { budgetsWithoutRoom, enforcementFor, evaluateActiveBudgets, expectedUsdIn, inFlightRunsInScope, type Expectation } from './enforcement';
 import type { EvaluatedBudget } from './evaluation';
 import { budgetInChain, type ScopeChain } from './scope-chain';

@@ -1,3 +1,4 @@
+import { runStatusGroups } from '../workflows/run-status';
 import type { Db } from '../ports';
 import { roundUsd, runAgentSql, runTokensSql, unpricedRunSql, usageAtSql } from '../costs/usage';
 import { rollupBilledCostSql, rollupSubscriptionCostSql, usageRollupSql, utcDayOf } from '../costs/usage-rollup';
@@ -181,7 +182,7 @@ export interface Reservation {
 }
 
 /** Statuses of runs that are on their way or working: what reserves, and what a hard stop cancels. */
-export const inFlightStatuses = ['dispatched', 'claimed', 'running', 'waiting_for_approval', 'retrying'] as const;
+export const inFlightStatuses = runStatusGroups.inFlight;
 
 /**
  * The reservations of live runs in each budget's scope, by the same attribution as derived spend,

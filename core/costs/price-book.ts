@@ -4,7 +4,8 @@ import { recordChange } from '../audit/record-change';
 import type { Db, Deps } from '../ports';
 import { requireDb } from '../storage';
 import { parseInput } from '../validation';
-import { historyOf, modelPriceSchema, modelPriceTableSchema, type BillingMode, type ModelPrice, type ModelPriceTable, type PriceHistory } from './pricing';
+import type { BillingMode, ModelPrice, ModelPriceTable, PriceHistory } from '../ports';
+import { historyOf, modelPriceSchema, modelPriceTableSchema } from './pricing';
 
 /**
  * The price table in effect (issue 16): the table PUT /api/costs/prices stored in the database

@@ -1,18 +1,15 @@
 import * as z from 'zod';
+import type { BillingMode, ModelPrice, ModelPriceTable, PriceHistory } from '../ports';
+import type { SameShape } from '../same-shape';
 import { parseInput } from '../validation';
 import { isoDay, roundUsd } from './usage';
 
 const perMillion = z.number({ message: 'must be a number' }).finite().min(0, 'must be at least 0');
 
-/** How a model's or an agent's usage is paid for (issue 16): per token, or by a plan whose runs cost nothing extra. */
-export const billingModes = ['metered', 'subscription'] as const;
-export type BillingMode = (typeof billingModes)[number];
+export const billingModes = ['metered', 'subscription'] as const satisfies readonly BillingMode[];
 export const billingSchema = z.enum(billingModes, { message: 'must be metered or subscription' });
 
-/**
- * One model's prices in USD per million tokens, from `effective_from` (a UTC day; absent: from the
- * beginning). Cache reads (cached_input) and cache writes default to the input price.
- */
+/** A ModelPrice (core/ports/prices.ts) as a document writes it. */
 export const modelPriceSchema = z.strictObject({
   input_per_million: perMillion,
   output_per_million: perMillion,
@@ -21,10 +18,8 @@ export const modelPriceSchema = z.strictObject({
   effective_from: z.iso.date({ message: 'must be a day, YYYY-MM-DD' }).optional(),
   billing: billingSchema.optional(),
 });
-export type ModelPrice = z.infer<typeof modelPriceSchema>;
-
-/** A model's prices over time, oldest first; the first may have no effective_from. */
-export type PriceHistory = readonly ModelPrice[];
+const modelPriceMatchesPort: SameShape<z.infer<typeof modelPriceSchema>, ModelPrice> = true;
+void modelPriceMatchesPort;
 
 const modelIdSchema = z.string().trim().min(1, 'must not be empty').max(200, 'at most 200 characters');
 
@@ -45,7 +40,6 @@ const priceHistorySchema = z
 export const modelPriceTableSchema = z
   .record(modelIdSchema, priceHistorySchema)
   .refine((t) => Object.keys(t).length <= 1000, { message: 'at most 1000 models' });
-export type ModelPriceTable = Readonly<Record<string, PriceHistory>>;
 
 export function parseModelPriceTable(value: unknown): ModelPriceTable {
   return parseInput(modelPriceTableSchema, value, 'model price table');

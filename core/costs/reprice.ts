@@ -7,7 +7,8 @@ import { parseInput } from '../validation';
 import { runColumnsOf, type WorkflowRun } from '../workflows/run';
 import { runEvent } from '../workflows/run-store';
 import { priceHistories } from './price-book';
-import { costAt, priceAt, type BillingMode } from './pricing';
+import type { BillingMode } from '../ports';
+import { costAt, priceAt } from './pricing';
 import { runAgentSql, unpricedRunSql, usageAtSql } from './usage';
 
 const instantSchema = z

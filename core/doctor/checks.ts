@@ -3,7 +3,8 @@ import { runAgentSql, unpricedRunSql, usageAtSql } from '../costs/usage';
 import { OUTBOX_RETENTION_MS } from '../ports/events';
 import { recoveryRules } from '../workflows/recovery-rules';
 import { stuckConditionSql } from '../workflows/run-queries';
-import { activeRunStatuses, terminalRunStatuses } from '../workflows/run-status';
+import { sqlList, sqlTextArray } from '../sql-text';
+import { activeRunStatuses, runStatusGroups, terminalRunStatuses } from '../workflows/run-status';
 import { leaveSessionsSql } from '../workflows/run-store';
 
 /**
@@ -30,8 +31,8 @@ export interface DoctorCheck {
 
 const forUpdate = (lock: boolean, of?: string) => (lock ? ` FOR UPDATE${of ? ` OF ${of}` : ''}` : '');
 const taskChanged = (action: string) => (id: string) => ({ name: 'task:changed', channel: 'events' as const, payload: { action, taskId: id } });
-const terminal = `ARRAY[${terminalRunStatuses.map((s) => `'${s}'`).join(', ')}]`;
-const active = `ARRAY[${activeRunStatuses.map((s) => `'${s}'`).join(', ')}]`;
+const terminal = sqlTextArray(terminalRunStatuses);
+const active = sqlTextArray(activeRunStatuses);
 const unlock = 'locked_at = NULL, locked_by = NULL, lease_expires_at = NULL, updated_at = $1';
 const taskAfter = `jsonb_build_object('locked_by', locked_by, 'lease_expires_at', lease_expires_at, 'lock_token', lock_generation)`;
 
@@ -157,7 +158,7 @@ export const doctorChecks: readonly DoctorCheck[] = [
     suggestedRepair: 'set the target to the owner, or else to the routed agent',
     entityType: 'workflow_run',
     findSql: (lock) => `SELECT r.id::text AS id, jsonb_build_object('status', r.status, 'owner_agent_id', r.owner_agent_id) AS detail
-      FROM workflow_runs r WHERE r.target_agent_id IS NULL AND r.status IN ('dispatched', 'claimed', 'running', 'waiting_for_approval') ORDER BY r.id${forUpdate(lock)}`,
+      FROM workflow_runs r WHERE r.target_agent_id IS NULL AND r.status IN ${sqlList(runStatusGroups.live)} ORDER BY r.id${forUpdate(lock)}`,
     repairSql: `UPDATE workflow_runs r SET target_agent_id = coalesce(r.owner_agent_id, (SELECT w.agent_id FROM workflow_agent_routing w WHERE w.workflow_type = r.workflow_type)), updated_at = $1
       WHERE r.id::text = ANY($2::text[]) AND r.target_agent_id IS NULL
         AND coalesce(r.owner_agent_id, (SELECT w.agent_id FROM workflow_agent_routing w WHERE w.workflow_type = r.workflow_type)) IS NOT NULL

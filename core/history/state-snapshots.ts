@@ -5,6 +5,7 @@ import { NotFoundError, ValidationError } from '../errors';
 import type { Db, Deps } from '../ports';
 import { queryInt, parseQuery } from '../query-params';
 import { redactSecrets } from '../secrets/redact';
+import { sqlTextArray } from '../sql-text';
 import { requireDb } from '../storage';
 import { assertNoDependencyCycle, assertNoParentCycle, lockTaskGraph } from '../tasks/graph';
 import { parseId, parseInput } from '../validation';
@@ -65,7 +66,7 @@ async function findSnapshot(db: Db, id: string): Promise<EntitySnapshot> {
 
 /** The state of the row aliased `t` of a revertable entity's table: its columns but the generated ones. */
 function stateOfRow(target: { generated?: readonly string[] }): string {
-  return target.generated?.length ? `to_jsonb(t) - ARRAY[${target.generated.map((c) => `'${c}'`).join(', ')}]` : 'to_jsonb(t)';
+  return target.generated?.length ? `to_jsonb(t) - ${sqlTextArray(target.generated)}` : 'to_jsonb(t)';
 }
 
 async function currentState(db: Db, snapshot: EntitySnapshot, lock = false): Promise<Record<string, unknown> | null> {

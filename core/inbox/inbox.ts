@@ -11,6 +11,7 @@ import { queryInt, parseQuery } from '../query-params';
 import { requireDb } from '../storage';
 import { blockedTaskTypeSql, standingRunFailureSql } from '../workflows/blockers';
 import { liveRunStatuses } from '../workflows/caps';
+import { runStatusGroups } from '../workflows/run-status';
 import { listStuckRuns } from '../workflows/run-queries';
 
 export const inboxQuerySchema = z.strictObject({ limit: queryInt(1, 500).default(200) });
@@ -39,7 +40,7 @@ const item = <K extends string, S extends z.ZodRawShape>(kind: K, shape: S) => z
 /** One thing waiting for the operator, by kind (docs/console-api.md says when each appears and which route acts on it). */
 export const inboxItemSchema = z.discriminatedUnion('kind', [
   item('approval', { approval_id: id, run_id: id, task_id: text, task_title: text, agent_id: text, action: z.string(), cost_so_far_usd: z.number().nullable(), executes: z.string() }),
-  item('failed_run', { run_id: id, task_id: text, task_title: text, agent_id: text, status: z.enum(['failed', 'timed_out']), error: text }),
+  item('failed_run', { run_id: id, task_id: text, task_title: text, agent_id: text, status: z.enum(runStatusGroups.failed), error: text }),
   item('stuck_run', { run_id: id, task_id: text, task_title: text, agent_id: text, status: z.string(), stuck_reason: z.string() }),
   item('budget', {
     budget_id: id, name: z.string(), state: z.enum(['warned', 'paused', 'hard_stopped']),
@@ -122,7 +123,7 @@ async function failedRuns(db: Db): Promise<InboxItem[]> {
     title: `${r.workflow_type} ${r.status === 'timed_out' ? 'timed out' : 'failed'}${r.task_title ? `: ${r.task_title}` : ''}`,
     detail: String(r.last_error ?? 'no error recorded'), since: date(r.since), actions: ['retry'],
     run_id: String(r.id), task_id: str(r.task_id), task_title: str(r.task_title), agent_id: str(r.agent_id),
-    status: r.status as 'failed' | 'timed_out', error: str(r.last_error),
+    status: r.status as (typeof runStatusGroups.failed)[number], error: str(r.last_error),
   }));
 }
 

@@ -10,6 +10,7 @@ import { REDACTED, redactSecrets, withStoredSecrets } from '../secrets/redact';
 import { settingByKey, snapshotSettingKeys } from '../settings/catalog';
 import { requireDb } from '../storage';
 import { assertAcyclicFrom } from '../tasks/graph';
+import { boardColumns } from '../tasks/statuses';
 import { taskColumns, taskPrioritySchema, taskStatusSchema, taskStoredColumns } from '../tasks/task';
 import { jsonObjectSchema, parseInput, uuidSchema } from '../validation';
 
@@ -94,7 +95,7 @@ const workflowRow = z.object({
   id: uuidSchema,
   name: z.string().trim().min(1).max(200),
   description: z.string().max(10_000).default(''),
-  states: z.array(z.unknown()).max(100).default(['backlog', 'ready', 'in_progress', 'blocked', 'review', 'completed']),
+  states: z.array(z.unknown()).max(100).default([...boardColumns]),
   is_default: z.boolean().default(false),
   metadata: jsonObjectSchema.default({}),
   created_at: when.optional(),

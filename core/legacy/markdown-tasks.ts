@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { OPERATOR_ACTOR } from '../actors';
 import { recordChange } from '../audit/record-change';
-import type { Deps } from '../ports';
+import type { Deps, MarkdownTaskFile } from '../ports';
 import { requireDb } from '../storage';
 import { parseInput } from '../validation';
 
@@ -10,15 +10,6 @@ import { parseInput } from '../validation';
  * older clients read and overwrite whole. The file itself is reached through this port (Deps.taskFile) so that
  * the core stays free of node:fs; infra/legacy/markdown-task-file.ts adapts it.
  */
-export interface MarkdownTaskFile {
-  /** Absolute path, reported to the client as `path`. */
-  readonly path: string;
-  /** The file's text, or undefined when it does not exist yet. */
-  read(): Promise<string | undefined>;
-  /** Replaces the file atomically. */
-  write(text: string): Promise<void>;
-}
-
 export const LEGACY_MARKDOWN_MAX_CHARS = 512 * 1024;
 
 export const legacyMarkdownBodySchema = z.strictObject({

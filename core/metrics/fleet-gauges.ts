@@ -3,7 +3,9 @@ import { budgetColumns, type BudgetRow } from '../budgets/budget';
 import { evaluateBudgets, viewOf } from '../budgets/evaluation';
 import { requireDb } from '../storage';
 import type { StuckReason } from '../workflows/recovery-rules';
+import { sqlList } from '../sql-text';
 import { stuckConditionSql } from '../workflows/run-queries';
+import { runStatusGroups } from '../workflows/run-status';
 
 /** What GET /api/metrics reads from the database at scrape time: the state of the fleet, not counters. */
 export interface FleetGauges {
@@ -29,7 +31,7 @@ export async function readFleetGauges(deps: Pick<Deps, 'storage' | 'clock'>): Pr
     db.query<Record<StuckReason, number>>(
       `SELECT ${reasons.map((r) => `count(*) FILTER (WHERE ${stuckConditionSql[r]})::int AS ${r}`).join(', ')}
          FROM workflow_runs r LEFT JOIN workflow_agent_routing w ON w.workflow_type = r.workflow_type
-        WHERE r.status IN ('dispatched', 'claimed', 'running')`,
+        WHERE r.status IN ${sqlList(runStatusGroups.underway)}`,
       [now],
     ),
     db.query<BudgetRow>(`SELECT ${budgetColumns} FROM budgets WHERE active`),

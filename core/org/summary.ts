@@ -1,12 +1,7 @@
 import type { Deps } from '../ports';
 import { requireDb } from '../storage';
 import { closedTaskStatuses } from '../tasks/task';
-
-/**
- * Run statuses that count as active on the org summary: every status of spec 03 before a run
- * ends (completed, failed, cancelled and timed_out end it).
- */
-export const activeRunStatuses = ['queued', 'dispatched', 'claimed', 'running', 'waiting_for_approval', 'retrying'] as const;
+import { activeRunStatuses } from '../workflows/run-status';
 
 interface AgentRow {
   agent_id: string;

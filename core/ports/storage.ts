@@ -1,7 +1,21 @@
 import type { Db } from './db';
-import type { Project } from '../projects/project';
 
 /** What the read-only fallback file holds (spec 01: projects and tasks while the database is away). */
+/** A project as use cases read it (core/projects/project.ts: its schema reads exactly this). */
+export interface Project {
+  id: string;
+  name: string;
+  description: string;
+  status: 'active' | 'paused' | 'archived';
+  tags: string[];
+  default_workflow_id: string | null;
+  metadata: Record<string, unknown>;
+  qmd_project_namespace: string | null;
+  workspace_id: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
 export interface FallbackData {
   savedAt: string | null;
   projects: Project[];

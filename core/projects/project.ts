@@ -1,4 +1,6 @@
 import * as z from 'zod';
+import type { Project } from '../ports';
+import type { SameShape } from '../same-shape';
 import { jsonObjectSchema, uuidSchema } from '../validation';
 
 export const projectStatuses = ['active', 'paused', 'archived'] as const;
@@ -17,7 +19,9 @@ export const projectSchema = z.object({
   created_at: z.date(),
   updated_at: z.date(),
 });
-export type Project = z.infer<typeof projectSchema>;
+export type { Project };
+const projectMatchesPort: SameShape<z.infer<typeof projectSchema>, Project> = true;
+void projectMatchesPort;
 
 const name = z.string().trim().min(1, 'must not be empty').max(200, 'at most 200 characters');
 const tags = z.array(z.string().trim().min(1).max(100)).max(100, 'at most 100 tags');

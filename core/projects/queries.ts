@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { parseQuery, queryInt } from '../query-params';
 import { NotFoundError } from '../errors';
 import type { Db, Deps } from '../ports';
+import { closedTaskStatuses } from '../tasks/statuses';
 import { parseId, uuidSchema } from '../validation';
 import { projectColumns, projectSchema, projectStatusSchema, type Project } from './project';
 
@@ -69,8 +70,6 @@ export interface ProjectSummary extends ProjectWithWorkflow {
   task_counts: { total: number; open: number; completed: number; by_status: Record<string, number> };
 }
 
-const closedStatuses = new Set(['completed', 'archived', 'published', 'cancelled']);
-
 /**
  * The startup project: the oldest active project, else the oldest project of any status.
  * Its task counts leave out soft-deleted tasks.
@@ -108,7 +107,7 @@ export async function getDefaultProject(deps: Pick<Deps, 'storage'>): Promise<Pr
   const total = Object.values(byStatus).reduce((a, b) => a + b, 0);
   const completed = byStatus.completed ?? 0;
   const open = Object.entries(byStatus)
-    .filter(([status]) => !closedStatuses.has(status))
+    .filter(([status]) => !closedTaskStatuses.has(status))
     .reduce((a, [, n]) => a + n, 0);
   const base = storage.mode === 'database' ? await withDefaultWorkflow(storage.db, project) : project;
   return { ...base, task_counts: { total, open, completed, by_status: byStatus } };

@@ -7,7 +7,7 @@ import type { Db, Deps } from '../ports';
 import { settingByKey } from '../settings/catalog';
 import { requireDatabase } from '../snapshots/create-snapshot';
 import { describeTable, useUtc, type LiveTable } from '../snapshots/live-table';
-import type { ByteSource } from '../snapshots/store';
+import type { ByteSource } from '../ports';
 import { snapshotTableByName } from '../snapshots/tables';
 import { applyRequestSchema, readRestoreRequest, settingsSectionDropped, tableRows, type ArtifactLayout } from './artifact';
 import { artifactTables, RESTORE_BATCH_ROWS, restoreWarnings } from './preview';

@@ -6,7 +6,8 @@ import { canonicalJson } from '../snapshots/canonical-json';
 import { JsonScanner, type Span } from '../snapshots/json-scanner';
 import { openSnapshot } from '../snapshots/list-snapshots';
 import { manifestSchema, type Manifest } from '../snapshots/manifest';
-import { sliceSource, type ByteSource, type SnapshotPorts } from '../snapshots/store';
+import type { ByteSource, SnapshotPorts } from '../ports';
+import { sliceSource } from '../snapshots/byte-sources';
 import { primaryKeyText, snapshotTableByName, type SnapshotTable } from '../snapshots/tables';
 import { parseInput, uuidSchema } from '../validation';
 

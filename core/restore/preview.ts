@@ -1,8 +1,9 @@
+import { runStatusGroups } from '../workflows/run-status';
 import { SchemaTooNewError, StorageUnavailableError, NoDatabaseError } from '../errors';
 import type { Db, Deps } from '../ports';
 import { requireDatabase } from '../snapshots/create-snapshot';
 import { describeTable, quoteIdent, useUtc } from '../snapshots/live-table';
-import type { ByteSource } from '../snapshots/store';
+import type { ByteSource } from '../ports';
 import { snapshotTables } from '../snapshots/tables';
 import { previewRequestSchema, readRestoreRequest, settingsSectionDropped, tableRows, type ArtifactLayout } from './artifact';
 import { classifyBatch, pkOf } from './table-diff';
@@ -10,8 +11,6 @@ import { describeClashes, findUniqueClashes } from './unique-clashes';
 
 export const RESTORE_BATCH_ROWS = 500;
 
-/** Run statuses during which a dispatcher or an agent may be writing (spec 03 run statuses). */
-const ACTIVE_RUN_STATUSES = ['dispatched', 'claimed', 'running'];
 
 export interface RestoreWarning {
   code: 'target_newer' | 'active_runs' | 'settings_section_dropped' | 'unique_clash';
@@ -47,7 +46,7 @@ export async function checkCompatibility(db: Db, layout: ArtifactLayout): Promis
 
 export async function restoreWarnings(db: Db, layout: ArtifactLayout): Promise<RestoreWarning[]> {
   const warnings = await checkCompatibility(db, layout);
-  const { rows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM workflow_runs WHERE status = ANY($1)', [ACTIVE_RUN_STATUSES]);
+  const { rows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM workflow_runs WHERE status = ANY($1)', [runStatusGroups.underway]);
   if (rows[0]!.n > 0) {
     warnings.push({ code: 'active_runs', message: `${rows[0]!.n} workflow run(s) are in flight; the dispatcher or agents may write while the restore runs` });
   }

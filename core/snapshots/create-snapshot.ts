@@ -10,7 +10,7 @@ import { parseInput } from '../validation';
 import { canonicalJson } from './canonical-json';
 import { describeTable, primaryKeySql, quoteIdent, rowJsonSql, useUtc } from './live-table';
 import { ARTIFACT_VERSION, defaultSnapshotName, totalRows, type Manifest } from './manifest';
-import type { ArtifactWriter } from './store';
+import type { ArtifactWriter } from '../ports';
 import { snapshotTableByName, snapshotTableNamesSorted } from './tables';
 
 

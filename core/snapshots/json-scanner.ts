@@ -1,6 +1,6 @@
 import { MalformedJsonError } from '../errors';
 import { BACKSLASH, CLOSE_ARRAY, CLOSE_OBJECT, COLON, COMMA, OPEN_ARRAY, OPEN_OBJECT, QUOTE } from '../json-bytes';
-import type { ByteSource } from './store';
+import type { ByteSource } from '../ports';
 
 /**
  * A structural JSON scanner over a ByteSource: it finds where the members of an object and the

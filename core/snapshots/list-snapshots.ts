@@ -3,7 +3,7 @@ import { SnapshotNotFoundError } from '../errors';
 import { parseInput } from '../validation';
 import { JsonScanner } from './json-scanner';
 import { manifestSchema, totalRows, type Manifest, type SnapshotListEntry } from './manifest';
-import type { ByteSource, SnapshotPorts } from './store';
+import type { ByteSource, SnapshotPorts } from '../ports';
 
 /** The manifest of an artifact, or null when the file is not a readable artifact of this id. */
 export async function readManifest(source: ByteSource, expectedId?: string): Promise<Manifest | null> {

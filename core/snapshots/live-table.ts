@@ -1,4 +1,5 @@
 import type { Db } from '../ports';
+import { sqlTextArray } from '../sql-text';
 import type { SnapshotTable } from './tables';
 
 /**
@@ -13,7 +14,6 @@ export interface LiveTable {
 }
 
 export const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
-const quoteLiteral = (text: string) => `'${text.replace(/'/g, "''")}'`;
 
 export async function describeTable(db: Db, table: SnapshotTable): Promise<LiveTable> {
   const { rows } = await db.query<{ column_name: string; is_generated: string }>(
@@ -30,7 +30,7 @@ export async function describeTable(db: Db, table: SnapshotTable): Promise<LiveT
 
 /** SQL for one row of `alias` as JSON text, without generated columns (timestamps in the session's UTC). */
 export function rowJsonSql(live: LiveTable, alias: string): string {
-  const minus = live.generated.length ? ` - ARRAY[${live.generated.map(quoteLiteral).join(', ')}]::text[]` : '';
+  const minus = live.generated.length ? ` - ${sqlTextArray(live.generated)}` : '';
   return `(to_jsonb(${alias})${minus})::text`;
 }
 

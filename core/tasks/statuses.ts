@@ -27,6 +27,9 @@ export type TaskStatus = (typeof taskStatuses)[number];
 /** Statuses after which a task counts as done (not open) in counts and queues. */
 export const closedTaskStatuses: ReadonlySet<string> = new Set(['completed', 'archived', 'published', 'cancelled']);
 
+/** What an agent's queue holds of the tasks it owns (GET /api/views/agent-queue): ready to take up, or under way. */
+export const agentQueueTaskStatuses = ['ready', 'in_progress'] as const satisfies readonly TaskStatus[];
+
 export const taskPriorities = ['low', 'medium', 'high', 'critical'] as const;
 export type TaskPriority = (typeof taskPriorities)[number];
 

@@ -1,7 +1,9 @@
 import * as z from 'zod';
 import type { Deps } from '../ports';
 import { pageQuery, pagination, parseQuery } from '../query-params';
+import { sqlList } from '../sql-text';
 import { requireDb } from '../storage';
+import { agentQueueTaskStatuses } from '../tasks/statuses';
 import { agentNameSchema } from '../tasks/task';
 import { pushJsonItems, taskJsonSelect, taskJsonText, type TaskJsonRow } from '../tasks/task-json';
 
@@ -26,7 +28,7 @@ export const agentQueueQuerySchema = z
 export async function getAgentQueueJson(deps: Pick<Deps, 'storage'>, query: unknown): Promise<string[]> {
   const { agent, page, limit } = parseQuery(agentQueueQuerySchema, query);
   const db = requireDb(deps.storage);
-  const where = `t.owner = $1 AND t.status IN ('ready', 'in_progress') AND t.deleted_at IS NULL AND t.archived_at IS NULL`;
+  const where = `t.owner = $1 AND t.status IN ${sqlList(agentQueueTaskStatuses)} AND t.deleted_at IS NULL AND t.archived_at IS NULL`;
   const [tasks, count] = await Promise.all([
     db.query<TaskJsonRow>(
       `SELECT ${taskJsonSelect} FROM tasks t WHERE ${where}

@@ -10,6 +10,7 @@ import { requireDb } from '../storage';
 import { isRecord } from '../runtime/payload';
 import { jsonObjectSchema, parseId, parseInput, uuidSchema, withAliases } from '../validation';
 import { actorSchema, agentActorSchema, sessionKeySchema } from './run';
+import { runStatusGroups } from './run-status';
 import { assertSession, lockRun } from './run-store';
 
 export const artifactTypes = ['url', 'file', 'text'] as const;
@@ -107,7 +108,7 @@ export async function registerArtifact(deps: Deps, rawRunId: unknown, body: unkn
   return requireDb(deps.storage).transaction(async (tx) => {
     const run = await lockRun(tx, runId);
     assertSession(run, input.session_id);
-    if (!['claimed', 'running', 'waiting_for_approval'].includes(run.status)) {
+    if (!(runStatusGroups.working as readonly string[]).includes(run.status)) {
       throw new ConflictError(`workflow run ${run.id} is ${run.status}: artifacts are registered while it is claimed or running`, { status: run.status });
     }
     const now = deps.clock.now();

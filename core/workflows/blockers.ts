@@ -1,7 +1,10 @@
 import * as z from 'zod';
 import type { Deps } from '../ports';
 import { requireDb } from '../storage';
+import { closedTaskStatuses } from '../tasks/statuses';
 import { stuckConditionSql } from './run-queries';
+import { runStatusGroups } from './run-status';
+import { sqlList } from '../sql-text';
 
 /**
  * Blockers are derived at read time, never stored (spec 01 "Blocker"): blocked tasks, and runs that
@@ -25,17 +28,17 @@ const MAX_BLOCKERS = 500;
  * A failed or timed-out run `r` that is the latest run of a task still open (not finished, deleted or
  * archived): the failure still stands in the task's way. The inbox lists the same runs.
  */
-export const standingRunFailureSql = `r.status IN ('failed', 'timed_out') AND r.task_id IS NOT NULL AND EXISTS (SELECT 1 FROM tasks t WHERE t.id = r.task_id AND t.deleted_at IS NULL AND t.archived_at IS NULL AND t.status NOT IN ('completed', 'archived', 'cancelled', 'published')) AND NOT EXISTS (SELECT 1 FROM workflow_runs n WHERE n.task_id = r.task_id AND n.created_at > r.created_at)`;
+export const standingRunFailureSql = `r.status IN ${sqlList(runStatusGroups.failed)} AND r.task_id IS NOT NULL AND EXISTS (SELECT 1 FROM tasks t WHERE t.id = r.task_id AND t.deleted_at IS NULL AND t.archived_at IS NULL AND t.status NOT IN ${sqlList([...closedTaskStatuses])}) AND NOT EXISTS (SELECT 1 FROM workflow_runs n WHERE n.task_id = r.task_id AND n.created_at > r.created_at)`;
 
 /** A blocked task `t`'s blocker type: metadata.blocker_type, else dependency (it has dependencies) or manual. */
 export const blockedTaskTypeSql = `coalesce(nullif(t.metadata->>'blocker_type', ''), CASE WHEN cardinality(t.dependency_ids) > 0 THEN 'dependency' ELSE 'manual' END)`;
 
-/** Run conditions that block, each with its type and severity. */
+/** Run conditions that block, each with its type, severity and the statuses its condition can hold in. */
 const runBlockerRules = [
-  { blockerType: 'approval', severity: 'medium', where: `r.status = 'waiting_for_approval'`, describe: `'waiting for approval: ' || coalesce((SELECT string_agg(a.step_name, ', ') FROM workflow_approvals a WHERE a.workflow_run_id = r.id AND a.status = 'pending'), 'no pending approval')` },
-  { blockerType: 'paused', severity: 'medium', where: `r.status = 'paused'`, describe: `'paused' || coalesce(': ' || (r.metadata->>'pause_reason'), '')` },
-  { blockerType: 'stale_run', severity: 'high', where: `(${stuckConditionSql.unclaimed}) OR (${stuckConditionSql.silent_claim})`, describe: `'no agent is working on it: ' || r.status || ' since ' || to_char(coalesce(r.heartbeat_at, r.claimed_at, r.dispatched_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI') || ' UTC'` },
-  { blockerType: 'run_failure', severity: 'high', where: standingRunFailureSql, describe: `r.status || ': ' || coalesce(r.last_error, 'no error recorded')` },
+  { blockerType: 'approval', severity: 'medium', statuses: ['waiting_for_approval'], where: `r.status = 'waiting_for_approval'`, describe: `'waiting for approval: ' || coalesce((SELECT string_agg(a.step_name, ', ') FROM workflow_approvals a WHERE a.workflow_run_id = r.id AND a.status = 'pending'), 'no pending approval')` },
+  { blockerType: 'paused', severity: 'medium', statuses: ['paused'], where: `r.status = 'paused'`, describe: `'paused' || coalesce(': ' || (r.metadata->>'pause_reason'), '')` },
+  { blockerType: 'stale_run', severity: 'high', statuses: runStatusGroups.handedOut, where: `(${stuckConditionSql.unclaimed}) OR (${stuckConditionSql.silent_claim})`, describe: `'no agent is working on it: ' || r.status || ' since ' || to_char(coalesce(r.heartbeat_at, r.claimed_at, r.dispatched_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI') || ' UTC'` },
+  { blockerType: 'run_failure', severity: 'high', statuses: runStatusGroups.failed, where: standingRunFailureSql, describe: `r.status || ': ' || coalesce(r.last_error, 'no error recorded')` },
 ] as const;
 
 /** GET /api/blockers: blocked tasks (type from metadata.blocker_type, else dependency or manual) and blocking runs. */
@@ -58,7 +61,7 @@ export async function listBlockers(deps: Pick<Deps, 'storage' | 'clock'>): Promi
        LEFT JOIN workflow_agent_routing w ON w.workflow_type = r.workflow_type
        CROSS JOIN LATERAL (SELECT * FROM (VALUES ${runBlockerRules.map((b, i) => `(${i}, '${b.blockerType}', '${b.severity}', ${b.where})`).join(', ')}) AS v(ord, "blockerType", severity, hit)
                             WHERE hit ORDER BY ord LIMIT 1) rule
-      WHERE r.status IN ('waiting_for_approval', 'paused', 'dispatched', 'claimed', 'failed', 'timed_out')
+      WHERE r.status IN ${sqlList([...new Set(runBlockerRules.flatMap((b) => b.statuses))])}
       ORDER BY r.updated_at DESC LIMIT ${MAX_BLOCKERS}`,
     [deps.clock.now()],
   );

@@ -1,3 +1,4 @@
+import { runStatusGroups } from './run-status';
 import type { Db } from '../ports';
 
 /**
@@ -8,16 +9,10 @@ import type { Db } from '../ports';
  * beside these as one more line of `refusals`, counted under the same lock.
  */
 
-export const liveRunStatuses: readonly string[] = ['dispatched', 'claimed', 'running', 'waiting_for_approval'];
+export const liveRunStatuses: readonly string[] = runStatusGroups.live;
 
 /** Why a candidate stays queued this tick: one of the caps, or its agent's dispatch pause. */
 export type Refusal = 'workflowType' | 'agent' | 'fleet' | 'agentPaused';
-
-export interface CappedCounts {
-  workflowType: number;
-  agent: number;
-  fleet: number;
-}
 
 export interface AdmissionCandidate {
   workflowType: string;

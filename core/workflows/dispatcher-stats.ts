@@ -1,9 +1,8 @@
-import type { Deps } from '../ports';
+import type { CappedCounts, Deps, TickSummary } from '../ports';
 import { requireDb } from '../storage';
-import { terminalRunStatuses } from './run-status';
+import { sqlList } from '../sql-text';
+import { runStatusGroups, terminalRunStatuses } from './run-status';
 import { activePauses } from '../agents/dispatch-controls';
-import type { CappedCounts } from './caps';
-import type { TickSummary } from './dispatcher';
 
 const FAILURE_WINDOW_HOURS = 24;
 
@@ -31,7 +30,7 @@ export async function dispatcherStats(deps: Pick<Deps, 'storage' | 'clock'>): Pr
   const [byStatus, finished, routes, lastTick, recentTicks, pauses] = await Promise.all([
     db.query<{ status: string; n: number }>('SELECT status, count(*)::int AS n FROM workflow_runs GROUP BY status ORDER BY status'),
     db.query<{ finished: number; failed: number }>(
-      `SELECT count(*)::int AS finished, count(*) FILTER (WHERE status IN ('failed', 'timed_out'))::int AS failed
+      `SELECT count(*)::int AS finished, count(*) FILTER (WHERE status IN ${sqlList(runStatusGroups.failed)})::int AS failed
          FROM workflow_runs WHERE finished_at IS NOT NULL AND finished_at > $1::timestamptz - make_interval(hours => $2) AND status = ANY($3::text[])`,
       [now, FAILURE_WINDOW_HOURS, terminalRunStatuses],
     ),
@@ -43,7 +42,7 @@ export async function dispatcherStats(deps: Pick<Deps, 'storage' | 'clock'>): Pr
     activePauses(db, now),
   ]);
   const queue = Object.fromEntries([
-    ...['queued', 'dispatched', 'claimed', 'running', 'waiting_for_approval'].map((s) => [s, 0]),
+    ...runStatusGroups.queue.map((s) => [s, 0]),
     ...byStatus.rows.map((r) => [r.status, r.n]),
   ]) as Record<string, number>;
   const total = byStatus.rows.reduce((a, r) => a + r.n, 0);

@@ -1,9 +1,8 @@
 import { foldAuditSearch } from '../audit/list-audit';
 import { costRunsFromRuntime, type RuntimeUsagePass } from '../costs/runtime-usage';
 import { foldUsageDeltas } from '../costs/usage-rollup';
-import type { Db, Deps } from '../ports';
+import type { BudgetEnforcementCounts, BudgetVerdict, CappedCounts, Db, Deps, DispatchCandidate, TickBudgetCheck, TickSummary } from '../ports';
 import { requireDb } from '../storage';
-import { type BudgetEnforcementCounts, type BudgetGate, type BudgetVerdict, type DispatchCandidate, type TickBudgetCheck } from './budget-gate';
 import { SYSTEM_ACTOR } from './governance';
 import { recoveryRules } from './recovery-rules';
 import { updateRunBatch, type ChangedRun } from './run-audit';
@@ -13,7 +12,7 @@ import { leaveSessionsSql, releaseTasksOfEndedRuns } from './run-store';
 import type { WorkflowRun } from './run';
 import { wakeAgents, type WakeLane, type WakeOutcome } from './wake';
 import { releaseExpiredLeases } from '../agents/leases';
-import { AdmissionNeedsExclusive, dispatchIsCapped, openDispatchAdmission, type AdmissionMode, type CappedCounts } from './caps';
+import { AdmissionNeedsExclusive, dispatchIsCapped, openDispatchAdmission, type AdmissionMode } from './caps';
 
 /**
  * The dispatcher tick of spec 03, one function for every caller (the runner's timer, the scheduled
@@ -31,18 +30,6 @@ import { AdmissionNeedsExclusive, dispatchIsCapped, openDispatchAdmission, type 
  * Every batch picks its rows FOR UPDATE SKIP LOCKED, so two ticks running at once never handle the same run.
  */
 
-/** The process's dispatcher configuration (Deps.dispatcher), the same for every tick. */
-export interface DispatcherSettings {
-  /** Asked about every queued run before it is dispatched (the budgets module's enforcement). */
-  budgetGate: BudgetGate;
-  /** Base URL of this task server, for the claim URL in wake events. */
-  claimUrlBase?: string;
-  /** DISPATCH_MAX_IN_FLIGHT: live runs the fleet may hold at once (default: no cap). */
-  maxInFlight?: number;
-  /** Told each finished tick's summary (the metrics count them). */
-  onSummary?: (summary: TickSummary) => void;
-}
-
 /** What differs between one tick and the next. */
 export interface TickInputs {
   /** Who ticks: recorded as the actor of every change (default system). */
@@ -58,28 +45,6 @@ export interface TickInputs {
   wakeLane?: WakeLane;
 }
 
-export interface TickSummary {
-  source: string;
-  startedAt: string;
-  finishedAt: string;
-  durationMs: number;
-  recovered: { redispatched: number; failed: number; released: number; timedOut: number };
-  dispatched: number;
-  /** Queued runs whose workflow type has no routing entry (left queued). */
-  unrouted: number;
-  woken: number;
-  wakeFailed: number;
-  wakeErrors: string[];
-  /** Wakes handed to the wake lane, sent after the tick (their outcome is not in this summary). */
-  wakesInBackground: number;
-  budgetEnforcement: BudgetEnforcementCounts & { cancelledInFlight: number; gateErrors: number };
-  /** Task claims whose lease lapsed, released by this tick. */
-  leasesExpired: number;
-  /** Queued runs left queued because a concurrency cap was full, per cap. */
-  capped: CappedCounts;
-  /** Queued runs left queued because their target agent's dispatch is paused (provider quota). */
-  heldByPause: number;
-}
 
 const BATCH = 500;
 /**

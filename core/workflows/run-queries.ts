@@ -6,7 +6,8 @@ import { requireDb } from '../storage';
 import { pageAndTotal } from '../list-page';
 import { parseId } from '../validation';
 import { recoveryRules, type StuckReason } from './recovery-rules';
-import { activeRunStatuses } from './run-status';
+import { sqlList } from '../sql-text';
+import { activeRunStatuses, runStatusGroups } from './run-status';
 import { listRunsQuerySchema, pendingRunsQuerySchema, runColumns, runColumnsOf, workflowRunSchema, type WorkflowRun } from './run';
 import { templateStepSchema, type TemplateStep } from './template';
 
@@ -122,7 +123,7 @@ export async function listStuckRuns(deps: Pick<Deps, 'storage' | 'clock'>): Prom
     {
       select: `${runColumnsOf('r')}, CASE ${reasons} END AS stuck_reason`,
       from: 'workflow_runs r LEFT JOIN workflow_agent_routing w ON w.workflow_type = r.workflow_type',
-      where: `r.status IN ('dispatched', 'claimed', 'running') AND (${Object.values(stuckConditionSql).map((s) => `(${s})`).join(' OR ')})`,
+      where: `r.status IN ${sqlList(runStatusGroups.underway)} AND (${Object.values(stuckConditionSql).map((s) => `(${s})`).join(' OR ')})`,
       orderBy: 'r.updated_at, r.id',
     },
     [deps.clock.now()],

@@ -1,6 +1,8 @@
 import { recordChange } from '../audit/record-change';
 import { ConflictError, NotFoundError } from '../errors';
 import type { Db, Deps } from '../ports';
+import { parseId } from '../validation';
+import { requireDb } from '../storage';
 import { releaseClaimsOfEndedRuns } from '../agents/leases';
 import { activeRunStatuses, endedRunsOfTasks, terminalRunStatuses, transitionFor, type RunTrigger } from './run-status';
 import { runColumns, type WorkflowRun } from './run';
@@ -138,4 +140,10 @@ export async function releaseTaskPointers(tx: Db, runs: ReadonlyArray<Pick<Workf
       WHERE t.id = x.task_id AND t.active_workflow_run_id = x.run_id`,
     [ended.map((r) => r.task_id), ended.map((r) => r.id)],
   );
+}
+
+/** Locks the run, runs `work` on it, and answers with the run as it stands after. */
+export async function withRun<T>(deps: Deps, rawId: unknown, work: (tx: Db, run: WorkflowRun) => Promise<T>): Promise<T> {
+  const id = parseId(rawId);
+  return requireDb(deps.storage).transaction(async (tx) => work(tx, await lockRun(tx, id)));
 }

@@ -9,7 +9,7 @@ import { requireDb } from '../storage';
 import { parseInput, uuidSchema } from '../validation';
 import { requireGovernance } from './governance';
 import { actorSchema } from './run';
-import { insertQueuedRun } from './run-commands';
+import { insertQueuedRun } from './run-create';
 import { findRun } from './run-store';
 
 /** The template a scan run uses (seeded by migration 0200). */

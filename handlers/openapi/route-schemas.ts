@@ -120,7 +120,9 @@ import { decideApprovalSchema, escalateApprovalSchema, listApprovalsQuerySchema,
 import { listArtifactsQuerySchema, registerArtifactSchema, updateArtifactSchema } from '../../core/workflows/artifacts';
 import { createRunSchema, listRunsQuerySchema, pendingRunsQuerySchema, runListSchema, startRunSchema, workflowRunSchema } from '../../core/workflows/run';
 import { runDetailSchema } from '../../core/workflows/run-queries';
-import { budgetStopSchema, claimResultSchema, createdRunSchema, operatorStartSchema } from '../../core/workflows/run-commands';
+import { budgetStopSchema, operatorStartSchema } from '../../core/workflows/run-session-reports';
+import { claimResultSchema } from '../../core/workflows/run-claim';
+import { createdRunSchema } from '../../core/workflows/run-create';
 
 /** What the OpenAPI document knows of a route beyond its path: the zod schemas its use case parses with. */
 export interface RouteSchemas {

@@ -1,5 +1,5 @@
 import { applyRestore } from '../../core/restore/apply';
-import { memorySource } from '../../core/snapshots/store';
+import { memorySource } from '../../core/snapshots/byte-sources';
 import { httpHandler, json, rawBodyOf } from '../middleware/http-handler';
 
 /** POST /api/restore/apply {artifact | snapshot_id, mode?, restoreId}: the body is read incrementally, never parsed whole. */

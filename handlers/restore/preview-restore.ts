@@ -1,4 +1,4 @@
-import { memorySource } from '../../core/snapshots/store';
+import { memorySource } from '../../core/snapshots/byte-sources';
 import { previewRestore } from '../../core/restore/preview';
 import { httpHandler, json, rawBodyOf } from '../middleware/http-handler';
 

@@ -1,4 +1,4 @@
-import { cancelRun } from '../../core/workflows/run-commands';
+import { cancelRun } from '../../core/workflows/run-operator-commands';
 import { httpHandler, json } from '../middleware/http-handler';
 
 /** POST /api/workflow-runs/:id/cancel */

@@ -1,4 +1,4 @@
-import { claimRun } from '../../core/workflows/run-commands';
+import { claimRun } from '../../core/workflows/run-claim';
 import { httpHandler, json } from '../middleware/http-handler';
 
 /** POST /api/workflow-runs/:id/claim */

@@ -1,4 +1,4 @@
-import { createRun } from '../../core/workflows/run-commands';
+import { createRun } from '../../core/workflows/run-create';
 import { httpHandler, json } from '../middleware/http-handler';
 
 /** POST /api/workflow-runs (Idempotency-Key header or body idempotency_key: a repeat answers 200 with duplicate: true) */

@@ -1,4 +1,4 @@
-import { heartbeatRun } from '../../core/workflows/run-commands';
+import { heartbeatRun } from '../../core/workflows/run-session-reports';
 import { httpHandler, json } from '../middleware/http-handler';
 
 /** POST /api/workflow-runs/:id/heartbeat */

@@ -1,4 +1,4 @@
-import { reassignRun } from '../../core/workflows/run-commands';
+import { reassignRun } from '../../core/workflows/run-operator-commands';
 import { httpHandler, json } from '../middleware/http-handler';
 
 /** POST /api/workflow-runs/:id/reassign */

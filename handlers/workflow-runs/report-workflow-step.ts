@@ -1,4 +1,4 @@
-import { reportStep } from '../../core/workflows/run-commands';
+import { reportStep } from '../../core/workflows/run-session-reports';
 import { httpHandler, json } from '../middleware/http-handler';
 
 /** PATCH /api/workflow-runs/:id/steps/:stepOrder */

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import { parseModelPriceTable, type ModelPriceTable } from '../../core/costs/pricing';
+import type { ModelPriceTable } from '../../core/ports';
+import { parseModelPriceTable } from '../../core/costs/pricing';
 import { logger } from '../logger';
 
 /**

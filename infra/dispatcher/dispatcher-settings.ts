@@ -1,5 +1,5 @@
 import { budgetDispatchGate } from '../../core/budgets/dispatch-gate';
-import type { DispatcherSettings } from '../../core/workflows/dispatcher';
+import type { DispatcherSettings } from '../../core/ports';
 import type { Config } from '../config';
 import { observations } from '../metrics/observations';
 

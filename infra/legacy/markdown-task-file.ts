@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { MarkdownTaskFile } from '../../core/legacy/markdown-tasks';
+import type { MarkdownTaskFile } from '../../core/ports';
 
 /** DATA_DIR/tasks.md, the legacy markdown task list; written to a temporary file, then renamed. */
 export function markdownTaskFile(dataDir: string): MarkdownTaskFile {

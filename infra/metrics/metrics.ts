@@ -1,6 +1,6 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { FleetGauges } from '../../core/metrics/fleet-gauges';
-import type { TickSummary } from '../../core/workflows/dispatcher';
+import type { TickSummary } from '../../core/ports';
 import { observations } from './observations';
 
 /**

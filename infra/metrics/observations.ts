@@ -1,4 +1,4 @@
-import type { TickSummary } from '../../core/workflows/dispatcher';
+import type { TickSummary } from '../../core/ports';
 import type { WakeOutcome } from '../../core/workflows/wake';
 
 /**

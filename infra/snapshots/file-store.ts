@@ -2,7 +2,7 @@ import { constants } from 'node:fs';
 import { lstat, mkdir, open, readdir, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { SnapshotWriteFailedError, type SnapshotWriteFailure } from '../../core/errors';
-import type { ArtifactWriter, ByteSource, SnapshotStore, StoredArtifact } from '../../core/snapshots/store';
+import type { ArtifactWriter, ByteSource, SnapshotStore, StoredArtifact } from '../../core/ports';
 import { SpooledBody } from './spooled-body';
 
 /**

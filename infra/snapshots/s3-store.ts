@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import type { S3Client } from '@aws-sdk/client-s3';
-import type { ArtifactWriter, ByteSource, SnapshotStore, StoredArtifact } from '../../core/snapshots/store';
+import type { ArtifactWriter, ByteSource, SnapshotStore, StoredArtifact } from '../../core/ports';
 import { isSnapshotId } from './file-store';
 import { SpooledBody } from './spooled-body';
 

@@ -1,5 +1,5 @@
 import pkg from '../../package.json' with { type: 'json' };
-import type { Generator, SnapshotStore } from '../../core/snapshots/store';
+import type { Generator, SnapshotStore } from '../../core/ports';
 import type { Config } from '../config';
 import { fileSnapshotStore } from './file-store';
 import { s3SnapshotStore } from './s3-store';

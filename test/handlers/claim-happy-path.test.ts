@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { claimTask } from '../../core/agents/locks';
-import { claimRun } from '../../core/workflows/run-commands';
+import { claimRun } from '../../core/workflows/run-claim';
 import { runEvent } from '../../core/workflows/run-store';
 import type { Db } from '../../core/ports';
 import { requireDb } from '../../core/storage';

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { BudgetGate, BudgetVerdict, DispatchCandidate } from '../../core/workflows/budget-gate';
+import type { BudgetGate, BudgetVerdict, DispatchCandidate } from '../../core/ports';
 import type { Deps } from '../../core/ports';
 import { tick as coreTick } from '../../core/workflows/dispatcher';
 import { recoveryRules } from '../../core/workflows/recovery-rules';

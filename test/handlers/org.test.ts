@@ -10,7 +10,7 @@ describe('GET /api/org/summary', () => {
     expect(res.body).toMatchObject({ departments: [], totals: { departments: 0, agents: 0, open_tasks: 0, active_runs: 0 } });
   });
 
-  it('lists departments with their agents, open tasks and active runs, and groups agents without a department', async () => {
+  it('lists departments with their agents, open tasks and active runs (paused ones included), and groups agents without a department', async () => {
     await app.db.query(`INSERT INTO departments (id, name) VALUES ('eng', 'Engineering'), ('ops', 'Operations')`);
     await app.db.query(
       `INSERT INTO agent_profiles (agent_id, display_name, role, department_id, model) VALUES
@@ -27,17 +27,19 @@ describe('GET /api/org/summary', () => {
     await app.db.query(
       `INSERT INTO workflow_runs (id, workflow_type, status, target_agent_id, owner_agent_id) VALUES
         (gen_random_uuid(), 'x', 'running', 'tester', NULL), (gen_random_uuid(), 'x', 'queued', NULL, 'tester'),
-        (gen_random_uuid(), 'x', 'completed', 'tester', NULL), (gen_random_uuid(), 'x', 'waiting_for_approval', 'pager', NULL)`,
+        (gen_random_uuid(), 'x', 'completed', 'tester', NULL), (gen_random_uuid(), 'x', 'waiting_for_approval', 'pager', NULL),
+        (gen_random_uuid(), 'x', 'paused', 'pager', NULL), (gen_random_uuid(), 'x', 'cancelled', 'pager', NULL)`,
     );
     const res = await app.call('GET', '/api/org/summary');
-    expect(res.body.totals).toEqual({ departments: 2, agents: 4, open_tasks: 3, active_runs: 3 });
+    expect(res.body.totals).toEqual({ departments: 2, agents: 4, open_tasks: 3, active_runs: 4 });
     const [eng, ops, loose] = res.body.departments;
     expect(eng).toMatchObject({ id: 'eng', name: 'Engineering', agent_count: 2, open_tasks: 2, active_runs: 2 });
     expect(eng.agents).toEqual([
       { agent_id: 'coder', display_name: 'Coder', role: 'builder', model: 'm1', open_tasks: 2, active_runs: 0 },
       { agent_id: 'tester', display_name: 'tester', role: 'qa', model: null, open_tasks: 0, active_runs: 2 },
     ]);
-    expect(ops).toMatchObject({ id: 'ops', open_tasks: 0, active_runs: 1 });
+    // a paused run has not ended: it counts as active (docs/api-choices.md); a cancelled one does not
+    expect(ops).toMatchObject({ id: 'ops', open_tasks: 0, active_runs: 2 });
     expect(loose).toMatchObject({ id: null, name: 'Unassigned', agent_count: 1, open_tasks: 1 });
   });
 });

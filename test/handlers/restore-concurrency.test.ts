@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { applyRestore } from '../../core/restore/apply';
-import { memorySource } from '../../core/snapshots/store';
+import { memorySource } from '../../core/snapshots/byte-sources';
 import { useTestApp } from '../support/use-app';
 import { seedEveryTable } from './snapshots-fixtures';
 

@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { applyRestore } from '../../core/restore/apply';
-import { memorySource } from '../../core/snapshots/store';
+import { memorySource } from '../../core/snapshots/byte-sources';
 import { useTestApp } from '../support/use-app';
 import { artifactTables, liveTables, seedEveryTable } from './snapshots-fixtures';
 

@@ -65,6 +65,15 @@ describe('layers (docs/ARCHITECTURE.md)', () => {
     expect(offences).toEqual([]);
   });
 
+  it('the ports own their types: core/ports imports nothing but itself and node builtins, so no domain module and its port import each other', () => {
+    const offences = sourceFiles('core/ports').flatMap((file) =>
+      importsOf(file)
+        .filter((m) => !m.startsWith('core/ports/') && !m.startsWith('node:'))
+        .map((m) => `${file} imports ${m}`),
+    );
+    expect(offences).toEqual([]);
+  });
+
   it('core modules hold no adapter state: no module-level `let` outside constants', () => {
     const offences = sourceFiles('core').filter((file) => /^let\s/m.test(readFileSync(path.join(root, file), 'utf8')));
     expect(offences).toEqual([]);

@@ -1,7 +1,6 @@
 /**
  * What the snapshot use cases need from the artifact store (infra/snapshots/file-store.ts keeps
- * artifacts as files in SNAPSHOT_DIR, infra/snapshots/s3-store.ts as objects in SNAPSHOT_BUCKET). Defined here, beside its only users, rather than in
- * core/ports, because nothing else needs it.
+ * artifacts as files in SNAPSHOT_DIR, infra/snapshots/s3-store.ts as objects in SNAPSHOT_BUCKET).
  */
 
 /** Random-access bytes: an artifact file, or a request body already in memory. */
@@ -48,26 +47,4 @@ export interface Generator {
 export interface SnapshotPorts {
   snapshots: SnapshotStore;
   generator: Generator;
-}
-
-/** A ByteSource over bytes already in memory (a restore request body). */
-export function memorySource(bytes: Uint8Array): ByteSource {
-  return {
-    size: bytes.length,
-    async read(position, length) {
-      return bytes.subarray(position, Math.min(bytes.length, position + length));
-    },
-    async close() {},
-  };
-}
-
-/** The part [start, end) of another source, addressed from 0 (the artifact inside a request envelope). */
-export function sliceSource(source: ByteSource, start: number, end: number): ByteSource {
-  return {
-    size: end - start,
-    read(position, length) {
-      return source.read(start + position, Math.min(length, end - start - position));
-    },
-    close: () => source.close(),
-  };
 }
