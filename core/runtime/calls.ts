@@ -19,6 +19,16 @@ export function runtimeCallKind(args: readonly string[]): RuntimeCallKind {
   return kindByCommand[args[0] ?? ''] ?? 'listing';
 }
 
+/** What `cron add` is given: a cron schedule and either a shell command or an agent turn's message. */
+export type ScheduledJobRequest = {
+  name: string;
+  cron: string;
+  tz?: string;
+  description?: string;
+  agentId?: string;
+  enabled: boolean;
+} & ({ command: string } | { message: string });
+
 /**
  * The argument lists of every runtime CLI call (docs/runtime-contract.md §1), in one place.
  * Values are separate array elements, never interpolated into a command line.
@@ -45,6 +55,21 @@ export const runtimeCalls = {
   cronRun: (jobId: string) => ['cron', 'run', jobId, '--json'],
   cronEnable: (jobId: string) => ['cron', 'enable', jobId, '--json'],
   cronDisable: (jobId: string) => ['cron', 'disable', jobId, '--json'],
+  /**
+   * A job of the released runtime's scheduler. Free text goes as `--flag=value`, so a value that
+   * starts with a dash is never read as a flag. `--no-deliver`: a job created here reports through
+   * its run history, not into a chat (the runtime's default, announce to the last channel, fails
+   * closed where no channel is configured).
+   */
+  cronAdd: (job: ScheduledJobRequest) => [
+    'cron', 'add', `--name=${job.name}`, '--cron', job.cron,
+    ...(job.tz ? ['--tz', job.tz] : []),
+    ...(job.description ? [`--description=${job.description}`] : []),
+    ...('command' in job ? [`--command=${job.command}`] : [`--message=${job.message}`]),
+    ...(job.agentId ? ['--agent', job.agentId] : []),
+    ...(job.enabled ? [] : ['--disabled']),
+    '--no-deliver', '--json',
+  ],
   /**
    * The dispatcher's wake event (spec 03) and any other immediate system event. Without a session key
    * the released runtime delivers it to its default agent's main session, whoever it is meant for.

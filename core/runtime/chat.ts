@@ -10,6 +10,10 @@ import { parseInput } from '../validation';
 import { runtimeCalls } from './calls';
 import { sessionKeySchema } from './ids';
 import { replyText } from './payload';
+import { turnUsageOf, type RuntimeUsage } from '../costs/runtime-usage';
+import { usagePricing } from '../costs/price-book';
+import { costAt, priceAt } from '../costs/pricing';
+import { parseSessionKey } from './ids';
 
 /** Used when the settings table holds no valid value (documented in docs/api-choices.md). */
 export const CHAT_DEFAULTS = { MAX_MESSAGE_LENGTH: 10_000, CHAT_RATE_LIMIT: 20 } as const;
@@ -53,6 +57,39 @@ async function chatSetting(db: Db, key: keyof typeof CHAT_DEFAULTS): Promise<num
   return parsed?.success ? (parsed.data as number) : CHAT_DEFAULTS[key];
 }
 
+/** What a chat turn cost, as POST /api/agent/chat answers it (null: the runtime reported no usage). */
+export const chatTurnUsageSchema = z.object({
+  model_id: z.string().nullable(),
+  input_tokens: z.number().int(),
+  output_tokens: z.number().int(),
+  cached_tokens: z.number().int(),
+  cache_write_tokens: z.number().int(),
+  /** USD; null when the runtime gave tokens alone and the price table has no price for the model. */
+  cost_estimate: z.number().nullable(),
+  currency: z.string().nullable(),
+  /** runtime: as the runtime priced the turn; table: priced from its tokens by the price table; null: unpriced. */
+  cost_source: z.enum(['runtime', 'table']).nullable(),
+});
+export type ChatTurnUsage = z.infer<typeof chatTurnUsageSchema>;
+
+/**
+ * A turn's usage with its cost: the runtime's when it gave one, else the price table's at the
+ * turn's instant for its model (and the session's agent's billing), else none (never a guess).
+ */
+async function pricedTurnUsage(deps: Pick<Deps, 'prices'>, db: Db, usage: RuntimeUsage, sessionKey: string, at: Date): Promise<ChatTurnUsage> {
+  const tokens = {
+    model_id: usage.model_id,
+    input_tokens: usage.input_tokens,
+    output_tokens: usage.output_tokens,
+    cached_tokens: usage.cached_tokens,
+    cache_write_tokens: usage.cache_write_tokens,
+  };
+  if (usage.cost !== null) return { ...tokens, cost_estimate: usage.cost, currency: 'USD', cost_source: 'runtime' };
+  const { history } = await usagePricing(deps, db, usage.model_id, parseSessionKey(sessionKey)?.agentId ?? null);
+  const priced = costAt(priceAt(history, at), tokens);
+  return { ...tokens, cost_estimate: priced, currency: priced === null ? null : 'USD', cost_source: priced === null ? null : 'table' };
+}
+
 const chatEvent = (sessionKey: string, role: string) => ({ name: 'chat:message', payload: { sessionKey, role }, channel: 'events' as const });
 
 /**
@@ -61,7 +98,10 @@ const chatEvent = (sessionKey: string, role: string) => ({ name: 'chat:message',
  * 3. in one transaction under an advisory lock: count the user messages of the last minute against
  *    CHAT_RATE_LIMIT (429), store the user turn, audit `chat.message`;
  * 4. forward the message, with the context prefix, to the runtime (no transaction held meanwhile);
- * 5. store and audit the reply, or mark the turn failed and pass the runtime failure on (502).
+ * 5. store and audit the reply, or mark the turn failed and pass the runtime failure on (502);
+ *    the reply's row keeps the turn's usage and cost when the runtime answered them (the released
+ *    runtime's `result.meta.agentMeta.usage`), priced by the table from its tokens when it gave no
+ *    cost, and the answer carries it as `usage` (docs/costs.md).
  */
 export async function sendChatMessage(deps: Deps, body: unknown) {
   const input = parseInput(chatBody, body ?? {}, 'chat message');
@@ -123,23 +163,39 @@ export async function sendChatMessage(deps: Deps, body: unknown) {
   const reply = replyText(doc) ?? '';
   const replyId = deps.ids.uuid();
   const repliedAt = deps.clock.now();
-  await db.transaction(async (tx) => {
-    await tx.query(`INSERT INTO chat_messages (id, session_key, role, content, created_at) VALUES ($1, $2, 'assistant', $3, $4)`, [
-      replyId,
-      input.sessionKey,
-      reply,
-      repliedAt,
-    ]);
+  const turnUsage = turnUsageOf(doc);
+  const usage = await db.transaction(async (tx) => {
+    const priced = turnUsage ? await pricedTurnUsage(deps, tx, turnUsage, input.sessionKey, repliedAt) : null;
+    await tx.query(
+      `INSERT INTO chat_messages (id, session_key, role, content, created_at, model_id, input_tokens, output_tokens, cached_tokens,
+                                  cache_write_tokens, cost_estimate, currency, cost_source)
+       VALUES ($1, $2, 'assistant', $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+      [
+        replyId,
+        input.sessionKey,
+        reply,
+        repliedAt,
+        priced?.model_id ?? null,
+        priced?.input_tokens ?? null,
+        priced?.output_tokens ?? null,
+        priced?.cached_tokens ?? null,
+        priced?.cache_write_tokens ?? null,
+        priced?.cost_estimate ?? null,
+        priced?.currency ?? null,
+        priced?.cost_source ?? null,
+      ],
+    );
     await recordChange(deps, tx, {
       actor: OPERATOR_ACTOR,
       action: 'chat.reply',
       entityType: 'chat_message',
       entityId: replyId,
-      newValue: { sessionKey: input.sessionKey, role: 'assistant', length: reply.length },
+      newValue: { sessionKey: input.sessionKey, role: 'assistant', length: reply.length, ...(priced ? { usage: priced } : {}) },
       event: chatEvent(input.sessionKey, 'assistant'),
     });
+    return priced;
   });
-  return { success: true, sessionKey: input.sessionKey, messageId: userTurnId, replyId, reply, timestamp: repliedAt.toISOString() };
+  return { success: true, sessionKey: input.sessionKey, messageId: userTurnId, replyId, reply, usage, timestamp: repliedAt.toISOString() };
 }
 
 const historyQuery = z.strictObject({

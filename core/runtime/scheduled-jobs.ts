@@ -2,14 +2,14 @@ import * as z from 'zod';
 import { parseQuery } from '../query-params';
 import { OPERATOR_ACTOR } from '../actors';
 import { recordChange } from '../audit/record-change';
-import { ConflictError, ExecutionFailedError, NotFoundError, RuntimeCallError } from '../errors';
+import { ConflictError, ExecutionFailedError, NotFoundError, RuntimeCallError, ValidationError } from '../errors';
 import type { Deps, RuntimeDocument } from '../ports';
 import { requireDb } from '../storage';
 import { parseInput } from '../validation';
-import { runtimeCalls } from './calls';
-import { jobIdSchema, parseJobId } from './ids';
+import { runtimeCalls, type ScheduledJobRequest } from './calls';
+import { fileNameIdSchema, jobIdSchema, parseJobId } from './ids';
 import { requireKnownJob } from './known-ids';
-import { arrayField, isoFromEpochMs, isRecord, stringOrNull } from './payload';
+import { arrayField, fieldsOf, isoFromEpochMs, isRecord, stringOrNull } from './payload';
 
 /** A scheduled job as spec 01 lists it; `legacy` tells the runtime's jobs from the definition files. */
 export interface ScheduledJob {
@@ -131,8 +131,7 @@ export function lastRunStatus(record: Record<string, unknown>): string | undefin
 
 const cronField = z.string().trim().regex(/^[0-9A-Za-z*/,?#LW-]{1,64}$/, 'must be a cron field such as *, 5, */10, 1-5 or MON').default('*');
 
-/** POST /api/cron/jobs: a legacy job definition (spec 01). */
-export const legacyJobSchema = z.strictObject({
+const legacyFields = {
   id: jobIdSchema,
   description: z.string().max(2000).default(''),
   minute: cronField,
@@ -140,8 +139,46 @@ export const legacyJobSchema = z.strictObject({
   dom: cronField,
   month: cronField,
   dow: cronField,
+};
+
+/** POST /api/cron/jobs: a legacy job definition (spec 01). */
+export const legacyJobSchema = z.strictObject({
+  ...legacyFields,
   command: z.string().trim().min(1, 'must not be empty').max(4000, 'at most 4000 characters'),
 });
+
+/**
+ * POST /api/cron/jobs as the released runtime's scheduler takes it: spec 01's definition, whose
+ * `command` may instead be an agent turn's `message` (to `agentId`, else the runtime's default
+ * agent), with the cron line's time zone and whether the job starts enabled. Those fields mean
+ * nothing to a legacy definition file, which refuses them (400).
+ */
+export const scheduledJobSchema = z
+  .strictObject({
+    ...legacyFields,
+    command: z.string().trim().min(1, 'must not be empty').max(4000, 'at most 4000 characters').optional(),
+    message: z.string().trim().min(1, 'must not be empty').max(10_000, 'at most 10000 characters').optional(),
+    agentId: fileNameIdSchema.optional(),
+    tz: z.string().regex(/^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+){0,2}$/, 'must be an IANA time zone such as UTC or Europe/Paris').max(64).optional(),
+    enabled: z.boolean({ message: 'must be true or false' }).default(true),
+  })
+  .superRefine((job, ctx) => {
+    if ((job.command === undefined) === (job.message === undefined)) {
+      ctx.addIssue({ code: 'custom', path: [job.command === undefined ? 'command' : 'message'], message: 'give either command (a shell command) or message (an agent turn), not both' });
+    }
+    if (job.agentId !== undefined && job.message === undefined) ctx.addIssue({ code: 'custom', path: ['agentId'], message: 'names the agent of a message job; a command job runs on the gateway' });
+  });
+type ScheduledJobInput = z.infer<typeof scheduledJobSchema>;
+
+/**
+ * Whether the runtime's `cron list` answer is the released scheduler's: its gateway pages the list
+ * and stamps it (`snapshotRevision`, `hasMore`), which the contract's `{jobs}` never carries. Only
+ * that scheduler runs jobs made with `cron add`; the contract's runtime runs the legacy files.
+ */
+export function isReleasedSchedulerList(doc: RuntimeDocument): boolean {
+  const fields = fieldsOf(doc);
+  return typeof fields.snapshotRevision === 'string' || typeof fields.hasMore === 'boolean';
+}
 
 function legacyJob(id: string, definition: unknown): ScheduledJob & { command: string | null } {
   const d = isRecord(definition) ? definition : {};
@@ -235,10 +272,50 @@ export async function setJobEnabled(deps: Deps, rawId: unknown, enabled: boolean
   return { success: true, data };
 }
 
-/** POST /api/cron/jobs: writes a legacy definition file atomically; 409 when that id exists. Audited `created`. */
-export async function createLegacyJob(deps: Deps, body: unknown) {
-  const input = parseInput(legacyJobSchema, body ?? {}, 'job');
+/**
+ * POST /api/cron/jobs. Steps: 1. validate; 2. require the database (audited); 3. ask the runtime
+ * for its jobs: the released runtime's scheduler (isReleasedSchedulerList) gets the job through
+ * `cron add` (409 when a job of that name is listed; the runtime's refusal is a 502), answered
+ * with the job as GET lists it; any other runtime, or none answering, gets a legacy definition
+ * file as spec 01 has it (createLegacyJob). Audited `created` either way.
+ */
+export async function createScheduledJob(deps: Deps, body: unknown) {
+  const input = parseInput(scheduledJobSchema, body ?? {}, 'job');
   requireDb(deps.storage);
+  const listed = await deps.runtime.run(runtimeCalls.cronList()).catch((err: unknown) => {
+    if (err instanceof RuntimeCallError) return undefined;
+    throw err;
+  });
+  if (listed && isReleasedSchedulerList(listed)) return addRuntimeJob(deps, input, arrayField(listed, 'jobs', 'cron list'));
+  return createLegacyJob(deps, input);
+}
+
+async function addRuntimeJob(deps: Deps, input: ScheduledJobInput, listed: unknown[]) {
+  if (listed.some((j) => isRecord(j) && j.name === input.id)) throw new ConflictError(`the runtime already has a job named ${input.id}`);
+  const request: ScheduledJobRequest = {
+    name: input.id,
+    cron: [input.minute, input.hour, input.dom, input.month, input.dow].join(' '),
+    ...(input.tz ? { tz: input.tz } : {}),
+    ...(input.description ? { description: input.description } : {}),
+    ...(input.agentId ? { agentId: input.agentId } : {}),
+    enabled: input.enabled,
+    ...(input.command !== undefined ? { command: input.command } : { message: input.message! }),
+  };
+  const job = normalizeSchedulerRecord(await deps.runtime.run(runtimeCalls.cronAdd(request)));
+  if (!job) throw new RuntimeCallError('runtime cron add: the answer names no job id', 'bad_output');
+  await audit(deps, 'created', job.id, { id: job.id, ...request, legacy: false });
+  return { success: true, id: job.id, name: input.id, legacy: false, job };
+}
+
+/** A legacy definition file, written atomically; 409 when that id exists. Audited `created`. */
+async function createLegacyJob(deps: Deps, job: ScheduledJobInput) {
+  if (job.message !== undefined || job.agentId !== undefined || job.tz !== undefined || !job.enabled) {
+    const field = job.message !== undefined ? 'message' : job.agentId !== undefined ? 'agentId' : job.tz !== undefined ? 'tz' : 'enabled';
+    throw new ValidationError(`job: ${field} needs the runtime's scheduler (cron add); a legacy definition file runs a command, enabled, in the server's time`, [
+      { path: field, message: 'only for the released runtime' },
+    ]);
+  }
+  const input = parseInput(legacyJobSchema, { id: job.id, description: job.description, minute: job.minute, hour: job.hour, dom: job.dom, month: job.month, dow: job.dow, command: job.command }, 'job');
   const { id, ...rest } = input;
   const definition = { id, ...rest, createdAt: deps.clock.now().toISOString() };
   let created: boolean;

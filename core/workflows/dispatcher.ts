@@ -1,4 +1,5 @@
 import { foldAuditSearch } from '../audit/list-audit';
+import { costRunsFromRuntime, type RuntimeUsagePass } from '../costs/runtime-usage';
 import { foldUsageDeltas } from '../costs/usage-rollup';
 import type { BudgetEnforcementCounts, BudgetVerdict, CappedCounts, Db, Deps, DispatchCandidate, TickBudgetCheck, TickSummary } from '../ports';
 import { requireDb } from '../storage';
@@ -95,15 +96,19 @@ export async function tick(deps: Deps, inputs: TickInputs = {}): Promise<TickSum
 /**
  * What every caller of the dispatcher runs (the runner's timer, the scheduled Lambda, the API, the
  * CLI): a tick, then, with its wakes out, the audit rows written since the last pass made
- * searchable through the trigram index (migration 1020). A large tick's rows cost the fold about
+ * searchable through the trigram index (migration 1020), then the runtime pass that costs finished
+ * runs from their sessions (core/costs/runtime-usage.ts). A large tick's rows cost the fold about
  * two thirds of the tick's time again; no dispatch waits for it, and GET /api/audit?q= finds rows before it.
  */
-export async function dispatcherPass(deps: Deps, inputs: TickInputs = {}): Promise<TickSummary> {
+export async function dispatcherPass(deps: Deps, inputs: TickInputs = {}): Promise<TickSummary & { runtimeUsage: RuntimeUsagePass | { error: string } }> {
   const summary = await tick(deps, inputs);
   // a fold that fails leaves its rows queued for the next pass (search finds them meanwhile, and
   // fleet_audit_search_pending shows the queue): it must not turn the tick that happened into an error
   await foldAuditSearch(requireDb(deps.storage)).catch(() => 0);
-  return summary;
+  // finished runs whose agents reported no usage, costed from their sessions (docs/costs.md); after
+  // the dispatch, so no queued run waits on a transcript read, and never an error of the tick's
+  const runtimeUsage = await costRunsFromRuntime(deps).catch((err: unknown) => ({ error: err instanceof Error ? err.message : String(err) }));
+  return { ...summary, runtimeUsage };
 }
 
 /** One recovery rule of spec 03 as data: which runs (SQL over r and its route w), what they become, how it is audited. */

@@ -65,8 +65,12 @@ export const workflowRunSchema = z.object({
   error_class: z.string().nullable(),
   /** Issue 16: input tokens written to the provider's prompt cache (part of input_tokens). */
   cache_write_tokens: nullableCount,
-  /** Issue 16: who set cost_estimate: the agent (reported) or the price table (table); null: neither, or before this was kept. */
-  cost_source: z.enum(['reported', 'table']).nullable(),
+  /**
+   * Issue 16: who set cost_estimate: the agent (reported) or the price table (table); runtime: the
+   * runtime's own per-message usage of the run's session, for an agent that reported none
+   * (docs/costs.md); null: neither, or before this was kept.
+   */
+  cost_source: z.enum(['reported', 'table', 'runtime']).nullable(),
   /** Issue 16: subscription runs keep cost_estimate as a shadow (list) cost that billed totals leave out. */
   billing: z.enum(billingModes).nullable(),
 });

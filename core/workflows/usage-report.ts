@@ -24,8 +24,8 @@ export interface StoredUsage {
   model_id: string | null;
   cost_estimate: number | null;
   currency: string | null;
-  /** Who set cost_estimate: the agent or the price table (null: neither, or before migration 0930). */
-  cost_source: 'reported' | 'table' | null;
+  /** Who set cost_estimate: the agent, the price table or the runtime (null: neither, or before migration 0930). */
+  cost_source: 'reported' | 'table' | 'runtime' | null;
   owner_agent_id: string | null;
   target_agent_id: string | null;
 }
@@ -39,11 +39,15 @@ export interface StoredUsage {
  *   table later; a report of tokens or model without a cost is priced (cost_source 'table'), or
  *   stays unpriced (null cost) when the model has no price: never a guess;
  * - billing: the agent profile's mode, else the model price's, else metered. A subscription run
- *   keeps its list price in cost_estimate as a shadow cost (issue 16).
+ *   keeps its list price in cost_estimate as a shadow cost (issue 16);
+ * - usage the runtime stood in with (cost_source 'runtime', core/costs/runtime-usage.ts) is replaced
+ *   whole by the agent's first report, never added to: the run is counted once, as its agent says.
  */
-export async function usageColumns(deps: Pick<Deps, 'clock' | 'prices'>, tx: Db, stored: StoredUsage, report: UsageReport): Promise<Record<string, unknown> | undefined> {
+export async function usageColumns(deps: Pick<Deps, 'clock' | 'prices'>, tx: Db, storedUsage: StoredUsage, report: UsageReport): Promise<Record<string, unknown> | undefined> {
   const given = usageFields.filter((f) => report[f] !== undefined);
   if (given.length === 0) return undefined;
+  const replacesRuntime = storedUsage.cost_source === 'runtime';
+  const stored: StoredUsage = replacesRuntime ? { ...storedUsage, ...withoutUsage } : storedUsage;
   const merged = {
     input_tokens: report.input_tokens ?? stored.input_tokens,
     output_tokens: report.output_tokens ?? stored.output_tokens,
@@ -52,7 +56,7 @@ export async function usageColumns(deps: Pick<Deps, 'clock' | 'prices'>, tx: Db,
     model_id: report.model_id ?? stored.model_id,
     currency: report.currency ?? stored.currency,
   };
-  const columns: Record<string, unknown> = Object.fromEntries(given.map((f) => [f, report[f]]));
+  const columns: Record<string, unknown> = { ...(replacesRuntime ? withoutUsage : {}), ...Object.fromEntries(given.map((f) => [f, report[f]])) };
   const at = report.reported_at ? new Date(report.reported_at) : deps.clock.now();
   columns.reported_at = at;
   const { history, agentBilling } = await usagePricing(deps, tx, merged.model_id, stored.owner_agent_id ?? stored.target_agent_id);
@@ -67,10 +71,22 @@ export async function usageColumns(deps: Pick<Deps, 'clock' | 'prices'>, tx: Db,
       columns.cost_source = 'table';
     }
   }
-  if (columns.cost_estimate !== undefined && columns.cost_estimate !== null && !merged.currency && columns.currency === undefined) columns.currency = 'USD';
+  if (columns.cost_estimate !== undefined && columns.cost_estimate !== null && !merged.currency && (columns.currency ?? null) === null) columns.currency = 'USD';
   columns.billing = agentBilling ?? price?.billing ?? 'metered';
   return columns;
 }
+
+/** The usage columns of a run that holds none. */
+const withoutUsage = {
+  input_tokens: null,
+  output_tokens: null,
+  cached_tokens: null,
+  cache_write_tokens: null,
+  model_id: null,
+  cost_estimate: null,
+  currency: null,
+  cost_source: null,
+} as const;
 
 /** cacheOverInput (core/workflows/run.ts) of a report merged over what the run stores: a 400 naming the field. */
 export function assertCacheWithinInput(stored: Pick<StoredUsage, 'input_tokens' | 'cached_tokens' | 'cache_write_tokens'>, report: UsageReport): void {

@@ -1,7 +1,7 @@
-import { createLegacyJob } from '../../core/runtime/scheduled-jobs';
+import { createScheduledJob } from '../../core/runtime/scheduled-jobs';
 import { httpHandler, json } from '../middleware/http-handler';
 
-/** POST /api/cron/jobs: writes a legacy job definition file under DATA_DIR/cron-jobs. */
+/** POST /api/cron/jobs: through the released runtime's `cron add`, else a legacy job definition file under DATA_DIR/cron-jobs. */
 export const handler = httpHandler(async (event, app) =>
-  json(201, await createLegacyJob(app.deps, event.body)),
+  json(201, await createScheduledJob(app.deps, event.body)),
 );

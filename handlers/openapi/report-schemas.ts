@@ -219,6 +219,13 @@ export const tickSummarySchema = z.looseObject({
   leasesExpired: z.number().int(),
   capped: counts,
   heldByPause: z.number().int(),
+  /** The runtime costs pass that follows a tick (docs/costs.md): in the pass's answer, not in stored summaries. */
+  runtimeUsage: z
+    .union([
+      z.object({ examined: z.number().int(), costed: z.number().int(), withoutUsage: z.number().int(), withoutSession: z.number().int(), unavailable: z.string().optional() }),
+      z.object({ error: z.string() }),
+    ])
+    .optional(),
 });
 
 export const dispatcherStatsSchema = z.object({
@@ -410,6 +417,14 @@ export const jobRunsSchema = z.object({ jobId: z.string(), runs: z.array(anyObje
 export const jobStartedSchema = z.object({ success: z.literal(true), message: z.string(), data: z.unknown() });
 export const jobToggledSchema = z.object({ success: z.literal(true), data: z.unknown() });
 export const jobWrittenSchema = z.object({ success: z.literal(true), id: z.string() });
+/** A job created through the released runtime's `cron add` carries the runtime's id, its name, and the job as listed (spec 01's answer for a legacy file). */
+export const jobCreatedSchema = z.object({
+  success: z.literal(true),
+  id: z.string(),
+  legacy: z.literal(false).optional(),
+  name: z.string().optional(),
+  job: z.looseObject({ id: z.string(), name: z.string(), enabled: z.boolean(), legacy: z.literal(false) }).optional(),
+});
 
 export const runtimeSessionAgentsSchema = z.object({
   agents: z.array(z.object({ agentId: z.string(), sessions: z.number().int(), error: z.string().optional() })),
@@ -455,12 +470,14 @@ export const sessionEventDetailSchema = z.object({
 });
 export const taskSessionsSchema = z.object({ taskId: z.string(), sessions: z.array(z.looseObject({ runId: z.string(), sessionKey: z.string().nullable() })) });
 
+import { chatTurnUsageSchema } from '../../core/runtime/chat';
 export const chatReplySchema = z.object({
   success: z.literal(true),
   sessionKey: z.string(),
   messageId: z.string(),
   replyId: z.string(),
   reply: z.string(),
+  usage: chatTurnUsageSchema.nullable(),
   timestamp: z.string(),
 });
 export const chatHistorySchema = z.object({

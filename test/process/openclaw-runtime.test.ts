@@ -275,4 +275,35 @@ describe.skipIf(missing !== undefined)('the server against OpenClaw 2026.9.6 (re
     // the wake is a system event on agent:main:main: the agent's next turn carries the run's id
     await vi.waitFor(() => expect(prompts.some((p) => p.includes(run.body.id as string))).toBe(true), { timeout: 2 * SLOW, interval: 1000 });
   }, 5 * SLOW);
+
+  it('chat: a real agent turn records and answers its cost as the runtime priced it', async () => {
+    const res = await api('POST', '/api/agent/chat', { message: 'what does this cost', sessionKey: 'agent:main:main' });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    // the mock model answers 1000 prompt and 50 completion tokens a call, priced by the runtime at 1 and 2 USD per million
+    expect(res.body.usage).toMatchObject({ model_id: 'mock-1', cost_source: 'runtime', currency: 'USD' });
+    expect(res.body.usage.input_tokens).toBeGreaterThanOrEqual(1000);
+    expect(res.body.usage.output_tokens).toBeGreaterThanOrEqual(50);
+    expect(res.body.usage.cost_estimate).toBeGreaterThan(0);
+  }, 2 * SLOW);
+
+  it('cron: POST /api/cron/jobs adds the job through cron add; it is listed, enabled, disabled and run', async () => {
+    const created = await api('POST', '/api/cron/jobs', { id: 'it-added', minute: '0', hour: '4', command: 'echo added-by-server', description: 'from the task server' });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(created.body).toMatchObject({ success: true, name: 'it-added', legacy: false, job: { name: 'it-added', enabled: true, description: 'from the task server' } });
+    const id = created.body.id as string;
+    expect(openclaw('cron', 'list', '--all', '--json')).toMatchObject({ jobs: expect.arrayContaining([expect.objectContaining({ id, name: 'it-added' })]) });
+    const list = await api('GET', '/api/cron/jobs');
+    expect(list.body.jobs.find((j: { id: string }) => j.id === id)).toMatchObject({ legacy: false, schedule: expect.stringContaining('0 4 * * *') });
+    expect((await api('POST', `/api/cron/jobs/${id}/disable`)).status).toBe(200);
+    expect((await api('POST', `/api/cron/jobs/${id}/enable`)).status).toBe(200);
+    const run = await api('POST', `/api/cron/jobs/${id}/run`);
+    expect(run.status, JSON.stringify(run.body)).toBe(202);
+    await vi.waitFor(
+      async () => {
+        const runs = await api('GET', `/api/cron/jobs/${id}/runs?limit=5`);
+        expect(runs.body.runs[0]).toMatchObject({ status: 'success' });
+      },
+      { timeout: 2 * SLOW, interval: 1000 },
+    );
+  }, 5 * SLOW);
 });

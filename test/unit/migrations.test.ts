@@ -56,6 +56,7 @@ const landedTexts: ReadonlyArray<readonly [string, string]> = [
   ['1060_task_json_whole_text', 'fb3419fc0921caaf'],
   ['1070_task_json_flat_metadata', '21afb82f99075911'],
   ['1100_console_lookups', 'ff1b254f19f393c9'],
+  ['1110_runtime_costs', '2b3b0f75d363b465'],
 ];
 
 describe('the migration list (infra/db/migrations/README.md)', () => {
