@@ -36,6 +36,8 @@ const streamReconnectMs = 20_000;
  * the RSS figures of such a run are not the soak's.
  */
 const heapSnapshotDir = process.env.BENCH_SOAK_HEAP_SNAPSHOTS;
+/** The runner's glibc malloc arenas (MALLOC_ARENA_MAX), 2 as deployed. */
+const mallocArenaMax = process.env.BENCH_SOAK_MALLOC_ARENA_MAX ?? '2';
 
 
 let runner: ChildProcess | undefined;
@@ -56,7 +58,10 @@ async function startRunnerProcess(databaseUrl: string, dataDir: string): Promise
     LOG_LEVEL: 'ERROR',
     // a runtime whose every wake succeeds at once: the dispatcher's wakes cost the runner nothing of its own
     RUNTIME_CLI: 'true',
+    // as the Dockerfile and the systemd unit run it; BENCH_SOAK_MALLOC_ARENA_MAX=unset measures glibc's default
+    MALLOC_ARENA_MAX: mallocArenaMax,
   };
+  if (mallocArenaMax === 'unset') delete env.MALLOC_ARENA_MAX;
   delete env.DASHBOARD_AUTH_TOKEN;
   const proc = spawn(process.execPath, entry, { env, stdio: ['ignore', 'pipe', 'pipe'] });
   runner = proc;
@@ -234,7 +239,7 @@ export async function run(): Promise<void> {
   try {
     const { proc, base } = await startRunnerProcess(database.url, dataDir);
     const pid = proc.pid!;
-    console.error(`memory soak: runner pid ${pid} at ${base}, ${seededTasks} tasks seeded, ${minutes} min at ${rate} req/s, then ${idleSeconds} s idle`);
+    console.error(`memory soak: runner pid ${pid} at ${base}, ${seededTasks} tasks seeded, ${minutes} min at ${rate} req/s, then ${idleSeconds} s idle, MALLOC_ARENA_MAX ${mallocArenaMax}`);
     await seedTasks(database.url);
     const seeds = await seed(base);
     const streams = Array.from({ length: streamClients }, () => streamClient(base));
