@@ -16,6 +16,8 @@ import { benchDatabase, report, rssMb } from './support';
  * BENCH_SOAK_WARMUP_SECONDS, 30), at the end of the load and after the idle time; the slope is a
  * least-squares fit of the samples taken every 5 s between the first two. Baseline: the warm-up
  * RSS. Flat is a slope under 0.2 MB/min over 30 minutes and an idle RSS within 10% of the warm-up's.
+ * With each sample the runner's own figures (fleet_process_memory_bytes) split that RSS into its
+ * JavaScript heap and the native memory outside it, each with its slope, so a reader sees which grows.
  */
 const minutes = Number(process.env.BENCH_SOAK_MINUTES ?? 2);
 const rate = Number(process.env.BENCH_SOAK_RATE ?? 50);
