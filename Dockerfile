@@ -11,7 +11,10 @@ RUN npm run build && npm prune --omit=dev
 
 # --- run ---
 FROM node:24-bookworm-slim
+# MALLOC_ARENA_MAX=2: glibc's malloc arenas (up to 8 per core) each keep what they once held;
+# two keep the runner's native memory flat under load (docs/operations.md "Memory")
 ENV NODE_ENV=production \
+    MALLOC_ARENA_MAX=2 \
     HOST=0.0.0.0 \
     PORT=3876 \
     DATA_DIR=/data \

@@ -16,6 +16,8 @@ import { benchDatabase, report, rssMb } from './support';
  * BENCH_SOAK_WARMUP_SECONDS, 30), at the end of the load and after the idle time; the slope is a
  * least-squares fit of the samples taken every 5 s between the first two. Baseline: the warm-up
  * RSS. Flat is a slope under 0.2 MB/min over 30 minutes and an idle RSS within 10% of the warm-up's.
+ * With each sample the runner's own figures (fleet_process_memory_bytes) split that RSS into its
+ * JavaScript heap and the native memory outside it, each with its slope, so a reader sees which grows.
  */
 const minutes = Number(process.env.BENCH_SOAK_MINUTES ?? 2);
 const rate = Number(process.env.BENCH_SOAK_RATE ?? 50);
@@ -29,6 +31,15 @@ const sampleEveryMs = 5_000;
 /** Event-stream clients held open through the load, each reconnecting (with Last-Event-ID) every streamReconnectMs. */
 const streamClients = 4;
 const streamReconnectMs = 20_000;
+/**
+ * BENCH_SOAK_HEAP_SNAPSHOTS=<dir>: the runner writes a heap snapshot there after the warm-up and at
+ * the end of the load, to compare object counts by constructor. Off by default: writing one stalls
+ * the runner for seconds and leaves its RSS higher (the allocator keeps what the writer used), so
+ * the RSS figures of such a run are not the soak's.
+ */
+const heapSnapshotDir = process.env.BENCH_SOAK_HEAP_SNAPSHOTS;
+/** The runner's glibc malloc arenas (MALLOC_ARENA_MAX), 2 as deployed. */
+const mallocArenaMax = process.env.BENCH_SOAK_MALLOC_ARENA_MAX ?? '2';
 
 
 let runner: ChildProcess | undefined;
@@ -37,6 +48,7 @@ process.once('exit', () => runner?.kill('SIGKILL'));
 /** The runner process and its base URL once it prints its ready line; only the output's tail is kept. */
 async function startRunnerProcess(databaseUrl: string, dataDir: string): Promise<{ proc: ChildProcess; base: string }> {
   const entry = process.env.BENCH_SOAK_SERVER === 'dist' ? ['dist/server.js'] : ['--import', 'tsx', 'infra/http/main.ts'];
+  if (heapSnapshotDir) entry.unshift('--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${path.resolve(heapSnapshotDir)}`);
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     HOST: '127.0.0.1',
@@ -48,7 +60,10 @@ async function startRunnerProcess(databaseUrl: string, dataDir: string): Promise
     LOG_LEVEL: 'ERROR',
     // a runtime whose every wake succeeds at once: the dispatcher's wakes cost the runner nothing of its own
     RUNTIME_CLI: 'true',
+    // as the Dockerfile and the systemd unit run it; BENCH_SOAK_MALLOC_ARENA_MAX=unset measures glibc's default
+    MALLOC_ARENA_MAX: mallocArenaMax,
   };
+  if (mallocArenaMax === 'unset') delete env.MALLOC_ARENA_MAX;
   delete env.DASHBOARD_AUTH_TOKEN;
   const proc = spawn(process.execPath, entry, { env, stdio: ['ignore', 'pipe', 'pipe'] });
   runner = proc;
@@ -226,7 +241,7 @@ export async function run(): Promise<void> {
   try {
     const { proc, base } = await startRunnerProcess(database.url, dataDir);
     const pid = proc.pid!;
-    console.error(`memory soak: runner pid ${pid} at ${base}, ${seededTasks} tasks seeded, ${minutes} min at ${rate} req/s, then ${idleSeconds} s idle`);
+    console.error(`memory soak: runner pid ${pid} at ${base}, ${seededTasks} tasks seeded, ${minutes} min at ${rate} req/s, then ${idleSeconds} s idle, MALLOC_ARENA_MAX ${mallocArenaMax}`);
     await seedTasks(database.url);
     const seeds = await seed(base);
     const streams = Array.from({ length: streamClients }, () => streamClient(base));
@@ -240,6 +255,8 @@ export async function run(): Promise<void> {
     const started = performance.now();
     const loadMs = minutes * 60_000;
     const samples: Array<{ minute: number; mb: number }> = [];
+    const heapSamples: Array<{ minute: number; memory: HeapFigures }> = [];
+    const heapReads: Array<Promise<void>> = [];
     let warmupRss = Number.NaN;
     let nextSample = warmupSeconds * 1000;
 
@@ -249,8 +266,17 @@ export async function run(): Promise<void> {
         const elapsed = performance.now() - started;
         if (elapsed >= nextSample) {
           const mb = rssMb(pid);
-          if (Number.isNaN(warmupRss)) warmupRss = mb;
+          if (Number.isNaN(warmupRss)) {
+            warmupRss = mb;
+            if (heapSnapshotDir) proc.kill('SIGUSR2');
+          }
           samples.push({ minute: elapsed / 60_000, mb });
+          heapReads.push(
+            heapFigures(base).then(
+              (memory) => void (memory && heapSamples.push({ minute: elapsed / 60_000, memory })),
+              () => undefined,
+            ),
+          );
           nextSample += sampleEveryMs;
         }
         if (elapsed >= loadMs) {
@@ -281,9 +307,17 @@ export async function run(): Promise<void> {
     for (const stream of streams) stream.stop();
     const endRss = rssMb(pid);
     samples.push({ minute: (performance.now() - started) / 60_000, mb: endRss });
+    await Promise.all(heapReads);
+    heapSamples.sort((a, b) => a.minute - b.minute);
+    const endHeap = await heapFigures(base);
+    if (heapSnapshotDir) {
+      proc.kill('SIGUSR2');
+      console.error(`memory soak: heap snapshots of the warm-up and of the end in ${path.resolve(heapSnapshotDir)}; the RSS figures of this run include their writing`);
+    }
     agent.destroy();
     await new Promise((r) => setTimeout(r, idleSeconds * 1000));
     const idleRss = rssMb(pid);
+    const idleHeap = await heapFigures(base);
 
     console.error(`memory soak: answers by status ${JSON.stringify(Object.fromEntries(statuses))}; 5xx by route ${JSON.stringify(Object.fromEntries(serverErrors))}; stream events received ${streams.map((c) => c.received()).join(', ')}`);
     const slope = leastSquaresSlope(samples);
@@ -292,6 +326,28 @@ export async function run(): Promise<void> {
     const label = `${minutes} min at ${rate} req/s`;
     report(`soak RSS at end (${label})`, endRss, warmupRss, 'MB', `slope ${slope.toFixed(2)} MB/min after ${warmupSeconds} s warm-up; ${sent} requests (${achieved.toFixed(0)}/s), ${skipped} skipped at ${maxInFlight} in flight, 5xx or failed ${errors}`);
     report(`soak RSS after ${idleSeconds} s idle`, idleRss, warmupRss, 'MB', `flat: slope < 0.2 MB/min over 30 min, idle within 10% of warm-up`);
+    const warmupHeap = heapSamples[0]?.memory;
+    if (warmupHeap && endHeap && idleHeap) {
+      const slopeOf = (figure: (m: HeapFigures) => number) => leastSquaresSlope(heapSamples.map((h) => ({ minute: h.minute, mb: figure(h.memory) })));
+      const outside = (m: HeapFigures) => m.rss - m.heapTotal;
+      const lowestUsed = (from: number, to: number) => Math.min(...heapSamples.filter((h) => h.minute >= from && h.minute < to).map((h) => h.memory.heapUsed));
+      const span = heapSamples[heapSamples.length - 1]!.minute - heapSamples[0]!.minute;
+      const firstFifth = heapSamples[0]!.minute + span / 5;
+      report(
+        `soak JS heap at end (${label})`,
+        endHeap.heapTotal,
+        warmupHeap.heapTotal,
+        'MB',
+        `slope ${slopeOf((m) => m.heapTotal).toFixed(2)} MB/min; heap used at its lows ${lowestUsed(0, firstFifth).toFixed(0)} MB in the first fifth, ${lowestUsed(span - span / 5 + heapSamples[0]!.minute, Infinity).toFixed(0)} MB in the last; external ${endHeap.external.toFixed(0)} MB (array buffers ${endHeap.arrayBuffers.toFixed(0)})`,
+      );
+      report(
+        `soak RSS outside the JS heap at end`,
+        outside(endHeap),
+        outside(warmupHeap),
+        'MB',
+        `slope ${slopeOf(outside).toFixed(2)} MB/min; after idle ${outside(idleHeap).toFixed(0)} MB (heap total ${idleHeap.heapTotal.toFixed(0)} MB)`,
+      );
+    }
 
     proc.kill('SIGTERM');
     await new Promise((r) => (proc.exitCode !== null ? r(undefined) : proc.once('exit', r)));
@@ -301,6 +357,33 @@ export async function run(): Promise<void> {
     await rm(dataDir, { recursive: true, force: true });
     await database.close();
   }
+}
+
+/** What the runner says of its memory (GET /api/metrics, fleet_process_memory_bytes), in MB. */
+interface HeapFigures {
+  rss: number;
+  heapTotal: number;
+  heapUsed: number;
+  external: number;
+  arrayBuffers: number;
+}
+
+/** The runner's memory by kind, read through its metrics on a connection of its own (the load's agent may be gone). */
+async function heapFigures(base: string): Promise<HeapFigures | undefined> {
+  const text = await new Promise<string>((resolve, reject) => {
+    http
+      .get(`${base}/api/metrics`, { agent: false }, (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (body += c));
+        res.on('end', () => resolve(body));
+        res.on('error', reject);
+      })
+      .on('error', reject);
+  });
+  const kind = (k: string) => Number(new RegExp(`^fleet_process_memory_bytes\\{kind="${k}"\\} (\\S+)$`, 'm').exec(text)?.[1]) / 1024 / 1024;
+  const figures = { rss: kind('rss'), heapTotal: kind('heap_total'), heapUsed: kind('heap_used'), external: kind('external'), arrayBuffers: kind('array_buffers') };
+  return Object.values(figures).some(Number.isNaN) ? undefined : figures;
 }
 
 /** MB per minute of a least-squares line through the samples. */

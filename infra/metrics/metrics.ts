@@ -60,6 +60,17 @@ const embeddedPostgresRestarts = new Counter({
 });
 const sseClients = new Gauge({ name: 'fleet_sse_clients', help: 'Connected event-stream clients of this process', registers });
 const poolConnections = new Gauge({ name: 'fleet_db_pool_connections', help: 'Database pool connections by state (total, idle, waiting)', labelNames: ['state'] as const, registers });
+/**
+ * Where this process's memory is, read at scrape time: the resident set, the JavaScript heap V8
+ * holds (total) and what lives in it (used, which swings with the collector's rhythm), and the
+ * memory of Buffers outside it. RSS that grows while the heap does not is native memory.
+ */
+const processMemory = new Gauge({
+  name: 'fleet_process_memory_bytes',
+  help: 'Memory of this process by kind (rss, heap_total, heap_used, external, array_buffers)',
+  labelNames: ['kind'] as const,
+  registers,
+});
 
 /**
  * The request series of one route, method and status, kept once made: prom-client hashes a label
@@ -134,6 +145,12 @@ export async function renderMetrics(fleet: FleetGauges | undefined, pool: { tota
     poolConnections.set({ state: 'idle' }, pool.idleCount);
     poolConnections.set({ state: 'waiting' }, pool.waitingCount);
   }
+  const memory = process.memoryUsage();
+  processMemory.set({ kind: 'rss' }, memory.rss);
+  processMemory.set({ kind: 'heap_total' }, memory.heapTotal);
+  processMemory.set({ kind: 'heap_used' }, memory.heapUsed);
+  processMemory.set({ kind: 'external' }, memory.external);
+  processMemory.set({ kind: 'array_buffers' }, memory.arrayBuffers);
   return { contentType: metricsRegistry.contentType, text: await metricsRegistry.metrics() };
 }
 

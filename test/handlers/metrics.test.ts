@@ -94,4 +94,19 @@ describe('GET /api/metrics', () => {
     expect(value(text, 'fleet_sse_clients')).toBe(3);
     expect(value(text, 'fleet_outbox_lag_events')).toBe(5);
   });
+
+  it("reports this process's memory by kind, Buffers outside the heap among it", async () => {
+    const before = (await app.call('GET', '/api/metrics', auth)).body as string;
+    const kind = (text: string, k: string) => value(text, 'fleet_process_memory_bytes', { kind: k })!;
+    expect(kind(before, 'rss')).toBeGreaterThanOrEqual(kind(before, 'heap_total'));
+    expect(kind(before, 'heap_total')).toBeGreaterThanOrEqual(kind(before, 'heap_used'));
+    expect(kind(before, 'heap_used')).toBeGreaterThan(0);
+    expect(kind(before, 'external')).toBeGreaterThanOrEqual(kind(before, 'array_buffers'));
+    // held across the second scrape; the slack is for short-lived buffers collected in between
+    const held = Buffer.alloc(64 * 1024 * 1024, 1);
+    const after = (await app.call('GET', '/api/metrics', auth)).body as string;
+    expect(kind(after, 'array_buffers') - kind(before, 'array_buffers')).toBeGreaterThanOrEqual(held.length - 8 * 1024 * 1024);
+    expect(kind(after, 'external') - kind(before, 'external')).toBeGreaterThanOrEqual(held.length - 8 * 1024 * 1024);
+    expect(held[held.length - 1]).toBe(1);
+  });
 });

@@ -80,6 +80,11 @@ describe('Dockerfile', () => {
     expect(final.join('\n')).toMatch(/DATA_DIR=\/data/);
     expect(final).toContain('VOLUME ["/data"]');
   });
+
+  it('runs with two malloc arenas, as the systemd unit does (docs/operations.md "Memory")', () => {
+    expect(dockerStages().at(-1)!.join('\n')).toMatch(/\bMALLOC_ARENA_MAX=2\b/);
+    expect(read('deploy/systemd/fleet-task-server.service')).toMatch(/^Environment=MALLOC_ARENA_MAX=2$/m);
+  });
 });
 
 describe('compose.yaml', () => {
