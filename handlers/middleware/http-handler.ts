@@ -5,6 +5,7 @@ import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { authorizeAgentRequest } from '../../core/auth/agent-access';
 import { isAgentToken, OPERATOR_PRINCIPAL, principalOfAgentToken, type Principal } from '../../core/auth/principal';
 import { bearerTokenOf, tokenMatches } from '../../core/auth/bearer-token';
+import { CORS_HEADERS } from './cors';
 import { requireDb } from '../../core/storage';
 import { DomainError, UnauthorizedError, ValidationError } from '../../core/errors';
 import { jsonNestsDeeperThan, MAX_JSON_DEPTH } from '../../core/validation';
@@ -27,8 +28,6 @@ export type HttpEvent = Omit<APIGatewayProxyEventV2, 'body'> & { body?: unknown;
 
 export type EndpointFn = (event: HttpEvent, app: AppContext) => Promise<HttpResult>;
 
-// a browser client reads X-Ignored-Params, X-Request-Id and X-Audit-Search-Unsearched only when they are exposed
-const CORS_HEADERS = { 'access-control-allow-origin': '*', 'access-control-expose-headers': 'x-ignored-params, x-request-id, x-audit-search-unsearched' };
 
 /** serverless-offline gives every event this same placeholder; a request id must tell requests apart. */
 const OFFLINE_PLACEHOLDER_ID = /^offlineContext_/;

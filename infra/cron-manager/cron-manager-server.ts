@@ -5,7 +5,7 @@ import { DomainError } from '../../core/errors';
 import { listScheduledJobs } from '../../core/runtime/scheduled-jobs';
 import type { AppContext } from '../app-context';
 import { isLoopbackHost } from '../config';
-import { CORS_PREFLIGHT_HEADERS } from '../http/cors';
+import { CORS_HEADERS, CORS_PREFLIGHT_HEADERS } from '../../handlers/middleware/cors';
 import { logger } from '../logger';
 
 /** The one route of the cron-manager server (spec 01 "Scheduled jobs", Authentication 8). */
@@ -35,7 +35,7 @@ export function hostnameOf(hostHeader: string | undefined): string | undefined {
 }
 
 function send(res: http.ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'access-control-allow-origin': '*' });
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...CORS_HEADERS });
   res.end(JSON.stringify(body));
 }
 

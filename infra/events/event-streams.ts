@@ -1,5 +1,6 @@
 import type http from 'node:http';
 import { bearerTokenOf, tokenMatches } from '../../core/auth/bearer-token';
+import { CORS_HEADERS } from '../../handlers/middleware/cors';
 import { isAgentToken } from '../../core/auth/principal';
 import type { EventChannel } from '../../core/ports';
 import { OUTBOX_RETENTION_MS } from '../../core/ports/events';
@@ -39,10 +40,9 @@ const DEFAULTS = {
 const REPLAY_PAGE = 500;
 const SHUTDOWN_GRACE_MS = 2_000;
 
-const CORS = { 'access-control-allow-origin': '*' };
 
 function sendJson(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { ...CORS, 'content-type': 'application/json; charset=utf-8', ...headers });
+  res.writeHead(status, { ...CORS_HEADERS, 'content-type': 'application/json; charset=utf-8', ...headers });
   res.end(JSON.stringify(body));
 }
 
@@ -181,7 +181,7 @@ export class EventStreams {
       if (wasOpen) logger().info('stream closed', { requestId: request.requestId, path: request.path, durationMs: Date.now() - client.openedAt });
     });
     res.writeHead(200, {
-      ...CORS,
+      ...CORS_HEADERS,
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache',
       connection: 'keep-alive',

@@ -13,7 +13,7 @@ import { logger } from '../logger';
 // the runner serves GET /api/metrics, so its process counts every request and tick
 import '../metrics/metrics';
 import { toApiGatewayEvent } from './api-gateway-event';
-import { CORS_PREFLIGHT_HEADERS } from './cors';
+import { CORS_PREFLIGHT_HEADERS } from '../../handlers/middleware/cors';
 import { loadHandler } from './load-handler';
 import { RouteMatcher } from './route-matcher';
 import type { StaticUi } from './static-ui';

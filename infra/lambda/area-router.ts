@@ -1,4 +1,5 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { CORS_HEADERS } from '../../handlers/middleware/cors';
 
 type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 
@@ -12,7 +13,7 @@ export function areaRouter(handlers: Record<string, Handler>): Handler {
     if (handler) return handler(event, context);
     return {
       statusCode: 404,
-      headers: { 'content-type': 'application/json; charset=utf-8', 'access-control-allow-origin': '*' },
+      headers: { 'content-type': 'application/json; charset=utf-8', ...CORS_HEADERS },
       body: JSON.stringify({ error: `no route for ${event.routeKey}`, code: 'not_found' }),
     };
   };
