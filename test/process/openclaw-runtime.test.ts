@@ -276,6 +276,39 @@ describe.skipIf(missing !== undefined)('the server against OpenClaw 2026.9.6 (re
     await vi.waitFor(() => expect(prompts.some((p) => p.includes(run.body.id as string))).toBe(true), { timeout: 2 * SLOW, interval: 1000 });
   }, 5 * SLOW);
 
+  it('a run whose agent reported no usage is costed from its session as the runtime recorded it', async () => {
+    const type = `it-costed-${Date.now()}`;
+    expect((await api('POST', '/api/workflow-templates', { name: type, steps: ['draft'] })).status).toBe(201);
+    const db = new pg.Client({ connectionString: database.url });
+    await db.connect();
+    try {
+      await db.query('INSERT INTO workflow_agent_routing (workflow_type, agent_id, priority, timeout_minutes) VALUES ($1, $2, 0, 60)', [type, 'main']);
+    } finally {
+      await db.end();
+    }
+    const run = await api('POST', '/api/workflow-runs', { workflow_type: type });
+    expect(run.status).toBe(201);
+    const id = run.body.id as string;
+    expect((await api('POST', '/api/workflow-runs/dispatcher/tick')).body).toMatchObject({ dispatched: 1 });
+    const session = 'agent:main:main';
+    const claim = await api('POST', `/api/workflow-runs/${id}/claim`, { agent_id: 'main', session_id: session });
+    expect(claim.status, JSON.stringify(claim.body)).toBe(200);
+    // a real turn of the run's session between its claim and its finish, priced by the runtime
+    expect((await api('POST', '/api/agent/chat', { message: `working on ${id}`, sessionKey: session })).status).toBe(200);
+    const done = await api('POST', `/api/workflow-runs/${id}/complete`, { session_id: session });
+    expect(done.status, JSON.stringify(done.body)).toBe(200);
+    await vi.waitFor(
+      async () => {
+        await api('POST', '/api/workflow-runs/dispatcher/tick');
+        const costed = await api('GET', `/api/workflow-runs/${id}`);
+        expect(costed.body).toMatchObject({ cost_source: 'runtime' });
+        expect(costed.body.input_tokens).toBeGreaterThanOrEqual(1000);
+        expect(costed.body.cost_estimate).toBeGreaterThan(0);
+      },
+      { timeout: SLOW, interval: 2000 },
+    );
+  }, 3 * SLOW);
+
   it('chat: a real agent turn records and answers its cost as the runtime priced it', async () => {
     const res = await api('POST', '/api/agent/chat', { message: 'what does this cost', sessionKey: 'agent:main:main' });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
