@@ -98,59 +98,6 @@ const envSchema = z.object({
   WEBHOOK_ALLOW_PRIVATE: z.enum(['0', '1'], { message: 'WEBHOOK_ALLOW_PRIVATE must be 0 or 1' }).default('0'),
 });
 
-export interface Config {
-  host: string;
-  port: number;
-  dataDir: string;
-  databaseUrl: string | undefined;
-  authToken: string | undefined;
-  snapshotDir: string;
-  /** When set, snapshot artifacts live in this S3 bucket instead of snapshotDir (infra/snapshots/snapshot-store.ts). */
-  snapshotBucket: string | undefined;
-  snapshotPrefix: string;
-  /** An S3-compatible endpoint (MinIO, LocalStack); unset means AWS S3 of AWS_REGION. */
-  s3Endpoint: string | undefined;
-  restoreMaxBytes: number;
-  sessionReplayMaxBytes: number;
-  runtimeCli: string;
-  runtimeCliTimeoutMs: number;
-  /** Calls slower than a listing, by kind (core/runtime/calls.ts). */
-  runtimeTimeoutsByKind: { memory: number; wake: number; turn: number };
-  runtimeStateDir: string;
-  /**
-   * The released runtime's gateway, for sessions and transcripts (docs/adr/0010-reaching-the-released-runtime.md);
-   * undefined: the state directory's files, as the contract and older installs keep them.
-   */
-  runtimeGateway: RuntimeGatewayConfig | undefined;
-  dispatcherIntervalMs: number;
-  /** Issue 18: the runner's webhook delivery pass every this many ms (0: off; the scheduled Lambda runs it too). */
-  webhookDeliveryIntervalMs: number;
-  /** The runner's audit search fold every this many ms (0: off; dispatcher passes fold as well). */
-  auditSearchFoldIntervalMs: number;
-  /** How long a receiver has to answer one delivery. */
-  webhookTimeoutMs: number;
-  /** Deliver to loopback and private addresses (tests, a receiver on the same network); refused by default. */
-  webhookAllowPrivate: boolean;
-  cronManagerPort: number;
-  logLevel: string;
-  taskServerUrl: string;
-  mcpMutations: boolean;
-  /** JSON price table used to price usage reported without a cost (infra/costs/model-prices.ts). */
-  modelPricesFile: string | undefined;
-  /** Opening a database connection or waiting for a pooled one (infra/db/pg-db.ts). */
-  dbConnectTimeoutMs: number;
-  /** Each statement's limit, a hung server included; 0 means none. Migrations run without it. */
-  dbStatementTimeoutMs: number;
-  /** Repeated statements sent as named prepared statements (infra/db/pg-db.ts StatementNames). */
-  dbPreparedStatements: boolean;
-  /** The lease of a task claim that names none (issue 15). */
-  taskLeaseSeconds: number;
-  /** Live runs the whole fleet may hold at once; undefined: no fleet cap. */
-  dispatchMaxInFlight: number | undefined;
-  /** A browser front end's static files, served by the runner at `/` (infra/http/static-ui.ts). */
-  uiDir: string | undefined;
-}
-
 export interface RuntimeGatewayConfig {
   /** http(s) base URL, without credentials in it. */
   url: string;
@@ -250,7 +197,10 @@ function runtimeGateway(e: { RUNTIME_GATEWAY_URL?: string; RUNTIME_GATEWAY_TOKEN
   return fromFile && { url: fromFile.url, token: explicitToken ?? fromFile.token, timeoutMs, source: 'config file' };
 }
 
-export function parseConfig(env: NodeJS.ProcessEnv): Config {
+/** The process configuration: its type is what this answers (one place per variable beside the schema). */
+export type Config = ReturnType<typeof parseConfig>;
+
+export function parseConfig(env: NodeJS.ProcessEnv) {
   const e = parseEnv(envSchema, env);
   const dataDir = path.resolve(e.DATA_DIR);
   const stateDir = runtimeStateDir(e.RUNTIME_STATE_DIR ?? e.OPENCLAW_STATE_DIR, env.HOME || homedir());
@@ -261,31 +211,49 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     databaseUrl: e.DATABASE_URL,
     authToken: e.DASHBOARD_AUTH_TOKEN,
     snapshotDir: path.resolve(e.SNAPSHOT_DIR ?? path.join(dataDir, 'snapshots')),
+    /** When set, snapshot artifacts live in this S3 bucket instead of snapshotDir (infra/snapshots/snapshot-store.ts). */
     snapshotBucket: e.SNAPSHOT_BUCKET,
     snapshotPrefix: e.SNAPSHOT_PREFIX,
+    /** An S3-compatible endpoint (MinIO, LocalStack); unset means AWS S3 of AWS_REGION. */
     s3Endpoint: e.S3_ENDPOINT,
     restoreMaxBytes: e.RESTORE_MAX_BYTES,
     sessionReplayMaxBytes: e.SESSION_REPLAY_MAX_BYTES,
     runtimeCli: e.RUNTIME_CLI ?? (executableOnPath(RELEASED_RUNTIME_CLI, env.PATH) ? RELEASED_RUNTIME_CLI : CONTRACT_RUNTIME_CLI),
     runtimeCliTimeoutMs: e.RUNTIME_CLI_TIMEOUT_MS,
+    /** Calls slower than a listing, by kind (core/runtime/calls.ts). */
     runtimeTimeoutsByKind: { memory: e.RUNTIME_MEMORY_TIMEOUT_MS, wake: e.RUNTIME_WAKE_TIMEOUT_MS, turn: e.RUNTIME_TURN_TIMEOUT_MS },
     runtimeStateDir: stateDir,
+    /**
+     * The released runtime's gateway, for sessions and transcripts (docs/adr/0010-reaching-the-released-runtime.md);
+     * undefined: the state directory's files, as the contract and older installs keep them.
+     */
     runtimeGateway: runtimeGateway(e, env.OPENCLAW_CONFIG_PATH ? path.resolve(env.OPENCLAW_CONFIG_PATH) : path.join(stateDir, 'openclaw.json')),
     dispatcherIntervalMs: e.DISPATCHER_INTERVAL_MS,
+    /** The runner's webhook delivery pass every this many ms (0: off; the scheduled Lambda runs it too). */
     webhookDeliveryIntervalMs: e.WEBHOOK_DELIVERY_INTERVAL_MS,
+    /** The runner's audit search fold every this many ms (0: off; dispatcher passes fold as well). */
     auditSearchFoldIntervalMs: e.AUDIT_SEARCH_FOLD_INTERVAL_MS,
+    /** How long a receiver has to answer one delivery. */
     webhookTimeoutMs: e.WEBHOOK_TIMEOUT_MS,
+    /** Deliver to loopback and private addresses (tests, a receiver on the same network); refused by default. */
     webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE === '1',
     cronManagerPort: e.CRON_MANAGER_PORT,
     logLevel: e.LOG_LEVEL,
     taskServerUrl: e.TASK_SERVER_URL,
     mcpMutations: e.RUNTIME_MCP_MUTATIONS === '1',
+    /** JSON price table used to price usage reported without a cost (infra/costs/model-prices.ts). */
     modelPricesFile: e.MODEL_PRICES_FILE ? path.resolve(e.MODEL_PRICES_FILE) : undefined,
+    /** Opening a database connection or waiting for a pooled one (infra/db/pg-db.ts). */
     dbConnectTimeoutMs: e.DB_CONNECT_TIMEOUT_MS,
+    /** Each statement's limit, a hung server included; 0 means none. Migrations run without it. */
     dbStatementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS,
+    /** Repeated statements sent as named prepared statements (infra/db/pg-db.ts StatementNames). */
     dbPreparedStatements: e.DB_PREPARED_STATEMENTS === '1',
+    /** The lease of a task claim that names none. */
     taskLeaseSeconds: e.TASK_LEASE_SECONDS,
+    /** Live runs the whole fleet may hold at once; undefined: no fleet cap. */
     dispatchMaxInFlight: e.DISPATCH_MAX_IN_FLIGHT,
+    /** A browser front end's static files, served by the runner at `/` (infra/http/static-ui.ts). */
     uiDir: e.DASHBOARD_UI_DIR ? path.resolve(e.DASHBOARD_UI_DIR) : undefined,
   };
 }
