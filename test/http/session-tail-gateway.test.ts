@@ -30,7 +30,7 @@ afterAll(async () => {
 });
 
 const userMessage = (text: string, seq: number) => ({ role: 'user', content: [{ type: 'text', text }], timestamp: 1_793_600_000_000 + seq, __openclaw: { id: `tail-${seq}`, seq } });
-type TranscriptEvent = { line: number; role: string | null; text?: string };
+type TranscriptEvent = { line: number; role: string | null; preview?: string };
 
 async function totalLines(): Promise<number> {
   const res = await app.http('GET', `/api/rt/sessions/${SESSION}/events?limit=1`);
@@ -52,7 +52,7 @@ describe('a live tail of a session through the gateway', () => {
 
     gateway.appendMessage(userMessage('a message added while the tail is open', 1));
     await tail.waitFor((e) => e.id === String(total + 1));
-    expect(tail.events.at(-1)!.data).toMatchObject({ line: total + 1, kind: 'message', role: 'user', text: 'a message added while the tail is open' });
+    expect(tail.events.at(-1)!.data).toMatchObject({ line: total + 1, role: 'user', preview: 'a message added while the tail is open' });
     // one frame, one re-read of the history (a JSON read: the stream is only the signal)
     expect(gateway.requests.filter((r) => r.path.endsWith('/history')).length).toBeGreaterThan(historyReads);
     expect(gateway.requests.every((r) => r.authorized)).toBe(true);
@@ -75,7 +75,7 @@ describe('a live tail of a session through the gateway', () => {
     await tail.opened;
     gateway.appendMessage(userMessage('seen by a re-read', 2));
     await tail.waitFor((e) => e.id === String(total + 1), 10_000);
-    expect((tail.events.at(-1)!.data as TranscriptEvent).text).toBe('seen by a re-read');
+    expect((tail.events.at(-1)!.data as TranscriptEvent).preview).toBe('seen by a re-read');
     expect(gateway.openStreams).toBe(0);
   });
 

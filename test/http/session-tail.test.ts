@@ -37,7 +37,7 @@ function track<T extends { close(): void }>(stream: T): T {
 }
 
 const tailUrl = (query = '', sessionId = 'sess-main-1') => `${server.url}/api/rt/sessions/${sessionId}/tail${query}`;
-type TranscriptEvent = { line: number; kind: string; role: string | null; text?: string; [key: string]: unknown };
+type TranscriptEvent = { line: number; kind: string; role: string | null; preview?: string; [key: string]: unknown };
 let appended = 0;
 
 /** Appends a user message line; returns its text. */
@@ -69,10 +69,10 @@ describe('a live tail of a session transcript (files)', () => {
     await tail.waitFor((e) => e.id === String(before + 2));
     const lines = tail.events.map((e) => e.data as TranscriptEvent);
     expect(lines.map((e) => e.line)).toEqual([...Array(before - INITIAL_LINES).keys()].map((i) => INITIAL_LINES + 1 + i).concat(before + 1, before + 2));
-    expect(lines.slice(-2).map((e) => e.text)).toEqual([first, second]);
+    expect(lines.slice(-2).map((e) => e.preview)).toEqual([first, second]);
     const third = appendMessage();
     await tail.waitFor((e) => e.id === String(before + 3));
-    expect((tail.events.at(-1)!.data as TranscriptEvent).text).toBe(third);
+    expect((tail.events.at(-1)!.data as TranscriptEvent).preview).toBe(third);
     // what the tail sent is what the page answers for those lines
     const page = await app.http('GET', `/api/rt/sessions/sess-main-1/events?afterLine=${before}`);
     expect(tail.events.slice(-3).map((e) => e.data)).toEqual(page.body.events);
@@ -84,7 +84,7 @@ describe('a live tail of a session transcript (files)', () => {
     const tail = track(watch(tailUrl('?afterLine=0'), ['transcript'], { lastEventId: String(total - 1) }));
     await tail.opened;
     await tail.waitFor(() => tail.events.length >= 1);
-    expect(tail.events[0]).toMatchObject({ id: String(total), data: { line: total, role: 'user', text } });
+    expect(tail.events[0]).toMatchObject({ id: String(total), data: { line: total, role: 'user', preview: text } });
   });
 
   it('holds back a line the runtime is half-way through writing, and sends it whole', async () => {
@@ -99,8 +99,8 @@ describe('a live tail of a session transcript (files)', () => {
     const text = appendMessage();
     await tail.waitFor((e) => e.id === String(total + 2));
     expect(tail.events.map((e) => e.data)).toEqual([
-      expect.objectContaining({ line: total + 1, kind: 'message', role: 'assistant', text: 'written in two parts' }),
-      expect.objectContaining({ line: total + 2, role: 'user', text }),
+      expect.objectContaining({ line: total + 1, role: 'assistant', preview: 'written in two parts' }),
+      expect.objectContaining({ line: total + 2, role: 'user', preview: text }),
     ]);
   });
 
