@@ -128,17 +128,38 @@ export function gatewaySessions(options: GatewaySessionsOptions): RuntimeStateFi
   async function followHistory(key: string, signal: AbortSignal, onChange: () => void): Promise<'ended' | 'not-streamed'> {
     const headers: Record<string, string> = { accept: 'text/event-stream' };
     if (options.token) headers.authorization = `Bearer ${options.token}`;
-    const res = await fetch(`${base}/sessions/${encodeURIComponent(key)}/history`, { headers, signal, redirect: 'error' });
-    if (res.status !== 200 || !(res.headers.get('content-type') ?? '').startsWith('text/event-stream') || !res.body) {
-      await res.body?.cancel().catch(() => undefined);
-      return res.status === 200 ? 'not-streamed' : 'ended';
+    // a gateway that takes the connection and never answers is given up on like any other call;
+    // once the stream answered, it may stay quiet for as long as the session does
+    const request = new AbortController();
+    const stop = () => request.abort();
+    signal.addEventListener('abort', stop, { once: true });
+    try {
+      const giveUp = setTimeout(stop, options.timeoutMs);
+      let res: Response;
+      try {
+        res = await fetch(`${base}/sessions/${encodeURIComponent(key)}/history`, { headers, signal: request.signal, redirect: 'error' });
+      } finally {
+        clearTimeout(giveUp);
+      }
+      if (res.status !== 200 || !(res.headers.get('content-type') ?? '').startsWith('text/event-stream') || !res.body) {
+        await res.body?.cancel().catch(() => undefined);
+        return res.status === 200 ? 'not-streamed' : 'ended';
+      }
+      return await readFrames(res.body, bodyMax, onChange);
+    } finally {
+      signal.removeEventListener('abort', stop);
     }
-    const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+  }
+
+  /** Calls onChange after each chunk that completed a `history` or `message` frame; resolves when the stream ends. */
+  async function readFrames(body: ReadableStream<Uint8Array>, max: number, onChange: () => void): Promise<'ended'> {
+    const reader = body.getReader();
+    const decoder = new TextDecoder();
     let pending = '';
     for (;;) {
       const { done, value } = await reader.read();
       if (done) return 'ended';
-      pending += value.replace(/\r\n?/g, '\n');
+      pending += decoder.decode(value, { stream: true }).replace(/\r\n?/g, '\n');
       let end: number;
       let changed = false;
       while ((end = pending.indexOf('\n\n')) >= 0) {
@@ -148,7 +169,7 @@ export function gatewaySessions(options: GatewaySessionsOptions): RuntimeStateFi
         if (/^(event|data):/m.test(frame)) changed = true;
       }
       // a frame never waits whole in memory beyond the body cap
-      if (pending.length > bodyMax) return 'ended';
+      if (pending.length > max) return 'ended';
       if (changed) onChange();
     }
   }
@@ -166,12 +187,20 @@ export function gatewaySessions(options: GatewaySessionsOptions): RuntimeStateFi
       let retryMs = FOLLOW_RETRY_MS;
       while (!controller.signal.aborted) {
         let outcome: 'ended' | 'not-streamed' = 'ended';
+        let heard = false;
         try {
           const key = await keyOf(agentId, sessionId);
-          if (key) outcome = await followHistory(key, controller.signal, onChange);
+          if (key) {
+            outcome = await followHistory(key, controller.signal, () => {
+              heard = true;
+              onChange();
+            });
+          }
         } catch {
           outcome = 'ended';
         }
+        // a stream that carried frames was healthy: its successor starts from the shortest wait
+        if (heard) retryMs = FOLLOW_RETRY_MS;
         if (controller.signal.aborted) return;
         // what was written while the stream was down is read now
         onChange();
