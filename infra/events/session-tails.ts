@@ -26,9 +26,29 @@ interface OpenTail {
   res: http.ServerResponse;
 }
 
+/** A page's frames, built once for every tail that is sent it. */
+const framesOfPage = new WeakMap<SessionTailPage, string>();
+
 /** One frame per event: the id is its transcript line, the data the event as GET …/events answers it. */
 function transcriptFrames(page: SessionTailPage): string {
-  return page.events.map((event) => `id: ${event.line}\nevent: transcript\ndata: ${JSON.stringify(event)}\n\n`).join('');
+  let text = framesOfPage.get(page);
+  if (text === undefined) {
+    text = page.events.map((event) => `id: ${event.line}\nevent: transcript\ndata: ${JSON.stringify(event)}\n\n`).join('');
+    framesOfPage.set(page, text);
+  }
+  return text;
+}
+
+/**
+ * One transcript followed for every tail of it: a single watch on the runtime, a count of the
+ * changes it reported, and the reads in flight by cursor. A read is shared only by tails woken by
+ * the same change or an earlier one (it started after that change was reported, so it sees it).
+ */
+interface FollowedTranscript {
+  watch: TranscriptWatch;
+  changes: number;
+  wakers: Set<() => void>;
+  reads: Map<number, { changes: number; page: Promise<SessionTailPage> }>;
 }
 
 /**
@@ -41,6 +61,7 @@ function transcriptFrames(page: SessionTailPage): string {
  */
 export class SessionTails {
   private readonly open = new Set<OpenTail>();
+  private readonly followed = new Map<string, FollowedTranscript>();
 
   constructor(
     private readonly ctx: Pick<AppContext, 'deps'>,
@@ -49,6 +70,58 @@ export class SessionTails {
 
   get size(): number {
     return this.open.size;
+  }
+
+  /** Follows the transcript for one more tail; the returned watch's stop lets go of it (the last one stops the runtime's watch). */
+  private followTranscript(start: SessionTailStart, wake: () => void): TranscriptWatch {
+    const key = `${start.agentId}/${start.sessionId}`;
+    let followed = this.followed.get(key);
+    if (!followed) {
+      const entry: FollowedTranscript = { watch: { stop() {} }, changes: 0, wakers: new Set(), reads: new Map() };
+      const changed = () => {
+        entry.changes++;
+        for (const waker of entry.wakers) waker();
+      };
+      const files = this.ctx.deps.runtime.files;
+      if (files?.watchTranscript) {
+        entry.watch = files.watchTranscript(start.agentId, start.sessionId, changed);
+      } else {
+        const timer = setInterval(changed, UNWATCHED_REREAD_MS);
+        timer.unref();
+        entry.watch = { stop: () => clearInterval(timer) };
+      }
+      followed = entry;
+      this.followed.set(key, entry);
+    }
+    const entry = followed;
+    entry.wakers.add(wake);
+    // reads already in flight may predate what this tail's first read saw: it shares none of them
+    entry.changes++;
+    return {
+      stop: () => {
+        entry.wakers.delete(wake);
+        if (entry.wakers.size === 0 && this.followed.get(key) === entry) {
+          this.followed.delete(key);
+          entry.watch.stop();
+        }
+      },
+    };
+  }
+
+  /** The page after `cursor`, shared with the tails of the same transcript that ask for it after the same change. */
+  private readAfter(start: SessionTailStart, cursor: number): Promise<SessionTailPage> {
+    const entry = this.followed.get(`${start.agentId}/${start.sessionId}`);
+    if (!entry) return sessionTailPage(this.ctx.deps, start, cursor);
+    const known = entry.reads.get(cursor);
+    if (known && known.changes === entry.changes) return known.page;
+    const page = sessionTailPage(this.ctx.deps, start, cursor);
+    const read = { changes: entry.changes, page };
+    entry.reads.set(cursor, read);
+    const forget = () => {
+      if (entry.reads.get(cursor) === read) entry.reads.delete(cursor);
+    };
+    page.then(forget, forget);
+    return page;
   }
 
   async serve(req: http.IncomingMessage, res: http.ServerResponse, request: SessionTailRequest, settings: StreamSettings): Promise<void> {
@@ -104,7 +177,7 @@ export class SessionTails {
     let reading = false;
     let again = false;
     /** Reads and sends what follows the cursor; one read at a time, a change during it asks for one more. */
-    const follow = async (page?: SessionTailPage): Promise<void> => {
+    const sendNew = async (page?: SessionTailPage): Promise<void> => {
       if (reading) {
         again = true;
         return;
@@ -113,7 +186,7 @@ export class SessionTails {
       try {
         do {
           again = false;
-          let next = page ?? (await sessionTailPage(this.ctx.deps, start, cursor));
+          let next = page ?? (await this.readAfter(start, cursor));
           page = undefined;
           for (;;) {
             if (client.isClosed) return;
@@ -121,7 +194,7 @@ export class SessionTails {
             if (next.events.length > 0) await client.writePaced(transcriptFrames(next));
             cursor = Math.max(cursor, next.nextAfterLine);
             if (!next.hasMore) break;
-            next = await sessionTailPage(this.ctx.deps, start, cursor);
+            next = await this.readAfter(start, cursor);
           }
         } while (again && !client.isClosed);
       } catch (err) {
@@ -137,19 +210,11 @@ export class SessionTails {
       }
     };
 
-    const wake = () => void follow();
-    const files = this.ctx.deps.runtime.files;
-    if (files?.watchTranscript) {
-      tail.watch = files.watchTranscript(start.agentId, start.sessionId, wake);
-    } else {
-      const timer = setInterval(wake, UNWATCHED_REREAD_MS);
-      timer.unref();
-      tail.watch = { stop: () => clearInterval(timer) };
-    }
     if (client.isClosed) return release();
-    await follow(first);
+    tail.watch = this.followTranscript(start, () => void sendNew());
+    await sendNew(first);
     // lines written between the first read and the watch's start
-    wake();
+    void sendNew();
   }
 
   /** Ends every tail cleanly (the terminating chunk is sent). */

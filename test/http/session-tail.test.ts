@@ -87,6 +87,23 @@ describe('a live tail of a session transcript (files)', () => {
     expect(tail.events[0]).toMatchObject({ id: String(total), data: { line: total, role: 'user', preview: text } });
   });
 
+  it('tails of one transcript at different cursors each get every new line, and one leaving does not stop the other', async () => {
+    const total = Number((await app.http('GET', '/api/rt/sessions/sess-main-1/events')).body.totalLines);
+    const near = track(watch(tailUrl(`?afterLine=${total}`), ['transcript']));
+    const far = track(watch(tailUrl(`?afterLine=${total - 2}`), ['transcript']));
+    await Promise.all([near.opened, far.opened]);
+    await far.waitFor((e) => e.id === String(total));
+    const first = appendMessage();
+    await Promise.all([near.waitFor((e) => e.id === String(total + 1)), far.waitFor((e) => e.id === String(total + 1))]);
+    near.close();
+    await waitUntil(() => server.streams.stats().sessionTails === 1, 'the nearer tail to close');
+    const second = appendMessage();
+    await far.waitFor((e) => e.id === String(total + 2));
+    expect(near.events.map((e) => (e.data as TranscriptEvent).preview)).toEqual([first]);
+    expect(far.events.map((e) => Number(e.id))).toEqual([total - 1, total, total + 1, total + 2]);
+    expect(far.events.slice(-2).map((e) => (e.data as TranscriptEvent).preview)).toEqual([first, second]);
+  });
+
   it('holds back a line the runtime is half-way through writing, and sends it whole', async () => {
     const total = Number((await app.http('GET', '/api/rt/sessions/sess-main-1/events')).body.totalLines);
     const whole = JSON.stringify({ type: 'message', timestamp: '2026-11-01T12:01:00Z', message: { role: 'assistant', content: [{ type: 'text', text: 'written in two parts' }] } });
