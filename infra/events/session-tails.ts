@@ -57,7 +57,8 @@ interface FollowedTranscript {
  * each new one as the transcript grows. Growth is learnt from the runtime adapter's watch (fs.watch
  * on the transcript file, or the gateway's streaming history) and read through the session reader,
  * so a tail's frames are exactly what GET /api/rt/sessions/:sessionId/events answers. Counted apart
- * from the event streams (SSE_MAX_SESSION_TAILS): each holds a watch on the runtime.
+ * from the event streams (SSE_MAX_SESSION_TAILS): they hold watches on the runtime (one per
+ * transcript followed, shared by its tails) and read it, which the event streams do not.
  */
 export class SessionTails {
   private readonly open = new Set<OpenTail>();
