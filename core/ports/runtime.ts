@@ -61,6 +61,18 @@ export interface RuntimeStateFiles {
    * the stream (openTranscript) on every request. Undefined when the transcript is absent.
    */
   indexTranscript?<State>(agentId: string, sessionId: string, indexer: TranscriptIndexer<State>): Promise<IndexedTranscript<State> | undefined>;
+  /**
+   * Calls `onChange` whenever the transcript may have grown, until the returned stop is called: a
+   * hint only (the reader re-reads after its cursor), so a spurious call costs one read and a missed
+   * one is made up by the adapter's bounded fallback re-read. Optional: without it a tail re-reads
+   * at the fallback pace alone.
+   */
+  watchTranscript?(agentId: string, sessionId: string, onChange: () => void): TranscriptWatch;
+}
+
+/** A transcript watch: `stop` releases what the adapter holds for it (a file watcher, a connection, a timer). */
+export interface TranscriptWatch {
+  stop(): void;
 }
 
 /** What the core keeps about a transcript, built in one pass over its lines. */

@@ -33,8 +33,8 @@ const cappedCount = (fallback: number, max: number) =>
     .pipe(z.number().min(1, 'must be at least 1'))
     .transform((n) => Math.min(n, max))
     .default(fallback);
-const lineCursor = z.string().regex(/^\d+$/, 'must be a whole number of 0 or more').transform(Number).pipe(z.number().max(Number.MAX_SAFE_INTEGER, 'too large')).default(0);
-const agentParam = fileNameIdSchema.default('main');
+export const lineCursor = z.string().regex(/^\d+$/, 'must be a whole number of 0 or more').transform(Number).pipe(z.number().max(Number.MAX_SAFE_INTEGER, 'too large')).default(0);
+export const agentParam = fileNameIdSchema.default('main');
 const booleanParam = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1').default(false);
 
 // ---------------------------------------------------------------------------------------------

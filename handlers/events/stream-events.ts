@@ -1,9 +1,10 @@
 import { httpHandler, json } from '../middleware/http-handler';
 
 /**
- * GET /api/events and GET /api/events/stream, when reached as a plain handler (a Lambda, or a
- * runner started without streams): Server-Sent Events need a long-lived process, so they are
- * served by the local runner (infra/events/event-streams.ts) and this only says so.
+ * GET /api/events, GET /api/events/stream and GET /api/rt/sessions/:sessionId/tail, when reached as
+ * a plain handler (a Lambda, or a runner started without streams): Server-Sent Events need a
+ * long-lived process, so they are served by the local runner (infra/events/event-streams.ts,
+ * session-tails.ts) and this only says so.
  */
 export const handler = httpHandler(async (event) =>
   json(404, {

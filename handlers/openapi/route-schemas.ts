@@ -95,6 +95,7 @@ import { livenessEntrySchema } from '../../core/agents/liveness';
 import { snapshotListEntrySchema } from '../../core/snapshots/manifest';
 import { blockerSchema } from '../../core/workflows/blockers';
 import { activeSessionSchema } from '../../core/workflows/sessions';
+import { sessionTailQuerySchema } from '../../core/runtime/session-tail';
 import { auditQuerySchema } from '../../core/audit/list-audit';
 import { telemetrySchema } from '../../core/workflows/instrumentation';
 import { createBudgetSchema, updateBudgetSchema } from '../../core/budgets/budget';
@@ -157,6 +158,7 @@ export const routeSchemas: Readonly<Record<string, RouteSchemas>> = {
   'GET /api/metrics': { contentType: 'text/plain' },
   'GET /api/events': { contentType: 'text/event-stream' },
   'GET /api/events/stream': { contentType: 'text/event-stream' },
+  'GET /api/rt/sessions/{sessionId}/tail': { query: sessionTailQuerySchema, contentType: 'text/event-stream' },
   'GET /api/projects': { query: listProjectsQuerySchema, response: projectSchema.array() },
   'POST /api/projects': { body: createProjectSchema, response: projectWithWorkflowSchema, success: [201] },
   'GET /api/workflow-templates': { response: z.object({ templates: z.array(workflowTemplateSchema) }) },

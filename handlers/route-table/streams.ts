@@ -7,4 +7,6 @@ import type { Route } from './route';
 export const streamRoutes: readonly Route[] = [
   { method: 'GET', path: '/api/events', handler: 'events/stream-events', runnerOnly: true },
   { method: 'GET', path: '/api/events/stream', handler: 'events/stream-events', runnerOnly: true },
+  // a runtime session's transcript as it grows (infra/events/session-tails.ts)
+  { method: 'GET', path: '/api/rt/sessions/:sessionId/tail', handler: 'events/stream-events', runnerOnly: true },
 ];

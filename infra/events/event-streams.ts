@@ -8,7 +8,8 @@ import type { AppContext } from '../app-context';
 import { logger } from '../logger';
 import { OutboxListener } from './outbox-listener';
 import { outboxHorizon, pruneOutbox, readOutboxAfter, type OutboxEvent } from './outbox-store';
-import { FrameBatch, StreamClient, type DropReason } from './stream-client';
+import { SESSION_TAIL_PATH, SessionTails } from './session-tails';
+import { FrameBatch, sendJson, StreamClient, type DropReason } from './stream-client';
 import { readStreamSettings, STREAM_SETTING_DEFAULTS, type StreamSettings } from './stream-settings';
 
 /** Spec 01 Events: /api/events carries channel `events`; the bridge-fed stream carries both. */
@@ -41,11 +42,6 @@ const REPLAY_PAGE = 500;
 const SHUTDOWN_GRACE_MS = 2_000;
 
 
-function sendJson(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { ...CORS_HEADERS, 'content-type': 'application/json; charset=utf-8', ...headers });
-  res.end(JSON.stringify(body));
-}
-
 /** Last-Event-ID as an outbox id; anything else is a position this server cannot place. */
 function parseLastEventId(value: string | string[] | undefined): number | 'none' | 'unknown' {
   const raw = Array.isArray(value) ? value[0] : value;
@@ -54,10 +50,12 @@ function parseLastEventId(value: string | string[] | undefined): number | 'none'
 }
 
 export interface StreamRequest {
-  /** The route-table path of the stream (`/api/events` or `/api/events/stream`). */
+  /** The route-table path of the stream (`/api/events`, `/api/events/stream`, or a session's tail). */
   path: string;
   url: URL;
   requestId: string;
+  /** The route's decoded path parameters (a tail's sessionId). */
+  pathParameters?: Record<string, string>;
 }
 
 /**
@@ -69,6 +67,7 @@ export class EventStreams {
   private readonly options: typeof DEFAULTS;
   private readonly clients = new Set<StreamClient>();
   private readonly listener: OutboxListener;
+  private readonly tails: SessionTails;
   private pruneTimer: NodeJS.Timeout | undefined;
   private started: Promise<void> | undefined;
   private markStarted!: () => void;
@@ -81,6 +80,7 @@ export class EventStreams {
     options: EventStreamsOptions = {},
   ) {
     this.options = { ...DEFAULTS, ...options };
+    this.tails = new SessionTails(ctx, { retryMs: this.options.retryMs, maxBufferedBytes: this.options.maxBufferedBytes });
     this.listener = new OutboxListener({
       connectionString: () => this.ctx.database()?.pool.options.connectionString,
       onEvents: (events) => this.fanOut(events),
@@ -111,7 +111,10 @@ export class EventStreams {
   async endAll(): Promise<void> {
     this.closing = true;
     const open = [...this.clients];
-    const ended = Promise.all(open.map((c) => new Promise<void>((resolve) => (c.res.writableFinished || c.res.destroyed ? resolve() : c.res.once('close', () => resolve())))));
+    const ended = Promise.all([
+      ...open.map((c) => new Promise<void>((resolve) => (c.res.writableFinished || c.res.destroyed ? resolve() : c.res.once('close', () => resolve())))),
+      ...this.tails.endAll(),
+    ]);
     for (const client of open) client.drop('shutdown');
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([ended, new Promise<void>((resolve) => (timer = setTimeout(resolve, SHUTDOWN_GRACE_MS)))]);
@@ -119,10 +122,10 @@ export class EventStreams {
     for (const client of open) if (!client.res.destroyed) client.res.destroy();
   }
 
-  stats(): { clients: number; dropped: number; listening: boolean; cursor: number | undefined; slowestPosition: number | undefined } {
+  stats(): { clients: number; dropped: number; listening: boolean; cursor: number | undefined; slowestPosition: number | undefined; sessionTails: number } {
     let slowest: number | undefined;
     for (const client of this.clients) slowest = slowest === undefined ? client.lastSentId : Math.min(slowest, client.lastSentId);
-    return { clients: this.clients.size, dropped: this.dropped, listening: this.listener.isConnected, cursor: this.listener.cursor, slowestPosition: slowest };
+    return { clients: this.clients.size, dropped: this.dropped, listening: this.listener.isConnected, cursor: this.listener.cursor, slowestPosition: slowest, sessionTails: this.tails.size };
   }
 
   /** Deletes outbox rows older than the retention; returns how many. */
@@ -141,8 +144,9 @@ export class EventStreams {
   /** Serves GET /api/events and GET /api/events/stream (the runner hands requests over as they are). */
   async serve(req: http.IncomingMessage, res: http.ServerResponse, request: StreamRequest): Promise<void> {
     req.resume();
+    const tail = request.path === SESSION_TAIL_PATH;
     const channels = channelsByStreamPath[request.path];
-    if (!channels) return sendJson(res, 404, { error: `no stream at ${request.path}`, code: 'not_found' });
+    if (!channels && !tail) return sendJson(res, 404, { error: `no stream at ${request.path}`, code: 'not_found' });
     if (this.closing) return sendJson(res, 503, { error: 'the server is shutting down', code: 'shutting_down' }, { 'retry-after': '5' });
     const access = this.access(req, request.url);
     if (access === 'agent') {
@@ -157,8 +161,9 @@ export class EventStreams {
     } catch {
       settings = { ...STREAM_SETTING_DEFAULTS };
     }
+    if (tail) return this.tails.serve(req, res, { url: request.url, requestId: request.requestId, pathParameters: request.pathParameters ?? {} }, settings);
     await this.startGate;
-    if (res.destroyed) return;
+    if (res.destroyed || !channels) return;
     if (this.clients.size >= settings.maxClients) {
       logger().warn('stream refused: client limit reached', { path: request.path, limit: settings.maxClients });
       return sendJson(

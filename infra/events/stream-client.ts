@@ -1,6 +1,14 @@
 import type http from 'node:http';
 import type { EventChannel } from '../../core/ports';
 import type { OutboxEvent } from './outbox-store';
+import { CORS_HEADERS } from '../../handlers/middleware/cors';
+
+/** A JSON answer instead of a stream (a refusal before the stream opens). */
+export function sendJson(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  if (res.headersSent || res.destroyed) return;
+  res.writeHead(status, { ...CORS_HEADERS, 'content-type': 'application/json; charset=utf-8', ...headers });
+  res.end(JSON.stringify(body));
+}
 
 /** One SSE frame: `id`, `event`, `data` lines (the payload is single-line JSON text from jsonb). */
 export function eventFrame(event: Pick<OutboxEvent, 'id' | 'name' | 'payload'>): string {

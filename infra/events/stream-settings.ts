@@ -5,12 +5,14 @@ import type { Storage } from '../../core/ports';
 export interface StreamSettings {
   maxClients: number;
   heartbeatIntervalMs: number;
+  /** Live tails of runtime sessions (GET /api/rt/sessions/:sessionId/tail), counted apart from the event streams. */
+  maxSessionTails: number;
 }
 
 /** Used when the settings table has no valid row for the key (documented in docs/events.md). */
-export const STREAM_SETTING_DEFAULTS: StreamSettings = { maxClients: 100, heartbeatIntervalMs: 30_000 };
+export const STREAM_SETTING_DEFAULTS: StreamSettings = { maxClients: 100, heartbeatIntervalMs: 30_000, maxSessionTails: 20 };
 
-const keys = { maxClients: 'SSE_MAX_CLIENTS', heartbeatIntervalMs: 'SSE_HEARTBEAT_INTERVAL' } as const;
+const keys = { maxClients: 'SSE_MAX_CLIENTS', heartbeatIntervalMs: 'SSE_HEARTBEAT_INTERVAL', maxSessionTails: 'SSE_MAX_SESSION_TAILS' } as const;
 
 /** A stored value as the catalog types it; numbers saved as text ("200") count too. */
 function valid(key: string, value: unknown): number | undefined {
@@ -20,7 +22,7 @@ function valid(key: string, value: unknown): number | undefined {
 }
 
 /**
- * SSE_MAX_CLIENTS and SSE_HEARTBEAT_INTERVAL from the settings table: the row when present and
+ * SSE_MAX_CLIENTS, SSE_HEARTBEAT_INTERVAL and SSE_MAX_SESSION_TAILS from the settings table: the row when present and
  * valid for the catalog's schema, else the default. Without a database, the defaults.
  */
 export async function readStreamSettings(storage: Storage): Promise<StreamSettings> {
@@ -32,5 +34,6 @@ export async function readStreamSettings(storage: Storage): Promise<StreamSettin
   return {
     maxClients: valid(keys.maxClients, stored.get(keys.maxClients)) ?? STREAM_SETTING_DEFAULTS.maxClients,
     heartbeatIntervalMs: valid(keys.heartbeatIntervalMs, stored.get(keys.heartbeatIntervalMs)) ?? STREAM_SETTING_DEFAULTS.heartbeatIntervalMs,
+    maxSessionTails: valid(keys.maxSessionTails, stored.get(keys.maxSessionTails)) ?? STREAM_SETTING_DEFAULTS.maxSessionTails,
   };
 }

@@ -160,7 +160,7 @@ function carriesBody(req: http.IncomingMessage): boolean {
 
 /** Serves the runnerOnly stream routes (infra/events/event-streams.ts); it authenticates and logs them itself. */
 export interface StreamServer {
-  serve(req: http.IncomingMessage, res: http.ServerResponse, request: { path: string; url: URL; requestId: string }): Promise<void>;
+  serve(req: http.IncomingMessage, res: http.ServerResponse, request: { path: string; url: URL; requestId: string; pathParameters: Record<string, string> }): Promise<void>;
   /** Ends open streams so that close() can finish. */
   endAll(): Promise<void>;
 }
@@ -235,7 +235,7 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
         refuseBeforeBody(req, res, 405, { allow: 'GET', 'x-request-id': requestId }, { error: 'a stream is opened with GET', code: 'method_not_allowed' });
         return;
       }
-      await options.streams.serve(req, res, { path: match.route.path, url, requestId });
+      await options.streams.serve(req, res, { path: match.route.path, url, requestId, pathParameters: match.pathParameters });
       return;
     }
     // the token is checked before any of the body is read: a caller without one gets 401, whatever it sends

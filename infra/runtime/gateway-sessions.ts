@@ -1,5 +1,5 @@
 import { RuntimeCallError } from '../../core/errors';
-import type { RuntimeStateFiles, TranscriptStream } from '../../core/ports/runtime';
+import type { RuntimeStateFiles, TranscriptStream, TranscriptWatch } from '../../core/ports/runtime';
 import { gatewaySessionRows, sessionIndexOfRows, transcriptLinesOfHistory, type GatewaySessionRow } from '../../core/runtime/gateway-history';
 import { isRecord } from '../../core/runtime/payload';
 import { logger } from '../logger';
@@ -10,6 +10,11 @@ export const GATEWAY_BODY_MAX_BYTES = 64 * 1024 * 1024;
 const LIST_PAGE = 100;
 /** Pages of a session list read at most: 10,000 sessions. */
 const LIST_MAX_PAGES = 100;
+/** A followed history whose stream broke is opened again after this, doubling up to the maximum. */
+const FOLLOW_RETRY_MS = 1_000;
+const FOLLOW_RETRY_MAX_MS = 30_000;
+/** A gateway whose history route does not stream is re-read this often while a tail follows it. */
+export const GATEWAY_HISTORY_REREAD_MS = 2_000;
 
 export interface GatewaySessionsOptions {
   /** http(s) base of the gateway (its WebSocket URL is turned into this by infra/config.ts). */
@@ -112,8 +117,117 @@ export function gatewaySessions(options: GatewaySessionsOptions): RuntimeStateFi
     return (await listSessions(agentId)).find((row) => row.sessionId === sessionId && (row.agentId ?? agentId) === agentId)?.key;
   }
 
+  /**
+   * Follows a session's history through the SSE variant of the history route (`Accept:
+   * text/event-stream`: a `history` frame when it opens, a `message` frame per new message, a
+   * `history` frame again when the runtime rewrote what it had sent). Each frame only says "changed":
+   * the reader then re-reads the JSON history after its cursor, so line numbers come from one place.
+   * Resolves 'ended' when the stream ended or broke, 'not-streamed' when the gateway answered
+   * something else (an older gateway, a proxy that buffers).
+   */
+  async function followHistory(key: string, signal: AbortSignal, onChange: () => void): Promise<'ended' | 'not-streamed'> {
+    const headers: Record<string, string> = { accept: 'text/event-stream' };
+    if (options.token) headers.authorization = `Bearer ${options.token}`;
+    // a gateway that takes the connection and never answers is given up on like any other call;
+    // once the stream answered, it may stay quiet for as long as the session does
+    const request = new AbortController();
+    const stop = () => request.abort();
+    signal.addEventListener('abort', stop, { once: true });
+    try {
+      const giveUp = setTimeout(stop, options.timeoutMs);
+      let res: Response;
+      try {
+        res = await fetch(`${base}/sessions/${encodeURIComponent(key)}/history`, { headers, signal: request.signal, redirect: 'error' });
+      } finally {
+        clearTimeout(giveUp);
+      }
+      if (res.status !== 200 || !(res.headers.get('content-type') ?? '').startsWith('text/event-stream') || !res.body) {
+        await res.body?.cancel().catch(() => undefined);
+        return res.status === 200 ? 'not-streamed' : 'ended';
+      }
+      return await readFrames(res.body, bodyMax, onChange);
+    } finally {
+      signal.removeEventListener('abort', stop);
+    }
+  }
+
+  /** Calls onChange after each chunk that completed a `history` or `message` frame; resolves when the stream ends. */
+  async function readFrames(body: ReadableStream<Uint8Array>, max: number, onChange: () => void): Promise<'ended'> {
+    const reader = body.getReader();
+    const decoder = new TextDecoder();
+    let pending = '';
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return 'ended';
+      pending += decoder.decode(value, { stream: true }).replace(/\r\n?/g, '\n');
+      let end: number;
+      let changed = false;
+      while ((end = pending.indexOf('\n\n')) >= 0) {
+        const frame = pending.slice(0, end);
+        pending = pending.slice(end + 2);
+        // comments (`: keepalive`) and `retry:` lines carry no news
+        if (/^(event|data):/m.test(frame)) changed = true;
+      }
+      // a frame never waits whole in memory beyond the body cap
+      if (pending.length > max) return 'ended';
+      if (changed) onChange();
+    }
+  }
+
+  /** Keeps a session's history followed until stopped: the stream, reopened with backoff, or a bounded re-read. */
+  function watchHistory(agentId: string, sessionId: string, onChange: () => void): TranscriptWatch {
+    const controller = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    const pause = (ms: number) =>
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, ms);
+        timer.unref();
+      });
+    void (async () => {
+      let retryMs = FOLLOW_RETRY_MS;
+      while (!controller.signal.aborted) {
+        let outcome: 'ended' | 'not-streamed' = 'ended';
+        let heard = false;
+        try {
+          const key = await keyOf(agentId, sessionId);
+          if (key) {
+            outcome = await followHistory(key, controller.signal, () => {
+              heard = true;
+              onChange();
+            });
+          }
+        } catch {
+          outcome = 'ended';
+        }
+        // a stream that carried frames was healthy: its successor starts from the shortest wait
+        if (heard) retryMs = FOLLOW_RETRY_MS;
+        if (controller.signal.aborted) return;
+        // what was written while the stream was down is read now
+        onChange();
+        if (outcome === 'not-streamed') {
+          logger().info('runtime gateway history does not stream; re-reading it while a tail follows it', { everyMs: GATEWAY_HISTORY_REREAD_MS });
+          while (!controller.signal.aborted) {
+            await pause(GATEWAY_HISTORY_REREAD_MS);
+            if (!controller.signal.aborted) onChange();
+          }
+          return;
+        }
+        await pause(retryMs);
+        retryMs = Math.min(retryMs * 2, FOLLOW_RETRY_MAX_MS);
+      }
+    })();
+    return {
+      stop() {
+        controller.abort();
+        clearTimeout(timer);
+      },
+    };
+  }
+
   return {
     way: 'gateway',
+
+    watchTranscript: watchHistory,
 
     async check() {
       const answer = await request('sessions list', '/tools/invoke', { method: 'POST', body: { tool: 'sessions_list', args: { limit: 1 } } });

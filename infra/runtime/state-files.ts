@@ -1,12 +1,17 @@
-import { createReadStream } from 'node:fs';
+import { createReadStream, watch, type FSWatcher } from 'node:fs';
 import { open, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import type { RuntimeStateFiles, TranscriptStream } from '../../core/ports/runtime';
+import type { RuntimeStateFiles, TranscriptStream, TranscriptWatch } from '../../core/ports/runtime';
 import { fileVersion, transcriptIndexCache } from './transcript-index';
 
 const NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
 const BACKWARD_CHUNK = 64 * 1024;
+/**
+ * A watched transcript is also re-read this often: fs.watch may miss a change (a file replaced by a
+ * rename, a network file system, an exhausted inotify budget), and this bounds how late it is seen.
+ */
+export const TRANSCRIPT_WATCH_FALLBACK_MS = 5_000;
 
 /**
  * Second line of defence behind the core's id validation: a name is one plain path segment,
@@ -110,6 +115,49 @@ export function runtimeStateFiles(stateDir: string, maxBytes: number): RuntimeSt
       const file = pathInside(agentsDir, agentId, 'sessions', `${sessionId}.jsonl`);
       const window = await windowOf(file);
       return window && indexes.index(file, window, indexer);
+    },
+
+    watchTranscript(agentId, sessionId, onChange) {
+      return watchFile(pathInside(agentsDir, agentId, 'sessions', `${sessionId}.jsonl`), onChange);
+    },
+  };
+}
+
+/**
+ * fs.watch on one transcript, plus the fallback re-read. A watcher that fails or sees the file
+ * renamed away is dropped and made again at the next fallback tick (the runtime may have replaced
+ * the file); every tick also calls onChange, so a change fs.watch missed is seen within the tick.
+ */
+function watchFile(file: string, onChange: () => void): TranscriptWatch {
+  let watcher: FSWatcher | undefined;
+  let stopped = false;
+  const unwatch = () => {
+    watcher?.close();
+    watcher = undefined;
+  };
+  const rewatch = () => {
+    if (stopped || watcher) return;
+    try {
+      watcher = watch(file, { persistent: false }, (kind) => {
+        if (kind === 'rename') unwatch();
+        onChange();
+      });
+      watcher.on('error', unwatch);
+    } catch {
+      watcher = undefined;
+    }
+  };
+  rewatch();
+  const fallback = setInterval(() => {
+    rewatch();
+    onChange();
+  }, TRANSCRIPT_WATCH_FALLBACK_MS);
+  fallback.unref();
+  return {
+    stop() {
+      stopped = true;
+      clearInterval(fallback);
+      unwatch();
     },
   };
 }

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { outboxEventBus } from '../../infra/events/outbox-event-bus';
 import { movableClock } from '../support/fakes';
 import { useTestApp } from '../support/use-app';
-import { openRaw, startStreamRunner, watch, type StreamRunner, type WatchedStream } from './stream-support';
+import { openRaw, setStreamSetting, startStreamRunner, waitUntil, watch, type StreamRunner, type WatchedStream } from './stream-support';
 
 const app = useTestApp();
 let server: StreamRunner;
@@ -27,21 +27,7 @@ async function publish(name: string, payload: unknown, channel: 'events' | 'stre
   await outboxEventBus.publish(app.db, { name, payload, channel });
 }
 
-async function setSetting(key: string, value: unknown): Promise<void> {
-  await app.db.query(
-    `INSERT INTO settings (key, value, source, type) VALUES ($1, $2, 'config', 'number')
-     ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`,
-    [key, JSON.stringify(value)],
-  );
-}
-
-async function waitUntil(condition: () => boolean, what: string, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setImmediate(r));
-  }
-}
+const setSetting = (key: string, value: unknown) => setStreamSetting(app, key, value);
 
 describe('GET /api/events and /api/events/stream', () => {
   it('answers with the SSE headers, `: connected` as the first frame, and a retry hint', async () => {

@@ -29,6 +29,24 @@ export async function startStreamRunner(app: TestApp, options: EventStreamsOptio
   };
 }
 
+/** Stores a stream setting (SSE_MAX_CLIENTS, SSE_HEARTBEAT_INTERVAL, …) as PATCH /api/settings would. */
+export async function setStreamSetting(app: TestApp, key: string, value: unknown): Promise<void> {
+  await app.db.query(
+    `INSERT INTO settings (key, value, source, type) VALUES ($1, $2, 'config', 'number')
+     ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`,
+    [key, JSON.stringify(value)],
+  );
+}
+
+/** Resolves once `condition` holds, checked every turn of the event loop; throws after `timeoutMs`. */
+export async function waitUntil(condition: () => boolean, what: string, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setImmediate(r));
+  }
+}
+
 export interface Received {
   id: string;
   name: string;

@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { watch } from '../http/stream-support';
 import { startChild, type Child } from '../support/child-process';
 import { freePort } from '../support/free-port';
 import { createTestDatabase } from '../support/test-app';
@@ -256,6 +257,29 @@ describe.skipIf(missing !== undefined)('the server against OpenClaw 2026.9.6 (re
     expect(linked.status, JSON.stringify(linked.body)).toBe(200);
     expect(linked.body.sessions[0]).toMatchObject({ sessionKey: 'agent:main:main', agentId: 'main', sessionId, deepLink: { view: 'session-replay', params: { sessionId, agentId: 'main' } } });
   }, SLOW);
+
+  it('a live tail: a real agent turn arrives on a tail opened before it, the question and the model\'s reply', async () => {
+    const list = await api('GET', '/api/rt/sessions?agent=main');
+    const sessionId = list.body.sessions.find((s: { key: string }) => s.key === 'agent:main:main').sessionId as string;
+    const before = await api('GET', `/api/rt/sessions/${sessionId}/events?agent=main&limit=1`);
+    expect(before.status, JSON.stringify(before.body)).toBe(200);
+    const from = Number(before.body.totalLines);
+    const tail = watch(`${baseUrl}/api/rt/sessions/${sessionId}/tail?agent=main&afterLine=${from}`, ['transcript'], { headers: { authorization: `Bearer ${TOKEN}` } });
+    try {
+      await tail.opened;
+      const chat = await api('POST', '/api/agent/chat', { message: 'a question seen on the tail', sessionKey: 'agent:main:main' });
+      expect(chat.status, JSON.stringify(chat.body)).toBe(200);
+      const question = await tail.waitFor((e) => String((e.data as { preview?: string }).preview).includes('a question seen on the tail'), 2 * SLOW);
+      const reply = await tail.waitFor((e) => Number(e.id) > Number(question.id) && (e.data as { preview?: string }).preview === REPLY, 2 * SLOW);
+      expect(question.data).toMatchObject({ kind: 'user_message' });
+      expect(reply.data).toMatchObject({ role: 'assistant', assistant: { provider: 'mock', model: 'mock-1' } });
+      // every frame is past the cursor, in line order
+      const lines = tail.events.map((e) => Number(e.id));
+      expect(lines.every((n, i) => n > from && (i === 0 || n >= lines[i - 1]!))).toBe(true);
+    } finally {
+      tail.close();
+    }
+  }, 3 * SLOW);
 
   it('a dispatched run wakes its target agent through its main session', async () => {
     const type = `it-wake-${Date.now()}`;
