@@ -132,9 +132,12 @@ describe.skipIf(missing !== undefined)('the server against OpenClaw 2026.9.6 (re
     await gateway.waitFor(/\[gateway\]\S*\s+\S*ready/, SLOW);
 
     database = await createTestDatabase();
+    // the server is given no gateway variable: as on an operator's machine, it finds the gateway and its
+    // token in the runtime's openclaw.json, and the CLI it starts reads the same file
+    const { OPENCLAW_GATEWAY_URL: _url, OPENCLAW_GATEWAY_TOKEN: _token, ...serverEnv } = env;
     server = startChild(path.join(NODE24_BIN!, 'node'), ['dist/server.js'], {
       env: {
-        ...env,
+        ...serverEnv,
         DATABASE_URL: database.url,
         DATA_DIR: path.join(stateDir, 'server-data'),
         PORT: '0',
