@@ -55,7 +55,9 @@ export function configuredPorts(cfg: Config): Omit<Deps, 'storage' | 'prices'> {
     clock: systemClock,
     ids: randomIds,
     events: outboxEventBus,
-    runtime: cliRuntime({ executable: cfg.runtimeCli, timeoutMs: cfg.runtimeCliTimeoutMs, timeoutsByKind: cfg.runtimeTimeoutsByKind, stateDir: cfg.runtimeStateDir, replayMaxBytes: cfg.sessionReplayMaxBytes, sessions: cfg.runtimeGateway && gatewaySessions({ url: cfg.runtimeGateway.url, token: cfg.runtimeGateway.token, timeoutMs: cfg.runtimeGateway.timeoutMs, replayMaxBytes: cfg.sessionReplayMaxBytes }) }),
+    runtime: cliRuntime({ executable: cfg.runtimeCli, timeoutMs: cfg.runtimeCliTimeoutMs, timeoutsByKind: cfg.runtimeTimeoutsByKind, stateDir: cfg.runtimeStateDir, replayMaxBytes: cfg.sessionReplayMaxBytes, sessions: cfg.runtimeGateway && gatewaySessions({ url: cfg.runtimeGateway.url, token: cfg.runtimeGateway.token, timeoutMs: cfg.runtimeGateway.timeoutMs, replayMaxBytes: cfg.sessionReplayMaxBytes }),
+      // the CLI finds a gateway of its config file itself; one given to this server by variable it is told
+      gateway: cfg.runtimeGateway && cfg.runtimeGateway.source !== 'config file' ? { url: cfg.runtimeGateway.url, token: cfg.runtimeGateway.token } : undefined }),
     snapshots: snapshotStoreFor(cfg),
     generator,
     legacyJobs: legacyJobFiles(legacyJobDir(cfg.dataDir)),

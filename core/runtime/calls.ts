@@ -55,6 +55,8 @@ export const runtimeCalls = {
   cronRun: (jobId: string) => ['cron', 'run', jobId, '--json'],
   cronEnable: (jobId: string) => ['cron', 'enable', jobId, '--json'],
   cronDisable: (jobId: string) => ['cron', 'disable', jobId, '--json'],
+  /** The released runtime's scheduler: `{ok, removed}`; an unknown id exits 1 ("Automation not found"). */
+  cronRemove: (jobId: string) => ['cron', 'rm', jobId, '--json'],
   /**
    * A job of the released runtime's scheduler. Free text goes as `--flag=value`, so a value that
    * starts with a dash is never read as a flag. `--no-deliver`: a job created here reports through

@@ -329,8 +329,13 @@ async function createLegacyJob(deps: Deps, job: ScheduledJobInput) {
   return { success: true, id };
 }
 
-/** DELETE /api/cron/jobs/:id: removes the legacy definition file; 404 when there is none. Audited `deleted`. */
-export async function deleteLegacyJob(deps: Deps, rawId: unknown) {
+/**
+ * DELETE /api/cron/jobs/:id. Steps: 1. validate; 2. require the database (audited); 3. a legacy
+ * definition file of that id is removed, as spec 01 has it; 4. else a job of the released runtime's
+ * scheduler (isReleasedSchedulerList) listed with that id is removed through `cron rm`, since POST
+ * creates its jobs there (a refusal is a 502); 5. else 404. Audited `deleted` either way.
+ */
+export async function deleteScheduledJob(deps: Deps, rawId: unknown) {
   const id = parseJobId(rawId);
   requireDb(deps.storage);
   let removed: boolean;
@@ -339,7 +344,17 @@ export async function deleteLegacyJob(deps: Deps, rawId: unknown) {
   } catch (err) {
     throw new ExecutionFailedError(`job file for ${id} could not be removed: ${(err as Error).message}`, { success: false });
   }
-  if (!removed) throw new NotFoundError(`no legacy job file named ${id}`);
-  await audit(deps, 'deleted', id, undefined, { jobId: id });
-  return { success: true, id };
+  if (removed) {
+    await audit(deps, 'deleted', id, undefined, { jobId: id });
+    return { success: true, id };
+  }
+  const listed = await deps.runtime.run(runtimeCalls.cronList()).catch((err: unknown) => {
+    if (err instanceof RuntimeCallError) return undefined;
+    throw err;
+  });
+  const job = listed && isReleasedSchedulerList(listed) ? arrayField(listed, 'jobs', 'cron list').find((j) => isRecord(j) && j.id === id) : undefined;
+  if (!job) throw new NotFoundError(`no legacy job file and no runtime job named ${id}`);
+  await deps.runtime.run(runtimeCalls.cronRemove(id));
+  await audit(deps, 'deleted', id, undefined, { jobId: id, legacy: false, job });
+  return { success: true, id, legacy: false };
 }

@@ -417,6 +417,8 @@ export const jobRunsSchema = z.object({ jobId: z.string(), runs: z.array(anyObje
 export const jobStartedSchema = z.object({ success: z.literal(true), message: z.string(), data: z.unknown() });
 export const jobToggledSchema = z.object({ success: z.literal(true), data: z.unknown() });
 export const jobWrittenSchema = z.object({ success: z.literal(true), id: z.string() });
+/** A deleted job: spec 01's answer for a legacy file; `legacy: false` when the runtime's scheduler removed it (`cron rm`). */
+export const jobDeletedSchema = jobWrittenSchema.extend({ legacy: z.literal(false).optional() });
 /** A job created through the released runtime's `cron add` carries the runtime's id, its name, and the job as listed (spec 01's answer for a legacy file). */
 export const jobCreatedSchema = z.object({
   success: z.literal(true),

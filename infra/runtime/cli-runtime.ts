@@ -22,12 +22,24 @@ export interface CliRuntimeOptions {
   replayMaxBytes: number;
   /** Where sessions come from when not the state directory's files (the released runtime's gateway). */
   sessions?: RuntimeStateFiles;
+  /**
+   * The gateway this server was given (RUNTIME_GATEWAY_URL/TOKEN): the released CLI reaches its
+   * scheduler, memory and agent turns through the same gateway, and reads only its own variables.
+   */
+  gateway?: { url?: string; token?: string };
   stdoutMaxBytes?: number;
 }
 
-function childEnv(): NodeJS.ProcessEnv {
+/**
+ * The runtime's environment: this process's, without what is not the runtime's, and with the gateway
+ * this server was given under the runtime's own names unless those are set already, so that an
+ * operator sets the gateway's token once (the CLI wants the WebSocket form of the address).
+ */
+function childEnv(gateway: CliRuntimeOptions['gateway']): NodeJS.ProcessEnv {
   const env = { ...process.env };
   for (const key of WITHHELD_ENV) delete env[key];
+  if (gateway?.url && !env.OPENCLAW_GATEWAY_URL) env.OPENCLAW_GATEWAY_URL = gateway.url.replace(/^http(s?):/, 'ws$1:');
+  if (gateway?.token && !env.OPENCLAW_GATEWAY_TOKEN) env.OPENCLAW_GATEWAY_TOKEN = gateway.token;
   return env;
 }
 
@@ -63,7 +75,7 @@ export function cliRuntime(options: CliRuntimeOptions): Runtime {
       try {
         // Its own process group, so that a call that runs out of time ends with everything it
         // started: the released runtime's CLI forks, and a SIGKILL of the parent alone leaves the fork running.
-        child = spawn(options.executable, [...args], { shell: false, stdio: ['ignore', 'pipe', 'pipe'], env: childEnv(), detached: true });
+        child = spawn(options.executable, [...args], { shell: false, stdio: ['ignore', 'pipe', 'pipe'], env: childEnv(options.gateway), detached: true });
       } catch (err) {
         fail(`cannot start ${options.executable}: ${(err as Error).message}`, 'unavailable');
         return;

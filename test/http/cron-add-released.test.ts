@@ -107,17 +107,61 @@ describe('POST /api/cron/jobs through the released runtime\'s cron add', () => {
   });
 });
 
-describe('POST /api/cron/jobs with the contract\'s runtime', () => {
-  /** The fake answering as the contract's runtime (a `{jobs}` list without the released scheduler's paging). */
-  async function asContractRuntime(work: () => Promise<void>) {
-    delete process.env.FAKE_RUNTIME_RELEASE;
-    try {
-      await work();
-    } finally {
-      process.env.FAKE_RUNTIME_RELEASE = 'openclaw-2026.9.6';
-    }
-  }
+describe('DELETE /api/cron/jobs/:id through the released runtime\'s cron rm', () => {
+  const removals = async () => (await calls()).filter((c) => c[0] === 'cron' && c[1] === 'rm');
 
+  it('removes a job the runtime lists (as cron add made it), answers legacy false, and audits it with the job it was', async () => {
+    const res = await app.http('DELETE', `/api/cron/jobs/${ECHO_JOB}`);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body).toEqual({ success: true, id: ECHO_JOB, legacy: false });
+    expect(await removals()).toEqual([['cron', 'rm', ECHO_JOB, '--json']]);
+    const { rows } = await app.db.query<{ old_value: Record<string, unknown> }>(
+      `SELECT old_value FROM audit_log WHERE entity_id = $1 AND action = 'deleted'`,
+      [ECHO_JOB],
+    );
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.old_value).toMatchObject({ jobId: ECHO_JOB, legacy: false, job: { id: ECHO_JOB, name: 'echo-job' } });
+  });
+
+  it('answers 404 for an id neither a legacy file nor the runtime has, without calling cron rm', async () => {
+    const res = await app.http('DELETE', '/api/cron/jobs/no-such-job');
+    expect(res.status).toBe(404);
+    expect(res.body.error).toContain('no-such-job');
+    expect(await removals()).toEqual([]);
+  });
+
+  it('removes a legacy file of that id first, never calling cron rm', async () => {
+    await asContractRuntime(async () => {
+      expect((await app.http('POST', '/api/cron/jobs', { body: { id: 'legacy-then-gone', command: 'true' } })).status).toBe(201);
+    });
+    const res = await app.http('DELETE', '/api/cron/jobs/legacy-then-gone');
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body).toEqual({ success: true, id: 'legacy-then-gone' });
+    expect(await legacyFiles()).not.toContain('legacy-then-gone.json');
+    expect(await removals()).toEqual([]);
+  });
+
+  it('passes the runtime\'s refusal on as a 502, auditing nothing', async () => {
+    setFakeMode('exit', 'cron rm');
+    const res = await app.http('DELETE', `/api/cron/jobs/${AGENT_JOB}`);
+    expect(res.status).toBe(502);
+    expect(res.body).toMatchObject({ failure: 'failed' });
+    const { rows } = await app.db.query(`SELECT 1 FROM audit_log WHERE entity_id = $1 AND action = 'deleted'`, [AGENT_JOB]);
+    expect(rows).toEqual([]);
+  });
+});
+
+/** The fake answering as the contract's runtime (a `{jobs}` list without the released scheduler's paging). */
+async function asContractRuntime(work: () => Promise<void>) {
+  delete process.env.FAKE_RUNTIME_RELEASE;
+  try {
+    await work();
+  } finally {
+    process.env.FAKE_RUNTIME_RELEASE = 'openclaw-2026.9.6';
+  }
+}
+
+describe('POST /api/cron/jobs with the contract\'s runtime', () => {
   it('writes a legacy definition file, never calling cron add', async () => {
     await asContractRuntime(async () => {
       const res = await app.http('POST', '/api/cron/jobs', { body: { id: 'contract-job', command: 'true' } });

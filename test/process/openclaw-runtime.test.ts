@@ -133,9 +133,12 @@ describe.skipIf(missing !== undefined)('the server against OpenClaw 2026.9.6 (re
     await gateway.waitFor(/\[gateway\]\S*\s+\S*ready/, SLOW);
 
     database = await createTestDatabase();
+    // the server is given no gateway variable: as on an operator's machine, it finds the gateway and its
+    // token in the runtime's openclaw.json, and the CLI it starts reads the same file
+    const { OPENCLAW_GATEWAY_URL: _url, OPENCLAW_GATEWAY_TOKEN: _token, ...serverEnv } = env;
     server = startChild(path.join(NODE24_BIN!, 'node'), ['dist/server.js'], {
       env: {
-        ...env,
+        ...serverEnv,
         DATABASE_URL: database.url,
         DATA_DIR: path.join(stateDir, 'server-data'),
         PORT: '0',
@@ -343,7 +346,7 @@ describe.skipIf(missing !== undefined)('the server against OpenClaw 2026.9.6 (re
     expect(res.body.usage.cost_estimate).toBeGreaterThan(0);
   }, 2 * SLOW);
 
-  it('cron: POST /api/cron/jobs adds the job through cron add; it is listed, enabled, disabled and run', async () => {
+  it('cron: POST /api/cron/jobs adds the job through cron add; it is listed, enabled, disabled, run and deleted', async () => {
     const created = await api('POST', '/api/cron/jobs', { id: 'it-added', minute: '0', hour: '4', command: 'echo added-by-server', description: 'from the task server' });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     expect(created.body).toMatchObject({ success: true, name: 'it-added', legacy: false, job: { name: 'it-added', enabled: true, description: 'from the task server' } });
@@ -362,5 +365,10 @@ describe.skipIf(missing !== undefined)('the server against OpenClaw 2026.9.6 (re
       },
       { timeout: 2 * SLOW, interval: 1000 },
     );
+    // and removed through cron rm: the runtime no longer lists it
+    const removed = await api('DELETE', `/api/cron/jobs/${id}`);
+    expect(removed.status, JSON.stringify(removed.body)).toBe(200);
+    expect(removed.body).toEqual({ success: true, id, legacy: false });
+    expect((openclaw('cron', 'list', '--all', '--json') as { jobs: Array<{ id: string }> }).jobs.map((j) => j.id)).not.toContain(id);
   }, 5 * SLOW);
 });

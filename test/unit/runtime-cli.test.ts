@@ -142,6 +142,22 @@ describe('runtime CLI adapter', () => {
     }
   });
 
+  it('hands the gateway this server was given to the runtime under its own names, unless they are set (RUNTIME_GATEWAY_URL/TOKEN set once)', async () => {
+    const probe = path.join(scratch, 'gateway-env-probe.mjs');
+    await writeFile(probe, '#!/usr/bin/env node\nprocess.stdout.write(JSON.stringify({ url: process.env.OPENCLAW_GATEWAY_URL ?? null, token: process.env.OPENCLAW_GATEWAY_TOKEN ?? null }));\n');
+    await chmod(probe, 0o755);
+    const withGateway = cliRuntime({ executable: probe, timeoutMs: 10_000, stateDir: scratch, replayMaxBytes: 1, gateway: { url: 'https://127.0.0.1:18789', token: 'gateway-secret' } });
+    expect(await withGateway.run(['cron', 'list', '--json'])).toEqual({ url: 'wss://127.0.0.1:18789', token: 'gateway-secret' });
+    process.env.OPENCLAW_GATEWAY_TOKEN = 'the-runtime-own-token';
+    try {
+      expect(await withGateway.run(['cron', 'list', '--json'])).toEqual({ url: 'wss://127.0.0.1:18789', token: 'the-runtime-own-token' });
+    } finally {
+      delete process.env.OPENCLAW_GATEWAY_TOKEN;
+    }
+    const without = cliRuntime({ executable: probe, timeoutMs: 10_000, stateDir: scratch, replayMaxBytes: 1 });
+    expect(await without.run(['cron', 'list', '--json'])).toEqual({ url: null, token: null });
+  });
+
   it('logs every call to the call log when asked (the fake records its argument array)', async () => {
     const log = path.join(scratch, 'calls.log');
     process.env.FAKE_RUNTIME_CALL_LOG = log;
