@@ -1,6 +1,5 @@
 import type http from 'node:http';
 import { bearerTokenOf, tokenMatches } from '../../core/auth/bearer-token';
-import { CORS_HEADERS } from '../../handlers/middleware/cors';
 import { isAgentToken } from '../../core/auth/principal';
 import type { EventChannel } from '../../core/ports';
 import { OUTBOX_RETENTION_MS } from '../../core/ports/events';
@@ -9,7 +8,7 @@ import { logger } from '../logger';
 import { OutboxListener } from './outbox-listener';
 import { outboxHorizon, pruneOutbox, readOutboxAfter, type OutboxEvent } from './outbox-store';
 import { SESSION_TAIL_PATH, SessionTails } from './session-tails';
-import { FrameBatch, sendJson, StreamClient, type DropReason } from './stream-client';
+import { FrameBatch, openEventStream, sendJson, StreamClient, type DropReason } from './stream-client';
 import { readStreamSettings, STREAM_SETTING_DEFAULTS, type StreamSettings } from './stream-settings';
 
 /** Spec 01 Events: /api/events carries channel `events`; the bridge-fed stream carries both. */
@@ -185,15 +184,7 @@ export class EventStreams {
       client.release();
       if (wasOpen) logger().info('stream closed', { requestId: request.requestId, path: request.path, durationMs: Date.now() - client.openedAt });
     });
-    res.writeHead(200, {
-      ...CORS_HEADERS,
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache',
-      connection: 'keep-alive',
-      'x-accel-buffering': 'no',
-      'x-request-id': request.requestId,
-    });
-    res.write(`: connected\n\nretry: ${this.options.retryMs}\n\n`);
+    openEventStream(res, request.requestId, this.options.retryMs);
     client.startHeartbeat(settings.heartbeatIntervalMs);
     logger().info('stream opened', { requestId: request.requestId, path: request.path, clients: this.clients.size, resume: lastEventId !== 'none' });
     if (lastEventId !== 'none') await this.replay(client, lastEventId);

@@ -1,12 +1,11 @@
 import type http from 'node:http';
 import { DomainError, NotFoundError } from '../../core/errors';
-import { CORS_HEADERS } from '../../handlers/middleware/cors';
 import type { TranscriptWatch } from '../../core/ports/runtime';
 import { sessionTailPage, sessionTailStart, type SessionTailPage, type SessionTailStart } from '../../core/runtime/session-tail';
 import { statusByErrorCode } from '../../handlers/middleware/error-status';
 import type { AppContext } from '../app-context';
 import { logger } from '../logger';
-import { sendJson, StreamClient } from './stream-client';
+import { openEventStream, sendJson, StreamClient } from './stream-client';
 import type { StreamSettings } from './stream-settings';
 
 /** The route-table path of a session's live tail. */
@@ -162,15 +161,7 @@ export class SessionTails {
 
     const client = new StreamClient(res, [], this.options.maxBufferedBytes, () => this.open.delete(tail));
     tail.client = client;
-    res.writeHead(200, {
-      ...CORS_HEADERS,
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache',
-      connection: 'keep-alive',
-      'x-accel-buffering': 'no',
-      'x-request-id': request.requestId,
-    });
-    res.write(`: connected\n\nretry: ${this.options.retryMs}\n\n`);
+    openEventStream(res, request.requestId, this.options.retryMs);
     client.startHeartbeat(settings.heartbeatIntervalMs);
     logger().info('session tail opened', { requestId: request.requestId, tails: this.open.size, afterLine: start.afterLine });
     res.once('close', () => logger().info('session tail closed', { requestId: request.requestId, durationMs: Date.now() - client.openedAt }));

@@ -67,6 +67,20 @@ function openclaw(...args: string[]): unknown {
   return JSON.parse(run.stdout);
 }
 
+/** A workflow template of one step, named `<prefix>-<now>`, whose runs the dispatcher routes to `agent`. */
+async function workflowRoutedTo(agent: string, prefix: string): Promise<string> {
+  const type = `${prefix}-${Date.now()}`;
+  expect((await api('POST', '/api/workflow-templates', { name: type, steps: ['draft'] })).status).toBe(201);
+  const db = new pg.Client({ connectionString: database.url });
+  await db.connect();
+  try {
+    await db.query('INSERT INTO workflow_agent_routing (workflow_type, agent_id, priority, timeout_minutes) VALUES ($1, $2, 0, 60)', [type, agent]);
+  } finally {
+    await db.end();
+  }
+  return type;
+}
+
 /** An OpenAI-compatible chat completions endpoint that always answers REPLY, streamed or not, with usage. */
 function mockModel(): Promise<http.Server> {
   const usage = { prompt_tokens: 1000, completion_tokens: 50, total_tokens: 1050 };
@@ -285,15 +299,7 @@ describe.skipIf(missing !== undefined)('the server against OpenClaw 2026.9.6 (re
   }, 3 * SLOW);
 
   it('a dispatched run wakes its target agent through its main session', async () => {
-    const type = `it-wake-${Date.now()}`;
-    expect((await api('POST', '/api/workflow-templates', { name: type, steps: ['draft'] })).status).toBe(201);
-    const db = new pg.Client({ connectionString: database.url });
-    await db.connect();
-    try {
-      await db.query('INSERT INTO workflow_agent_routing (workflow_type, agent_id, priority, timeout_minutes) VALUES ($1, $2, 0, 60)', [type, 'main']);
-    } finally {
-      await db.end();
-    }
+    const type = await workflowRoutedTo('main', 'it-wake');
     const run = await api('POST', '/api/workflow-runs', { workflow_type: type });
     expect(run.status).toBe(201);
     const tick = await api('POST', '/api/workflow-runs/dispatcher/tick');
@@ -304,15 +310,7 @@ describe.skipIf(missing !== undefined)('the server against OpenClaw 2026.9.6 (re
   }, 5 * SLOW);
 
   it('a run whose agent reported no usage is costed from its session as the runtime recorded it', async () => {
-    const type = `it-costed-${Date.now()}`;
-    expect((await api('POST', '/api/workflow-templates', { name: type, steps: ['draft'] })).status).toBe(201);
-    const db = new pg.Client({ connectionString: database.url });
-    await db.connect();
-    try {
-      await db.query('INSERT INTO workflow_agent_routing (workflow_type, agent_id, priority, timeout_minutes) VALUES ($1, $2, 0, 60)', [type, 'main']);
-    } finally {
-      await db.end();
-    }
+    const type = await workflowRoutedTo('main', 'it-costed');
     const run = await api('POST', '/api/workflow-runs', { workflow_type: type });
     expect(run.status).toBe(201);
     const id = run.body.id as string;
