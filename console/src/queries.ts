@@ -93,8 +93,8 @@ function plan(): void {
     run(next, next.foregroundUsers > 0 || next.data.value !== undefined);
   }
   const wake = Math.min(...due().map((e) => startableAt(e, now, flowing)));
-  // a flow ends a second after its last change: what waits then may start sooner
-  const flowEnds = flowing ? changes[0]! + PACE_MS : Infinity;
+  // a flow ends when fewer than FLOW_CHANGES of its changes are under a second old: what waits may start sooner then
+  const flowEnds = flowing ? changes[changes.length - FLOW_CHANGES]! + PACE_MS : Infinity;
   const at = Math.min(wake, Number.isFinite(wake) ? flowEnds : Infinity);
   if (Number.isFinite(at)) timer = setTimeout(plan, Math.max(0, at - now));
 }
