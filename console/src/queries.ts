@@ -14,8 +14,9 @@ import { useLayoutEffect, useMemo } from 'preact/hooks';
  *   request a second whatever the number of its queries or events, and a change waits at most a
  *   turn and its fetch;
  * - a background query (a summary shown beside the screen: the navigation's Inbox count) always
- *   takes a turn of that pace, after its own longer spacing, and never while a fetch of the screen's
- *   own is in flight, so it neither delays the screen's first answer nor adds requests to a flow.
+ *   takes a turn of that pace (under a flow after its own longer spacing too), and never while a
+ *   fetch of the screen's own is in flight, so it neither delays the screen's first answer nor adds
+ *   requests to a flow.
  * A query in flight is never fetched a second time beside itself: a change during the fetch makes it
  * due again once it lands. Only fetches the stream caused take turns; a screen opening, a sign-in or
  * the operator's own action fetches at once. bench/console-board.ts measures the requests and the
@@ -68,13 +69,13 @@ const shown = (entry: Entry) => entry.spacings.length > 0;
 /** The earliest moment a due query may start its fetch (Infinity: when a screen's fetch lands). */
 function startableAt(entry: Entry, now: number, flowing: boolean): number {
   const due = entry.dueSince ?? now;
+  const paced = Math.max(due + MERGE_MS, lastTurn + PACE_MS, flowing ? entry.lastStarted + spacingOf(entry) : -Infinity);
   if (entry.foregroundUsers === 0) {
     if (foregroundInFlight > 0) return Infinity;
     if (entry.data.value === undefined) return now; // its first answer, right after the screen's
-    return Math.max(due + MERGE_MS, entry.lastStarted + spacingOf(entry), lastTurn + PACE_MS);
+    return paced;
   }
-  if (!flowing) return due + MERGE_MS;
-  return Math.max(due + MERGE_MS, entry.lastStarted + spacingOf(entry), lastTurn + PACE_MS);
+  return flowing ? paced : due + MERGE_MS;
 }
 
 /** Starts every due query whose moment has come (one turn of the pace at a time), then waits for the next. */
