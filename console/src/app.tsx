@@ -6,13 +6,26 @@ import { LiveStatus } from './parts/live-status';
 import { MainNav } from './parts/main-nav';
 import { ShortcutHelp, useShortcuts } from './parts/shortcuts';
 import { ThemeToggle } from './parts/theme-toggle';
-import { clearQueries } from './queries';
-import { BoardScreen } from './screens/board';
+import { INBOX_KEY, inboxTopics, loadInbox } from './inbox-data';
+import { clearQueries, type Topic } from './queries';
+import { BoardScreen, boardRead } from './screens/board';
 import { InboxScreen } from './screens/inbox';
 import { NotFound, Placeholder, placeholders } from './screens/placeholder';
 import { SignIn } from './screens/sign-in';
-import { TaskPage } from './screens/task-page';
+import { TaskPage, taskRead } from './screens/task-page';
 import { accessToken, signInShown, signOut } from './session';
+
+/**
+ * The first read of the screen at `url`, for main.tsx to start before the shell renders (the
+ * screens' own useQuery of the same key then finds it in flight). Each screen names its read.
+ */
+export function screenRead(url: URL): { key: string; topics: readonly Topic[]; load: () => Promise<unknown> } | undefined {
+  const task = /^\/tasks\/([^/]+)$/.exec(url.pathname);
+  if (url.pathname === '/') return { key: INBOX_KEY, topics: inboxTopics, load: loadInbox };
+  if (url.pathname === '/board') return boardRead(url.searchParams.get('project') || undefined, url.searchParams.get('at') || undefined);
+  if (task) return taskRead(decodeURIComponent(task[1]!));
+  return undefined;
+}
 
 /** The console: sign-in when the server asks for a token, else the shell around the screen of the URL. */
 export function App() {

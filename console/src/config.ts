@@ -9,7 +9,8 @@ export interface ConsoleConfig {
 
 export async function loadConsoleConfig(): Promise<ConsoleConfig> {
   try {
-    const response = await fetch('/config.json', { cache: 'no-cache' });
+    // the default cache mode, so the page's preload of it answers (the file is served no-cache, so it is revalidated all the same)
+    const response = await fetch('/config.json');
     if (!response.ok) return { apiBaseUrl: '' };
     const parsed = (await response.json()) as Partial<ConsoleConfig>;
     return { apiBaseUrl: typeof parsed.apiBaseUrl === 'string' ? parsed.apiBaseUrl.replace(/\/+$/, '') : '' };

@@ -3,27 +3,32 @@ import { useLayoutEffect, useMemo } from 'preact/hooks';
 
 /**
  * The one cache of what the screens show. A query is a key, the topics whose changes make it stale,
- * and its loader. Stream events invalidate topics; a stale query on screen is refetched MERGE_MS
- * after the change that made it stale, so the changes that come with it are answered by one fetch.
- * Under a flow of changes (FLOW_CHANGES or more to a query within a second) the page paces itself:
- * a query waits its spacing (REFETCH_SPACING_MS, a second, unless it asks for more) after its last
- * fetch the stream caused, and the queries that are due then start one a second for the whole page,
- * first due first served, so a flow costs a page about one request a second however many events
- * arrive, while changes made one after another still each show within the second. A query already
- * in flight is not fetched a second time beside itself: it is fetched once more after it lands,
- * spacing kept. A summary seen beside another screen (the navigation's Inbox count) asks for a
- * longer spacing and is a background query: its fetches wait until the screen's own are answered,
- * so the screen shows first, and even for a lone change take their turn in the page's pace. The shortest spacing any mounted user asks for applies.
- * bench/console-board.ts measures the requests and the delay. Nothing is refetched without an
- * event: the stream says when something changed.
+ * and its loader. Stream events make the queries on screen that show those topics due; the page
+ * starts the due fetches by three rules:
+ * - a lone change: a screen's own queries refetch MERGE_MS after it (the changes that come with it
+ *   are answered by the same fetch), all of them at once;
+ * - a flow (FLOW_CHANGES or more changes within a second, counted for the whole page): the page
+ *   starts one fetch the stream caused per PACE_MS, the query due longest first, each query also
+ *   waiting its own spacing after its last such fetch. The first fetch of a flow is the lone
+ *   change's, and every change after it is merged into the next turn, so a flow costs a page one
+ *   request a second whatever the number of its queries or events, and a change waits at most a
+ *   turn and its fetch;
+ * - a background query (a summary shown beside the screen: the navigation's Inbox count) always
+ *   takes a turn of that pace (under a flow after its own longer spacing too), and never while a
+ *   fetch of the screen's own is in flight, so it neither delays the screen's first answer nor adds
+ *   requests to a flow.
+ * A query in flight is never fetched a second time beside itself: a change during the fetch makes it
+ * due again once it lands. Only fetches the stream caused take turns; a screen opening, a sign-in or
+ * the operator's own action fetches at once. bench/console-board.ts measures the requests and the
+ * delay. Nothing is refetched without an event: the stream says when something changed.
  */
 export type Topic = 'tasks' | 'projects' | 'runs' | 'approvals' | 'budgets' | 'agents' | 'webhooks' | 'doctor' | 'settings';
 
 /** A lone change waits this long for the changes that come with it before its queries refetch. */
 export const MERGE_MS = 250;
-/** A query on screen starts at most one fetch per this many ms while events keep coming. */
-export const REFETCH_SPACING_MS = 1000;
-/** This many changes to a query within a second make a flow, which the spacings then pace. */
+/** Under a flow, the page starts one fetch the stream caused per this many ms. */
+export const PACE_MS = 1000;
+/** This many changes to what the page shows within PACE_MS make a flow. */
 export const FLOW_CHANGES = 5;
 
 interface Entry {
@@ -33,15 +38,16 @@ interface Entry {
   topics: readonly Topic[];
   load: () => Promise<unknown>;
   inFlight: boolean;
+  /** Changed while its fetch was in flight: due again once it lands. */
   again: boolean;
+  /** Changed while no screen showed it: fetched when next shown. */
   stale: boolean;
+  /** Since when a change has been waiting for this query's next fetch (undefined: none waits). */
+  dueSince: number | undefined;
   /** The spacing each mounted user asked for (one element per mount). */
   spacings: number[];
   /** When the last fetch the stream caused started. */
   lastStarted: number;
-  /** When the changes of the last second arrived (a flow when FLOW_CHANGES or more). */
-  changes: number[];
-  due: ReturnType<typeof setTimeout> | undefined;
   /** Mounted users that show this query as their screen's own; with none it is a background query. */
   foregroundUsers: number;
   /** Whether the fetch in flight counts in foregroundInFlight. */
@@ -49,40 +55,64 @@ interface Entry {
 }
 
 const entries = new Map<string, Entry>();
-/** Fetches of screens' own queries in flight; background fetches wait for none to be. */
+/** Fetches of screens' own queries in flight; a background fetch waits for none to be. */
 let foregroundInFlight = 0;
-/** When the page last started a fetch the stream caused: under a flow, one a second for the whole page. */
-let lastPaced = -Infinity;
-/** Flowing queries whose own spacing has passed, served one a second in the order they became due. */
-const paced: Entry[] = [];
-let pacer: ReturnType<typeof setTimeout> | undefined;
-/** Background queries waiting for the foreground fetches, each with whether the stream asked. */
-const waitingBackground = new Map<Entry, boolean>();
+/** When the page last started a fetch the stream caused (the pace's last turn). */
+let lastTurn = -Infinity;
+/** When the recent changes to what the page shows arrived (a flow when FLOW_CHANGES within PACE_MS). */
+let changes: number[] = [];
+let timer: ReturnType<typeof setTimeout> | undefined;
 
-const spacingOf = (entry: Entry) => (entry.spacings.length > 0 ? Math.min(...entry.spacings) : REFETCH_SPACING_MS);
+const spacingOf = (entry: Entry) => (entry.spacings.length > 0 ? Math.min(...entry.spacings) : PACE_MS);
+const shown = (entry: Entry) => entry.spacings.length > 0;
 
-function run(entry: Entry, byEvent = false): void {
+/** The earliest moment a due query may start its fetch (Infinity: when a screen's fetch lands). */
+function startableAt(entry: Entry, now: number, flowing: boolean): number {
+  const due = entry.dueSince ?? now;
+  const paced = Math.max(due + MERGE_MS, lastTurn + PACE_MS, flowing ? entry.lastStarted + spacingOf(entry) : -Infinity);
+  if (entry.foregroundUsers === 0) {
+    if (foregroundInFlight > 0) return Infinity;
+    if (entry.data.value === undefined) return now; // its first answer, right after the screen's
+    return paced;
+  }
+  return flowing ? paced : due + MERGE_MS;
+}
+
+/** Starts every due query whose moment has come (one turn of the pace at a time), then waits for the next. */
+function plan(): void {
+  clearTimeout(timer);
+  timer = undefined;
+  const now = Date.now();
+  changes = changes.filter((at) => at > now - PACE_MS);
+  const flowing = changes.length >= FLOW_CHANGES;
+  const due = () =>
+    [...entries.values()].filter((e) => e.dueSince !== undefined && !e.inFlight && shown(e)).sort((a, b) => a.dueSince! - b.dueSince!);
+  for (;;) {
+    const next = due().find((e) => startableAt(e, now, flowing) <= now);
+    if (!next) break;
+    // a background query's first answer is not the stream's doing: it takes no turn
+    run(next, next.foregroundUsers > 0 || next.data.value !== undefined);
+  }
+  const wake = Math.min(...due().map((e) => startableAt(e, now, flowing)));
+  // a flow ends when fewer than FLOW_CHANGES of its changes are under a second old: what waits may start sooner then
+  const flowEnds = flowing ? changes[changes.length - FLOW_CHANGES]! + PACE_MS : Infinity;
+  const at = Math.min(wake, Number.isFinite(wake) ? flowEnds : Infinity);
+  if (Number.isFinite(at)) timer = setTimeout(plan, Math.max(0, at - now));
+}
+
+/** Starts the entry's fetch; `screen` counts it as the screen's own before the screen has mounted. */
+function run(entry: Entry, byStream = false, screen = false): void {
   if (entry.inFlight) {
     entry.again = true;
     return;
   }
-  clearTimeout(entry.due); // this fetch answers for every change before it
-  entry.due = undefined;
-  if (paced.includes(entry)) paced.splice(paced.indexOf(entry), 1);
-  const background = entry.foregroundUsers === 0;
-  if (background && (foregroundInFlight > 0 || !waitingBackground.has(entry))) {
-    // even with nothing in flight, wait for the screen mounted beside it to start its own reads
-    if (!waitingBackground.has(entry)) queueMicrotask(releaseBackground);
-    waitingBackground.set(entry, byEvent || (waitingBackground.get(entry) ?? false));
-    return;
-  }
-  waitingBackground.delete(entry);
-  entry.countedForeground = !background;
-  if (!background) foregroundInFlight++;
+  entry.dueSince = undefined; // this fetch answers for every change before it
+  entry.countedForeground = screen || entry.foregroundUsers > 0;
+  if (entry.countedForeground) foregroundInFlight++;
   entry.inFlight = true;
   entry.stale = false;
-  // only refetches the stream caused count toward the spacing: a change right after a screen opens shows at once
-  if (byEvent) entry.lastStarted = lastPaced = Date.now();
+  // only fetches the stream caused take turns: a change right after a screen opens shows at once
+  if (byStream) entry.lastStarted = lastTurn = Date.now();
   entry.loading.value = true;
   entry
     .load()
@@ -100,79 +130,55 @@ function run(entry: Entry, byEvent = false): void {
       entry.loading.value = false;
       if (entry.again) {
         entry.again = false;
-        schedule(entry);
+        if (shown(entry)) entry.dueSince ??= Date.now();
+        else entry.stale = true;
       }
-      if (entry.countedForeground && --foregroundInFlight === 0) releaseBackground();
+      if (entry.countedForeground) foregroundInFlight--;
+      entry.countedForeground = false;
+      plan();
     });
 }
 
-/** Starts the background fetches that waited, once no fetch of a screen's own is in flight. */
-function releaseBackground(): void {
-  if (foregroundInFlight > 0) return;
-  for (const [entry, byStream] of [...waitingBackground]) {
-    if (entry.spacings.length > 0) run(entry, byStream);
-    waitingBackground.delete(entry);
-  }
-}
-
-/** Refetches the entry once its merge window and its spacing have passed (if still on screen then). */
-function schedule(entry: Entry): void {
-  if (entry.spacings.length === 0) {
-    entry.stale = true;
-    return;
-  }
-  if (entry.due !== undefined || paced.includes(entry)) return;
-  const now = Date.now();
-  const flowing = entry.changes.filter((at) => at > now - REFETCH_SPACING_MS).length >= FLOW_CHANGES;
-  // a screen's own query answers a lone change at once; a background one always waits its turn in the pace
-  if (!flowing && entry.foregroundUsers > 0) {
-    entry.due = setTimeout(() => fire(entry), MERGE_MS);
-    return;
-  }
-  entry.due = setTimeout(
-    () => {
-      entry.due = undefined;
-      paced.push(entry);
-      pace();
-    },
-    flowing ? Math.max(MERGE_MS, entry.lastStarted + spacingOf(entry) - now) : MERGE_MS,
-  );
-}
-
-function fire(entry: Entry): void {
-  entry.due = undefined;
-  if (entry.spacings.length > 0) run(entry, true);
-  else entry.stale = true;
-}
-
-/** Under a flow, the page starts one of the queries that are due a second, first due first served. */
-function pace(): void {
-  if (pacer !== undefined) return;
-  pacer = setTimeout(
-    () => {
-      pacer = undefined;
-      const next = paced.shift();
-      if (next) fire(next);
-      if (paced.length > 0) pace();
-    },
-    Math.max(0, lastPaced + REFETCH_SPACING_MS - Date.now()),
-  );
-}
-
-/** Marks topics changed; what is on screen and shows them refetches within its window. */
+/** Marks topics changed; what is on screen and shows them refetches by the rules above. */
 export function invalidate(topics: readonly Topic[] | 'all'): void {
   const now = Date.now();
+  let touched = false;
   for (const entry of entries.values()) {
     if (topics !== 'all' && !entry.topics.some((t) => topics.includes(t))) continue;
-    entry.changes = entry.changes.filter((at) => at > now - REFETCH_SPACING_MS);
-    entry.changes.push(now);
-    schedule(entry);
+    if (!shown(entry)) entry.stale = true;
+    else if (entry.inFlight) entry.again = true;
+    else entry.dueSince ??= now;
+    touched ||= shown(entry);
   }
+  if (!touched) return;
+  changes.push(now);
+  plan();
 }
 
 /** Refetches, now, every query on screen that is not already in flight (after a sign-in or a mutation). */
 export function refetchNow(keyPrefix: string): void {
-  for (const [key, entry] of entries) if (key.startsWith(keyPrefix) && entry.spacings.length > 0) run(entry);
+  for (const [key, entry] of entries) if (key.startsWith(keyPrefix) && shown(entry)) run(entry);
+}
+
+function entryOf(key: string, topics: readonly Topic[], load: () => Promise<unknown>): Entry {
+  let found = entries.get(key);
+  if (!found) {
+    found = {
+      data: signal(undefined), error: signal(undefined), loading: signal(false), topics, load,
+      inFlight: false, again: false, stale: true, dueSince: undefined, spacings: [], lastStarted: -Infinity, foregroundUsers: 0, countedForeground: false,
+    };
+    entries.set(key, found);
+  }
+  return found;
+}
+
+/**
+ * Starts the first read of the screen the page opens on before the shell around it renders, so the
+ * request travels while the page draws; the screen's useQuery of the same key finds it in flight.
+ */
+export function prefetch(key: string, topics: readonly Topic[], load: () => Promise<unknown>): void {
+  const entry = entryOf(key, topics, load);
+  if (!entry.inFlight && entry.data.value === undefined) run(entry, false, true);
 }
 
 export interface Query<T> {
@@ -192,18 +198,8 @@ export function useQuery<T>(
   load: () => Promise<T>,
   options: { spacingMs?: number; background?: boolean } = {},
 ): Query<T> {
-  const spacing = options.spacingMs ?? REFETCH_SPACING_MS;
-  const entry = useMemo(() => {
-    let found = entries.get(key);
-    if (!found) {
-      found = {
-        data: signal(undefined), error: signal(undefined), loading: signal(false), topics, load,
-        inFlight: false, again: false, stale: true, spacings: [], lastStarted: -Infinity, changes: [], due: undefined, foregroundUsers: 0, countedForeground: false,
-      };
-      entries.set(key, found);
-    }
-    return found;
-  }, [key]);
+  const spacing = options.spacingMs ?? PACE_MS;
+  const entry = useMemo(() => entryOf(key, topics, load), [key]);
   entry.load = load; // the latest closure (its arguments come from the key)
   const foreground = !options.background;
   // a layout effect: the first fetch starts in the render's own task, not a frame later
@@ -211,7 +207,14 @@ export function useQuery<T>(
     entry.spacings.push(spacing);
     if (foreground) entry.foregroundUsers++;
     // a fetch in flight (another user's, mounted first) answers this one too
-    if (!entry.inFlight && (entry.stale || entry.data.value === undefined)) run(entry);
+    if (!entry.inFlight && (entry.stale || entry.data.value === undefined)) {
+      if (foreground) run(entry);
+      else {
+        // after the screen mounted beside it has started its own reads (their layout effects run later in this task)
+        entry.dueSince ??= Date.now();
+        queueMicrotask(plan);
+      }
+    }
     return () => {
       entry.spacings.splice(entry.spacings.indexOf(spacing), 1);
       if (foreground) entry.foregroundUsers--;
@@ -222,10 +225,9 @@ export function useQuery<T>(
 
 /** Forgets every cached answer (sign-out: the next operator sees nothing of the last one's). */
 export function clearQueries(): void {
-  for (const entry of entries.values()) clearTimeout(entry.due);
   entries.clear();
-  clearTimeout(pacer);
-  pacer = undefined;
-  paced.length = 0;
-  waitingBackground.clear();
+  clearTimeout(timer);
+  timer = undefined;
+  changes = [];
+  lastTurn = -Infinity;
 }

@@ -16,6 +16,7 @@ async function task(title: string, fields: Record<string, unknown> = {}) {
   return reply.body.id as string;
 }
 
+const statusName: Record<string, string> = { backlog: 'Backlog', ready: 'Ready' };
 const column = (page: Page, name: string) => page.getByRole('region', { name: new RegExp(`^${name} \\d+$`) });
 const card = (page: Page, title: string) => page.getByRole('article', { name: title });
 const statusOf = async (title: string) => (await ui.call('GET', `/api/tasks/${ids[title]}`)).body.status as string;
@@ -115,6 +116,37 @@ describe('the board', () => {
     await expect.poll(() => column(page, 'Ready').getByRole('article', { name: 'Alpha rollback plan' }).count()).toBe(1);
     await ui.call('POST', `/api/tasks/${ids['Alpha rollback plan']}/move`, { status: 'blocked' });
     await expect.poll(() => column(page, 'Blocked').getByRole('article', { name: 'Alpha rollback plan' }).count()).toBe(1);
+  });
+
+  it('asks for the board at most once a second while changes keep coming, and shows the last of them', async () => {
+    const flowProject = (await ui.call('POST', '/api/projects', { name: 'Board in a flow' })).body.id as string;
+    const moving: string[] = [];
+    for (let i = 0; i < 10; i++) moving.push((await ui.call('POST', '/api/tasks', { project_id: flowProject, title: `Moved back and forth ${i}`, status: 'backlog' })).body.id as string);
+    const page = await ui.newPage();
+    await page.goto(`/board?project=${flowProject}`);
+    await expect.poll(() => column(page, 'Backlog').getByRole('article').count()).toBe(10);
+    await expect.poll(() => page.getByRole('status').first().textContent()).toBe('Live');
+    const asked: string[] = [];
+    page.on('request', (r) => {
+      const { pathname } = new URL(r.url());
+      if (pathname.startsWith('/api/') && !pathname.startsWith('/api/events')) asked.push(pathname);
+    });
+    const started = Date.now();
+    let moves = 0;
+    let now = 'backlog';
+    while (Date.now() - started < 3000) {
+      // ten changes at a time, each card to the other column
+      now = now === 'backlog' ? 'ready' : 'backlog';
+      const replies = await Promise.all(moving.map((id) => ui.call('POST', `/api/tasks/${id}/move`, { status: now })));
+      for (const reply of replies) expect(reply.status).toBe(200);
+      moves += replies.length;
+    }
+    const seconds = (Date.now() - started) / 1000;
+    const duringFlow = asked.length;
+    expect(moves).toBeGreaterThan(seconds * 5); // a flow: five changes a second or more
+    // the flow's first change answered at once, then one request a second for the whole page (the Inbox count included)
+    expect(duringFlow).toBeLessThanOrEqual(Math.ceil(seconds) + 1);
+    await expect.poll(() => column(page, statusName[now]!).getByRole('article').count()).toBe(10);
   });
 
   it('says on a card when its run waits for an approval and when its agent’s dispatch is paused', async () => {

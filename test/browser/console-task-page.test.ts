@@ -75,6 +75,52 @@ describe('the task page', () => {
     expect(await stored(id)).toMatchObject({ title: 'Original title', priority: 'low' });
   });
 
+  it('shows the dates in History in the reader’s own time, the ISO instant kept in a time element', async () => {
+    const id = await task('Dated task');
+    expect((await ui.call('PATCH', `/api/tasks/${id}`, { due_date: '2031-05-06T12:30:00.000Z' })).status).toBe(200);
+    const page = await ui.newPage();
+    await open(page, id, 'Dated task');
+    const history = page.getByRole('region', { name: 'History' });
+    const due = history.getByRole('row', { name: /^Due date / }).locator('time');
+    await expect.poll(() => due.count()).toBe(1);
+    const shown = await due.evaluate((el) => ({ iso: el.getAttribute('datetime') ?? '', text: el.textContent ?? '', local: new Date(el.getAttribute('datetime') ?? '').toLocaleString() }));
+    expect(Date.parse(shown.iso)).toBe(Date.parse('2031-05-06T12:30:00.000Z'));
+    expect(shown.text).toBe(shown.local);
+    expect(shown.text).not.toContain('T12:30');
+    // each version is dated the same way
+    const versions = await history.getByRole('listitem').locator('p time').evaluateAll((els) =>
+      els.map((el) => ({ iso: el.getAttribute('datetime') ?? '', text: el.textContent ?? '', local: new Date(el.getAttribute('datetime') ?? '').toLocaleString() })),
+    );
+    expect(versions.length).toBe(2);
+    for (const v of versions) expect(v.text).toBe(v.local);
+  });
+
+  it('asks for the task at most once a second while it keeps changing, both of its reads together, and shows the last change', async () => {
+    const id = await task('Changed in a flow');
+    const page = await ui.newPage();
+    await open(page, id, 'Changed in a flow');
+    await expect.poll(() => page.getByRole('status').first().textContent()).toBe('Live');
+    let asked = 0;
+    page.on('request', (r) => {
+      const { pathname } = new URL(r.url());
+      if (pathname.startsWith('/api/') && !pathname.startsWith('/api/events')) asked++;
+    });
+    const started = Date.now();
+    let changes = 0;
+    while (Date.now() - started < 3000) {
+      // ten changes at a time
+      const replies = await Promise.all(Array.from({ length: 10 }, (_, k) => ui.call('PATCH', `/api/tasks/${id}`, { description: `Flow change ${changes + k}` })));
+      changes += replies.filter((r) => r.status === 200).length;
+    }
+    const seconds = (Date.now() - started) / 1000;
+    const duringFlow = asked;
+    expect(changes).toBeGreaterThan(seconds * 5); // a flow: five changes a second or more
+    expect(duringFlow).toBeLessThanOrEqual(Math.ceil(seconds) + 1);
+    expect((await ui.call('PATCH', `/api/tasks/${id}`, { title: 'After the flow' })).status).toBe(200);
+    await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('After the flow');
+    await expect.poll(() => page.getByRole('region', { name: 'History' }).getByRole('row', { name: /^Title Changed in a flow After the flow$/ }).count()).toBe(1);
+  });
+
   it('names a dependency in History by its title, linked to its page, whether it is still a dependency or not', async () => {
     const kept = await task('Kept prerequisite');
     const dropped = await task('Dropped prerequisite');

@@ -3,8 +3,8 @@ import { elementScroll, observeElementOffset, observeElementRect, Virtualizer } 
 import { useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { boardColumns, boardMovesFrom } from '../../../core/tasks/statuses';
-import { createTask, loadBoard, loadBoardAsOf, loadProjects, moveTask, type BoardStuck, type BoardTask } from '../board-data';
-import { invalidate, useQuery } from '../queries';
+import { createTask, loadBoard, loadBoardAsOf, loadProjects, moveTask, type Board, type BoardAsOf, type BoardStuck, type BoardTask } from '../board-data';
+import { invalidate, useQuery, type Topic } from '../queries';
 import { statusLabel } from '../task-words';
 import { Problem } from '../parts/problem';
 
@@ -22,6 +22,13 @@ function matches(task: BoardTask, f: Filters): boolean {
   return true;
 }
 
+/** The board's one read for the URL's project and time-travel instant (also started early: app.tsx's screenRead). */
+export function boardRead(projectId: string | undefined, at: string | undefined) {
+  return at
+    ? { key: `board-as-of:${projectId ?? ''}:${at}`, topics: [] as Topic[], load: () => loadBoardAsOf(projectId, at) }
+    : { key: `board:${projectId ?? ''}`, topics: ['tasks', 'projects'] as Topic[], load: (): Promise<BoardAsOf | Board> => loadBoard(projectId) };
+}
+
 export function BoardScreen(_props: { path: string }) {
   const { query, path, route } = useLocation();
   const projectId = query.project || undefined;
@@ -35,9 +42,8 @@ export function BoardScreen(_props: { path: string }) {
   };
 
   const projects = useQuery('projects', ['projects'], loadProjects);
-  const board = useQuery(at ? `board-as-of:${projectId ?? ''}:${at}` : `board:${projectId ?? ''}`, at ? [] : ['tasks', 'projects'], () =>
-    at ? loadBoardAsOf(projectId, at) : loadBoard(projectId),
-  );
+  const read = boardRead(projectId, at);
+  const board = useQuery(read.key, read.topics, read.load);
   // moves made here show at once; the refetch the stream triggers replaces them
   const moved = useSignal<ReadonlyMap<string, string>>(new Map());
   const problem = useSignal<string | undefined>(undefined);
@@ -199,6 +205,14 @@ function TimeTravel({ at, onChange }: { at: string | undefined; onChange(value: 
 }
 
 const CARD_ESTIMATE_PX = 112;
+/** Cards rendered beyond the visible ones at each end of a column, once its first frame is drawn. */
+const OVERSCAN = 6;
+
+/** The greatest height of a column's scroller: styles.css gives `.column-scroll` `max-height: calc(100vh - 16rem)`. */
+function columnHeightAtMost(): number {
+  const rem = Number.parseFloat(getComputedStyle(document.documentElement).fontSize) || 16;
+  return Math.max(CARD_ESTIMATE_PX, window.innerHeight - 16 * rem);
+}
 
 function BoardColumn(props: {
   status: string;
@@ -220,9 +234,10 @@ function BoardColumn(props: {
         count: 0,
         getScrollElement: () => scroller.current,
         estimateSize: () => CARD_ESTIMATE_PX,
-        // the first cards render with the first render, before the scroller's size is observed
-        initialRect: { width: 0, height: window.innerHeight },
-        overscan: 6,
+        // the first cards render with the first render, before the scroller's size is observed: as
+        // many as its greatest height shows, none beyond them until that frame is drawn
+        initialRect: { width: 0, height: columnHeightAtMost() },
+        overscan: 0,
         scrollToFn: elementScroll,
         observeElementRect,
         observeElementOffset,
@@ -230,8 +245,17 @@ function BoardColumn(props: {
       }),
     [],
   );
-  virtualizer.setOptions({ ...virtualizer.options, count: tasks.length, getItemKey: (i) => tasks[i]?.id ?? i });
-  useLayoutEffect(() => virtualizer._didMount(), [virtualizer]);
+  const drawn = useSignal(false);
+  virtualizer.setOptions({ ...virtualizer.options, count: tasks.length, getItemKey: (i) => tasks[i]?.id ?? i, overscan: drawn.value ? OVERSCAN : 0 });
+  useLayoutEffect(() => {
+    const unmount = virtualizer._didMount();
+    // the cards just past the visible ones (for smooth scrolling) once the first frame is on screen
+    const frame = requestAnimationFrame(() => (drawn.value = true));
+    return () => {
+      cancelAnimationFrame(frame);
+      unmount();
+    };
+  }, [virtualizer]);
   useLayoutEffect(() => {
     virtualizer._willUpdate();
   });

@@ -1,7 +1,7 @@
 import { useSignal } from '@preact/signals';
 import { useLocation } from 'preact-iso';
 import { taskPriorities, taskStatuses } from '../../../core/tasks/statuses';
-import { invalidate, useQuery } from '../queries';
+import { invalidate, useQuery, type Topic } from '../queries';
 import {
   archiveTask,
   changeDependencies,
@@ -20,6 +20,7 @@ import {
   type Version,
 } from '../task-data';
 import { statusLabel } from '../task-words';
+import { LocalTime, localTimeText } from '../parts/local-time';
 import { Problem } from '../parts/problem';
 
 /**
@@ -46,9 +47,13 @@ const shown = (value: unknown) => (value === null || value === undefined || valu
 const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
 const dateOnly = (value: string | null) => (value ? value.slice(0, 10) : '');
 
+/** The page's first read (also started early: app.tsx's screenRead). */
+export const taskRead = (id: string) => ({ key: `task:${id}`, topics: ['tasks'] as Topic[], load: () => loadTask(id) });
+
 export function TaskPage({ id = '' }: { path: string; id?: string }) {
   const { route } = useLocation();
-  const task = useQuery(`task:${id}`, ['tasks'], () => loadTask(id));
+  const read = taskRead(id);
+  const task = useQuery(read.key, read.topics, read.load);
   const versions = useQuery(`task-versions:${id}`, ['tasks'], () => loadVersions(id));
   const runs = useQuery(`task-runs:${id}`, ['runs'], () => loadRuns(id));
   const sessions = useQuery(`task-sessions:${id}`, ['runs'], () => loadSessions(id));
@@ -138,8 +143,15 @@ export function TaskPage({ id = '' }: { path: string; id?: string }) {
         <h2 id="claim-title">Claim</h2>
         {t.locked_by ? (
           <p>
-            Claimed by {t.locked_by} since {new Date(t.locked_at ?? t.updated_at).toLocaleString()}
-            {t.lease_expires_at ? `; the lease ends ${new Date(t.lease_expires_at).toLocaleString()}` : '; no lease'}.
+            Claimed by {t.locked_by} since <LocalTime iso={t.locked_at ?? t.updated_at} />
+            {t.lease_expires_at ? (
+              <>
+                ; the lease ends <LocalTime iso={t.lease_expires_at} />
+              </>
+            ) : (
+              '; no lease'
+            )}
+            .
           </p>
         ) : (
           <p class="muted">Not claimed.</p>
@@ -156,7 +168,7 @@ export function TaskPage({ id = '' }: { path: string; id?: string }) {
             <ul class="plain-list">
               {list.map((r) => (
                 <li key={r.id}>
-                  <a href={`/runs/${r.id}`}>{r.id.slice(0, 8)}</a> {r.workflow_type} · {r.status} · {new Date(r.created_at).toLocaleString()}
+                  <a href={`/runs/${r.id}`}>{r.id.slice(0, 8)}</a> {r.workflow_type} · {r.status} · <LocalTime iso={r.created_at} />
                 </li>
               ))}
             </ul>
@@ -329,8 +341,12 @@ function knownTitles(t: TaskDetail): ReadonlyMap<string, string> {
   return new Map([...t.dependencies, ...t.subtasks].map((d) => [d.id, d.title]));
 }
 
-/** A field's value in a diff: the tasks that dependency_ids and parent_task_id name, by title, linked to their page. */
+/** The diff's fields whose values are instants (ISO text in a version's state). */
+const dateFields: ReadonlySet<string> = new Set(['start_date', 'due_date']);
+
+/** A field's value in a diff: dates in the reader's time zone; the tasks that dependency_ids and parent_task_id name, by title, linked to their page. */
 function FieldValue({ field, value, known }: { field: (typeof diffFields)[number]; value: unknown; known: ReadonlyMap<string, string> }) {
+  if (dateFields.has(field) && typeof value === 'string' && value) return <LocalTime iso={value} />;
   if (field !== 'dependency_ids' && field !== 'parent_task_id') return <>{shown(value)}</>;
   const ids = (Array.isArray(value) ? value : value ? [value] : []).map(String);
   if (ids.length === 0) return <>—</>;
@@ -382,9 +398,12 @@ function History({ versions, known, onReverted }: { versions: Version[]; known: 
           const older = ordered[i + 1];
           const changes = diffFields.filter((f) => !same(version.state[f], older?.state[f]) && (older || version.state[f] !== undefined));
           return (
-            <li key={version.id} aria-label={`Version of ${new Date(version.created_at).toLocaleString()}`}>
+            <li key={version.id} aria-label={`Version of ${localTimeText(version.created_at)}`}>
               <p>
-                <strong>{new Date(version.created_at).toLocaleString()}</strong> by {version.actor} ({version.reason})
+                <strong>
+                  <LocalTime iso={version.created_at} />
+                </strong>{' '}
+                by {version.actor} ({version.reason})
               </p>
               {older ? (
                 <table class="diff">
