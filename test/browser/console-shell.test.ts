@@ -105,6 +105,10 @@ describe('the shell in a browser', () => {
   it('shows each part-2 screen as a placeholder linking to the API route that holds its data, with no serious axe violation', async () => {
     const page = await ui.newPage();
     await page.goto('/');
+    // the Inbox settled (its read shown, the stream up, the navigation's count in place) before the first click: on a loaded
+    // machine a click during the first renders went unheard and the page stayed on the Inbox
+    await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Inbox');
+    await expect.poll(() => page.getByRole('status').filter({ hasText: 'Live' }).count()).toBeGreaterThan(0);
     const routes: Record<string, string> = { Runs: '/api/workflow-runs', Agents: '/api/agents/status', Costs: '/api/budgets', Audit: '/api/audit', Snapshots: '/api/snapshots', Settings: '/api/settings' };
     for (const [name, route] of Object.entries(routes)) {
       await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name }).click();
