@@ -1,7 +1,7 @@
 import { readdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { releasedRuntimeEnv, setFakeMode } from '../fixtures/runtime/fake-runtime-env';
+import { releasedRuntimeEnv, setFakeMode, useFakeRuntimeCallLog } from '../fixtures/runtime/fake-runtime-env';
 import { useFakeRuntimeApp } from '../support/use-app';
 
 /*
@@ -10,23 +10,11 @@ import { useFakeRuntimeApp } from '../support/use-app';
  * agent turn), and lists those jobs afterwards (cl_all.out), as the real scheduler does.
  */
 const app = useFakeRuntimeApp(releasedRuntimeEnv());
-let callLog: string;
 
 const ECHO_JOB = '793fc1d1-73a5-42ba-9240-d51b67dbffbc';
 const AGENT_JOB = '1baa6833-1fd4-4da3-86aa-e438616c5c37';
 
-beforeAll(() => {
-  callLog = path.join(app.dataDir, 'cron-add-calls.log');
-  process.env.FAKE_RUNTIME_CALL_LOG = callLog;
-});
-beforeEach(async () => {
-  await rm(callLog, { force: true });
-});
-
-async function calls(): Promise<string[][]> {
-  const text = await readFile(callLog, 'utf8').catch(() => '');
-  return text.trim() ? text.trim().split('\n').map((l) => JSON.parse(l) as string[]) : [];
-}
+const { calls } = useFakeRuntimeCallLog(app, 'cron-add-calls');
 const adds = async () => (await calls()).filter((c) => c[0] === 'cron' && c[1] === 'add');
 const legacyFiles = async () => readdir(path.join(app.dataDir, 'cron-jobs')).catch(() => [] as string[]);
 async function auditOf(entityId: string) {

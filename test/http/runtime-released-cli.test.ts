@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { releasedRuntimeEnv } from '../fixtures/runtime/fake-runtime-env';
+import { releasedRuntimeEnv, useFakeRuntimeCallLog } from '../fixtures/runtime/fake-runtime-env';
 import { useFakeRuntimeApp } from '../support/use-app';
 
 /*
@@ -10,20 +10,8 @@ import { useFakeRuntimeApp } from '../support/use-app';
  * CLI printed (test/fixtures/runtime/openclaw-2026.9.6/), with its refusals.
  */
 const app = useFakeRuntimeApp(releasedRuntimeEnv());
-let callLog: string;
 
-beforeAll(() => {
-  callLog = path.join(app.dataDir, 'released-runtime-calls.log');
-  process.env.FAKE_RUNTIME_CALL_LOG = callLog;
-});
-beforeEach(async () => {
-  await rm(callLog, { force: true });
-});
-
-async function calls(): Promise<string[][]> {
-  const text = await readFile(callLog, 'utf8').catch(() => '');
-  return text.trim() ? text.trim().split('\n').map((l) => JSON.parse(l) as string[]) : [];
-}
+const { calls } = useFakeRuntimeCallLog(app, 'released-runtime-calls');
 
 /** Runs `work` with the fake printing derived files in place of captured ones (fixture README). */
 async function replayingAs(replacements: string, work: () => Promise<void>): Promise<void> {
