@@ -1,6 +1,8 @@
 // Bundles the operator console (console/src) into dist/console/: index.html, config.json and
 // assets/ with content-hashed names, plus dist/console.meta.json (esbuild's metafile, outside the
-// served folder) from which test/browser/console-bundle.test.ts reads the initial download's size.
+// served folder) from which test/browser/console-shell.test.ts reads the initial download's size.
+// Screens imported with import() are split into chunks of their own, fetched on the first visit;
+// the initial download is the entry script, the chunks it imports statically, and its stylesheet.
 import { build } from 'esbuild';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -13,6 +15,7 @@ export async function buildConsole(root, dist) {
     entryPoints: { main: path.join(root, 'console/src/main.tsx') },
     bundle: true,
     format: 'esm',
+    splitting: true,
     platform: 'browser',
     // light-dark() in the stylesheet sets the floor
     target: ['chrome123', 'firefox120', 'safari17.5'],
@@ -33,7 +36,8 @@ export async function buildConsole(root, dist) {
   if (!entry) throw new Error('console build produced no entry script');
   const [script, meta] = entry;
   const relative = (file) => path.relative(outdir, path.resolve(root, file)).split(path.sep).join('/');
-  const initial = { script: relative(script), style: meta.cssBundle ? relative(meta.cssBundle) : undefined };
+  const staticChunks = meta.imports.filter((i) => i.kind === 'import-statement').map((i) => relative(i.path));
+  const initial = { script: relative(script), chunks: staticChunks, style: meta.cssBundle ? relative(meta.cssBundle) : undefined };
 
   const template = await readFile(path.join(root, 'console/index.html'), 'utf8');
   // config.json is asked for as the HTML arrives, beside the bundle, not after the bundle has run
@@ -42,7 +46,12 @@ export async function buildConsole(root, dist) {
     .replace('<!-- style -->', initial.style ? `<link rel="stylesheet" href="/${initial.style}">` : '')
     .replace(
       '<!-- script -->',
-      `<link rel="preload" href="/config.json" as="fetch" crossorigin>\n    <script type="module" src="/${initial.script}"></script>`,
+      [
+        '<link rel="preload" href="/config.json" as="fetch" crossorigin>',
+        // the entry's shared chunks travel beside it rather than after it has been parsed
+        ...initial.chunks.map((chunk) => `<link rel="modulepreload" href="/${chunk}">`),
+        `<script type="module" src="/${initial.script}"></script>`,
+      ].join('\n    '),
     );
   await writeFile(path.join(outdir, 'index.html'), html);
   // the runtime configuration: an empty apiBaseUrl is the console's own origin (docs/console.md)
