@@ -77,6 +77,48 @@ export class PayloadTooLargeError extends DomainError {
   readonly code = 'payload_too_large';
 }
 
+/** The path exists, not with this method (a stream opened with HEAD). The caller adds `Allow`. */
+export class MethodNotAllowedError extends DomainError {
+  readonly code = 'method_not_allowed';
+}
+
+/** Bytes that are not an HTTP request (a raw control byte in the path, a broken header): refused before routing. */
+export class MalformedRequestError extends DomainError {
+  readonly code = 'malformed_request';
+}
+
+/** A request line and headers above node:http's limit. */
+export class HeaderTooLargeError extends DomainError {
+  readonly code = 'header_too_large';
+}
+
+/** The process is closing: a new stream would be cut at once. The caller adds `Retry-After`. */
+export class ShuttingDownError extends DomainError {
+  static override readonly traced = true;
+  readonly code = 'shutting_down';
+  constructor() {
+    super('the server is shutting down');
+  }
+}
+
+/** Every event-stream slot is taken (SSE_MAX_CLIENTS): retry later. The caller adds `Retry-After`. */
+export class TooManyStreamClientsError extends DomainError {
+  static override readonly traced = true;
+  readonly code = 'too_many_stream_clients';
+  constructor(limit: number) {
+    super(`too many stream clients: the limit is ${limit} (setting SSE_MAX_CLIENTS); retry later`, { limit });
+  }
+}
+
+/** Every session-tail slot is taken (SSE_MAX_SESSION_TAILS): retry later. The caller adds `Retry-After`. */
+export class TooManySessionTailsError extends DomainError {
+  static override readonly traced = true;
+  readonly code = 'too_many_session_tails';
+  constructor(limit: number) {
+    super(`too many session tails: the limit is ${limit} (setting SSE_MAX_SESSION_TAILS); retry later`, { limit });
+  }
+}
+
 /** An answer too large for an invoker that cannot stream it (a synchronous Lambda response). */
 export class ResponseTooLargeError extends DomainError {
   readonly code = 'response_too_large';

@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { OPERATOR_ACTOR, OPERATOR_ROLE } from '../actors';
-import type { Principal } from './principal';
+import { isAgentToken, type Principal } from './principal';
 
 const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest();
 
@@ -17,6 +17,20 @@ export function bearerTokenOf(authorization: string | undefined): string | undef
 export function tokenMatches(expected: string, presented: string | undefined): boolean {
   if (presented === undefined) return false;
   return timingSafeEqual(digest(expected), digest(presented));
+}
+
+/**
+ * Who a bearer says it is, before anything is looked up: the operator (it is the configured token,
+ * or no token is configured and it is not an agent token), an agent token still to be looked up, or
+ * no one. The one reading of a bearer for every door: the handlers' middleware, the runner's check
+ * before a body is read, the event streams and the cron manager.
+ */
+export type BearerClaim = 'operator' | 'agent_token' | 'refused';
+
+export function claimOfBearer(configured: string | undefined, presented: string | undefined): BearerClaim {
+  if (configured && tokenMatches(configured, presented)) return 'operator';
+  if (isAgentToken(presented)) return 'agent_token';
+  return configured ? 'refused' : 'operator';
 }
 
 /**

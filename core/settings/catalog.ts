@@ -40,6 +40,13 @@ export const settingsCatalog: readonly SettingDefinition[] = [
   { key: 'SSE_MAX_SESSION_TAILS', source: 'config', type: 'number', schema: positiveInt, description: 'concurrent live tails of runtime sessions' },
   { key: 'API_LOG_LEVEL', source: 'config', type: 'string', schema: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR']), description: 'API log level' },
   { key: 'SSE_HEARTBEAT_INTERVAL', source: 'config', type: 'number', schema: positiveInt, description: 'stream heartbeat interval (ms)' },
+  {
+    key: 'DISPATCH_MAX_IN_FLIGHT',
+    source: 'config',
+    type: 'number',
+    schema: positiveInt,
+    description: 'live runs the whole fleet may hold at once (cleared: the DISPATCH_MAX_IN_FLIGHT variable, else no fleet cap)',
+  },
   { key: 'MESSAGE_PAGINATION_LIMIT', source: 'config', type: 'number', schema: positiveInt, description: 'chat history page size' },
   { key: 'DASHBOARD_AUTH_TOKEN', source: 'env', type: 'password', schema: z.string(), description: 'API bearer token' },
   { key: 'POSTGRES_PASSWORD', source: 'env', type: 'password', schema: z.string(), description: 'database password' },

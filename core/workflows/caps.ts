@@ -1,3 +1,4 @@
+import { settingByKey } from '../settings/catalog';
 import { runStatusGroups } from './run-status';
 import type { Db } from '../ports';
 
@@ -5,7 +6,9 @@ import type { Db } from '../ports';
  * Concurrency caps and dispatch pauses (issue 15), as one admission check per dispatch batch.
  * A run is live while dispatched, claimed, running or waiting for approval; a cap counts the live
  * runs of its workflow type (routing max_concurrent), of its target agent (max_concurrent_runs),
- * or of the whole fleet (DISPATCH_MAX_IN_FLIGHT). Another gate (reservations, stop signals) sits
+ * or of the whole fleet (the DISPATCH_MAX_IN_FLIGHT setting). All three are rows the operator
+ * changes through the API; the fleet's is a row of `settings` (PATCH /api/settings), which the
+ * environment variable of the same name stands in for while no row is stored. Another gate (reservations, stop signals) sits
  * beside these as one more line of `refusals`, counted under the same lock.
  */
 
@@ -27,8 +30,20 @@ export interface DispatchAdmission {
 }
 
 export interface CapSettings {
-  /** DISPATCH_MAX_IN_FLIGHT; undefined: no fleet cap. */
+  /** The DISPATCH_MAX_IN_FLIGHT variable: the fleet cap while the settings table stores none; undefined: no fleet cap then. */
   maxInFlight?: number;
+}
+
+export const FLEET_CAP_SETTING = 'DISPATCH_MAX_IN_FLIGHT';
+
+/** The stored fleet cap's SQL: its row of `settings` (jsonb; a number or numeric text), or null. */
+const storedFleetCapSql = `(SELECT value FROM settings WHERE key = '${FLEET_CAP_SETTING}')`;
+
+/** The fleet cap in force: the stored row when it is a valid cap, else the variable. */
+function fleetCapOf(stored: unknown, settings: CapSettings): number | undefined {
+  const candidate = typeof stored === 'string' && stored.trim() !== '' ? Number(stored) : stored;
+  const parsed = settingByKey.get(FLEET_CAP_SETTING)!.schema.safeParse(candidate);
+  return parsed.success ? (parsed.data as number) : settings.maxInFlight;
 }
 
 /**
@@ -58,13 +73,15 @@ const controlsInForceSql = 'max_concurrent_runs IS NOT NULL OR dispatch_paused_u
 
 /** Whether anything caps or pauses dispatch now (asked before a tick's batches choose their mode). */
 export async function dispatchIsCapped(db: Db, now: Date, settings: CapSettings): Promise<boolean> {
-  if (settings.maxInFlight !== undefined) return true;
-  const { rows } = await db.query<{ capped: boolean }>(
+  const { rows } = await db.query<{ capped: boolean; fleet_cap: unknown }>(
     `SELECT EXISTS (SELECT 1 FROM workflow_agent_routing WHERE max_concurrent IS NOT NULL)
-         OR EXISTS (SELECT 1 FROM agent_dispatch_controls WHERE ${controlsInForceSql}) AS capped`,
+         OR EXISTS (SELECT 1 FROM agent_dispatch_controls WHERE ${controlsInForceSql}) AS capped,
+            ${storedFleetCapSql} AS fleet_cap`,
     [now],
   );
-  return rows[0]?.capped ?? true;
+  const row = rows[0];
+  if (!row) return true;
+  return row.capped || fleetCapOf(row.fleet_cap, settings) !== undefined;
 }
 
 const bump = (counts: Map<string, number>, key: string) => counts.set(key, (counts.get(key) ?? 0) + 1);
@@ -72,7 +89,7 @@ const bump = (counts: Map<string, number>, key: string) => counts.set(key, (coun
 /** Opens the admission check inside the dispatch transaction `tx`: takes the dispatch lock, then counts. */
 export async function openDispatchAdmission(tx: Db, now: Date, settings: CapSettings, mode: AdmissionMode = 'exclusive'): Promise<DispatchAdmission> {
   await tx.query(mode === 'shared' ? 'SELECT pg_advisory_xact_lock_shared($1)' : 'SELECT pg_advisory_xact_lock($1)', [DISPATCH_ADMISSION_LOCK]);
-  const [live, controls] = await Promise.all([
+  const [live, controls, stored] = await Promise.all([
     // a shared batch counts nothing: it admits only while nothing caps
     mode === 'shared'
       ? { rows: [] }
@@ -85,7 +102,9 @@ export async function openDispatchAdmission(tx: Db, now: Date, settings: CapSett
         WHERE ${controlsInForceSql}`,
       [now],
     ),
+    tx.query<{ fleet_cap: unknown }>(`SELECT ${storedFleetCapSql} AS fleet_cap`),
   ]);
+  const maxInFlight = fleetCapOf(stored.rows[0]?.fleet_cap, settings);
   const byType = new Map<string, number>();
   const byAgent = new Map<string, number>();
   let fleet = 0;
@@ -95,13 +114,13 @@ export async function openDispatchAdmission(tx: Db, now: Date, settings: CapSett
     fleet += r.n;
   }
   // under the shared lock, counts of batches running at once are not in `live`: nothing may be counted
-  if (mode === 'shared' && (settings.maxInFlight !== undefined || controls.rows.length > 0)) throw new AdmissionNeedsExclusive();
+  if (mode === 'shared' && (maxInFlight !== undefined || controls.rows.length > 0)) throw new AdmissionNeedsExclusive();
   const agentCap = new Map(controls.rows.filter((c) => c.max_concurrent_runs !== null).map((c) => [c.agent_id, c.max_concurrent_runs!]));
   const paused = new Set(controls.rows.filter((c) => c.paused).map((c) => c.agent_id));
 
   const refusals = (c: AdmissionCandidate): Refusal | undefined => {
     if (paused.has(c.targetAgentId)) return 'agentPaused';
-    if (settings.maxInFlight !== undefined && fleet >= settings.maxInFlight) return 'fleet';
+    if (maxInFlight !== undefined && fleet >= maxInFlight) return 'fleet';
     if (c.routeMaxConcurrent !== null && (byType.get(c.workflowType) ?? 0) >= c.routeMaxConcurrent) return 'workflowType';
     const cap = agentCap.get(c.targetAgentId);
     if (cap !== undefined && (byAgent.get(c.targetAgentId) ?? 0) >= cap) return 'agent';

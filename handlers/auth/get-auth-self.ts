@@ -1,4 +1,4 @@
-import { authSelf, bearerTokenOf, tokenMatches } from '../../core/auth/bearer-token';
+import { authSelf, bearerTokenOf, claimOfBearer } from '../../core/auth/bearer-token';
 import { publicPaths } from '../routes';
 import { httpHandler, json } from '../middleware/http-handler';
 
@@ -9,7 +9,7 @@ export const handler = httpHandler(async (event, app) => {
     200,
     authSelf({
       tokenRequired: !!token,
-      presentedValidToken: !!token && tokenMatches(token, bearerTokenOf(event.headers?.authorization)),
+      presentedValidToken: !!token && claimOfBearer(token, bearerTokenOf(event.headers?.authorization)) === 'operator',
       publicRoutes: publicPaths,
       principal: event.principal,
     }),

@@ -1,15 +1,24 @@
+import { DomainError } from '../../core/errors';
+
 /** The one table from a domain error code to an HTTP status. */
 export const statusByErrorCode: Readonly<Record<string, number>> = {
   validation_failed: 400,
+  malformed_request: 400,
   unauthorized: 401,
   forbidden: 403,
   not_found: 404,
+  method_not_allowed: 405,
   conflict: 409,
   payload_too_large: 413,
   response_too_large: 413,
+  header_too_large: 431,
   runtime_failed: 502,
   storage_unavailable: 503,
   secrets_unavailable: 503,
+  // the runner's streams
+  shutting_down: 503,
+  too_many_stream_clients: 503,
+  too_many_session_tails: 503,
   // agent runtime integration (spec 01)
   execution_failed: 500,
   rate_limited: 429,
@@ -39,3 +48,19 @@ export const statusByErrorCode: Readonly<Record<string, number>> = {
   duplicate_active_budget: 409,
   budget_not_found: 404,
 };
+
+/** What a bug answers: nothing of what failed inside, the request id to find it in the log. */
+export function internalErrorBody(requestId?: string): Record<string, unknown> {
+  return { error: 'internal server error', code: 'internal', ...(requestId ? { requestId } : {}) };
+}
+
+/**
+ * The status and JSON body of any failure, by the one table: what the handlers' envelope answers,
+ * and what every place answering outside it (the runner's refusals, the event streams, the session
+ * tails, the cron manager, the static front end, the Lambda area router) writes. Only a bug, a
+ * value that is not a DomainError, is a 500.
+ */
+export function errorAnswer(error: unknown, requestId?: string): { status: number; body: Record<string, unknown> } {
+  if (error instanceof DomainError) return { status: statusByErrorCode[error.code] ?? 500, body: error.body() };
+  return { status: 500, body: internalErrorBody(requestId) };
+}

@@ -3,8 +3,8 @@ import middy from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { authorizeAgentRequest } from '../../core/auth/agent-access';
-import { isAgentToken, OPERATOR_PRINCIPAL, principalOfAgentToken, type Principal } from '../../core/auth/principal';
-import { bearerTokenOf, tokenMatches } from '../../core/auth/bearer-token';
+import { OPERATOR_PRINCIPAL, principalOfAgentToken, type Principal } from '../../core/auth/principal';
+import { bearerTokenOf, claimOfBearer } from '../../core/auth/bearer-token';
 import { CORS_HEADERS } from './cors';
 import { requireDb } from '../../core/storage';
 import { DomainError, UnauthorizedError, ValidationError } from '../../core/errors';
@@ -16,7 +16,7 @@ import { resolveSecretParameters } from '../../infra/secrets/secret-parameters';
 import { logger, logsInfo } from '../../infra/logger';
 import { observations } from '../../infra/metrics/observations';
 import { routeByKey } from '../routes';
-import { statusByErrorCode } from './error-status';
+import { errorAnswer, internalErrorBody } from './error-status';
 import { echoedListHeader, settableHeaders } from './header-values';
 import { collectBodyStream, json, type BodyStreamingContext, type HttpResult } from './responses';
 
@@ -53,8 +53,8 @@ function header(event: APIGatewayProxyEventV2, name: string): string | undefined
 /** Turns any thrown value into a JSON error response; only bugs become 500, and they say nothing inside. */
 function errorResponse(error: unknown, requestId: string): HttpResult {
   if (error instanceof DomainError) {
-    const status = statusByErrorCode[error.code] ?? 500;
-    return json(status, error.body());
+    const answer = errorAnswer(error);
+    return json(answer.status, answer.body);
   }
   const http = error as { statusCode?: number; message?: string; cause?: { package?: string } };
   if (typeof http?.statusCode === 'number' && http.statusCode < 500) {
@@ -63,7 +63,7 @@ function errorResponse(error: unknown, requestId: string): HttpResult {
     }
     return json(http.statusCode, { error: http.message ?? 'bad request' });
   }
-  return json(500, { error: 'internal server error', code: 'internal', requestId });
+  return json(500, internalErrorBody(requestId));
 }
 
 /**
@@ -122,9 +122,10 @@ const authentication = (): middy.MiddlewareObj<APIGatewayProxyEventV2, HttpResul
     const token = config().authToken;
     const route = routeByKey(event.routeKey);
     const bearer = bearerTokenOf(header(request.event, 'authorization'));
-    if (isAgentToken(bearer) && !(token && tokenMatches(token, bearer))) {
+    const claim = claimOfBearer(token, bearer);
+    if (claim === 'agent_token') {
       const { deps } = await appContext();
-      const principal = await principalOfAgentToken(requireDb(deps.storage), bearer, deps.clock.now());
+      const principal = await principalOfAgentToken(requireDb(deps.storage), bearer!, deps.clock.now());
       if (principal) {
         event.principal = principal;
         return;
@@ -132,8 +133,7 @@ const authentication = (): middy.MiddlewareObj<APIGatewayProxyEventV2, HttpResul
       if (!route?.public) throw new UnauthorizedError('unknown, revoked or expired agent token');
     }
     event.principal = OPERATOR_PRINCIPAL;
-    if (!token || route?.public) return;
-    if (!tokenMatches(token, bearer)) {
+    if (claim === 'refused' && !route?.public) {
       // thrown, not returned: an early response would skip the envelope's CORS header and log line
       throw new UnauthorizedError('missing or invalid bearer token');
     }

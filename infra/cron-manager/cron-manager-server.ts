@@ -1,11 +1,12 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { bearerTokenOf, tokenMatches } from '../../core/auth/bearer-token';
-import { DomainError } from '../../core/errors';
+import { bearerTokenOf, claimOfBearer } from '../../core/auth/bearer-token';
+import { DomainError, ForbiddenError, NotFoundError, UnauthorizedError } from '../../core/errors';
+import { sendError, sendJson } from '../http/json-answer';
 import { listScheduledJobs } from '../../core/runtime/scheduled-jobs';
 import type { AppContext } from '../app-context';
 import { isLoopbackHost } from '../config';
-import { CORS_HEADERS, CORS_PREFLIGHT_HEADERS } from '../../handlers/middleware/cors';
+import { CORS_PREFLIGHT_HEADERS } from '../../handlers/middleware/cors';
 import { logger } from '../logger';
 
 /** The one route of the cron-manager server (spec 01 "Scheduled jobs", Authentication 8). */
@@ -34,11 +35,6 @@ export function hostnameOf(hostHeader: string | undefined): string | undefined {
   return plain?.[1];
 }
 
-function send(res: http.ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...CORS_HEADERS });
-  res.end(JSON.stringify(body));
-}
-
 /**
  * A separate small server listing scheduled jobs at GET /api/cron-admin/jobs. Checks, in order:
  * the Host header must name a loopback address (a page on another origin that rebinds its DNS
@@ -50,7 +46,7 @@ export async function startCronManager(options: CronManagerOptions): Promise<Cro
       req.resume();
       const host = hostnameOf(req.headers.host);
       if (!host || !isLoopbackHost(host)) {
-        return send(res, 403, { error: 'the Host header must name a loopback address (127.0.0.1, localhost or ::1)', code: 'forbidden' });
+        return sendError(res, new ForbiddenError('the Host header must name a loopback address (127.0.0.1, localhost or ::1)'));
       }
       if (req.method === 'OPTIONS') {
         // a browser's preflight carries no token; without this answer it never sends the real request
@@ -59,21 +55,20 @@ export async function startCronManager(options: CronManagerOptions): Promise<Cro
         return;
       }
       if (!options.authToken) {
-        return send(res, 401, { error: 'the cron manager requires DASHBOARD_AUTH_TOKEN to be configured', code: 'unauthorized' });
+        return sendError(res, new UnauthorizedError('the cron manager requires DASHBOARD_AUTH_TOKEN to be configured'));
       }
-      if (!tokenMatches(options.authToken, bearerTokenOf(req.headers.authorization))) {
-        return send(res, 401, { error: 'missing or invalid bearer token', code: 'unauthorized' });
+      if (claimOfBearer(options.authToken, bearerTokenOf(req.headers.authorization)) !== 'operator') {
+        return sendError(res, new UnauthorizedError('missing or invalid bearer token'));
       }
       const path = new URL(req.url ?? '/', 'http://cron-manager.local').pathname.replace(/\/+$/, '');
-      if (path !== CRON_ADMIN_JOBS_PATH) return send(res, 404, { error: `no route for ${req.method} ${path || '/'}`, code: 'not_found' });
-      if (req.method !== 'GET') return send(res, 404, { error: `no route for ${req.method} ${path} (this path takes GET)`, code: 'not_found' });
+      if (path !== CRON_ADMIN_JOBS_PATH) return sendError(res, new NotFoundError(`no route for ${req.method} ${path || '/'}`));
+      if (req.method !== 'GET') return sendError(res, new NotFoundError(`no route for ${req.method} ${path} (this path takes GET)`));
       try {
         const ctx = options.ctx;
-        send(res, 200, await listScheduledJobs(ctx.deps));
+        sendJson(res, 200, await listScheduledJobs(ctx.deps));
       } catch (err) {
-        if (err instanceof DomainError) return send(res, 502, { error: err.message, code: err.code });
-        logger().error('cron manager request failed', { error: err as Error });
-        send(res, 500, { error: 'internal server error', code: 'internal' });
+        if (!(err instanceof DomainError)) logger().error('cron manager request failed', { error: err as Error });
+        sendError(res, err);
       }
     })();
   });

@@ -1,6 +1,6 @@
 import type http from 'node:http';
-import { bearerTokenOf, tokenMatches } from '../../core/auth/bearer-token';
-import { isAgentToken } from '../../core/auth/principal';
+import { bearerTokenOf, claimOfBearer } from '../../core/auth/bearer-token';
+import { ForbiddenError, NotFoundError, ShuttingDownError, TooManyStreamClientsError, UnauthorizedError } from '../../core/errors';
 import type { EventChannel } from '../../core/ports';
 import { OUTBOX_RETENTION_MS } from '../../core/ports/events';
 import type { AppContext } from '../app-context';
@@ -8,7 +8,8 @@ import { logger } from '../logger';
 import { OutboxListener } from './outbox-listener';
 import { outboxHorizon, pruneOutbox, readOutboxAfter, type OutboxEvent } from './outbox-store';
 import { SESSION_TAIL_PATH, SessionTails } from './session-tails';
-import { FrameBatch, openEventStream, sendJson, StreamClient, type DropReason } from './stream-client';
+import { FrameBatch, openEventStream, StreamClient, type DropReason } from './stream-client';
+import { sendError } from '../http/json-answer';
 import { readStreamSettings, STREAM_SETTING_DEFAULTS, type StreamSettings } from './stream-settings';
 
 /** Spec 01 Events: /api/events carries channel `events`; the bridge-fed stream carries both. */
@@ -145,14 +146,14 @@ export class EventStreams {
     req.resume();
     const tail = request.path === SESSION_TAIL_PATH;
     const channels = channelsByStreamPath[request.path];
-    if (!channels && !tail) return sendJson(res, 404, { error: `no stream at ${request.path}`, code: 'not_found' });
-    if (this.closing) return sendJson(res, 503, { error: 'the server is shutting down', code: 'shutting_down' }, { 'retry-after': '5' });
+    if (!channels && !tail) return sendError(res, new NotFoundError(`no stream at ${request.path}`));
+    if (this.closing) return sendError(res, new ShuttingDownError(), { 'retry-after': '5' });
     const access = this.access(req, request.url);
     if (access === 'agent') {
-      return sendJson(res, 403, { error: 'forbidden', code: 'forbidden', reason: `an agent token may not open ${request.path}: streams are the operator's` });
+      return sendError(res, new ForbiddenError(`an agent token may not open ${request.path}: streams are the operator's`));
     }
     if (access === 'refused') {
-      return sendJson(res, 401, { error: 'missing or invalid bearer token', code: 'unauthorized' });
+      return sendError(res, new UnauthorizedError('missing or invalid bearer token'));
     }
     let settings: StreamSettings;
     try {
@@ -165,12 +166,7 @@ export class EventStreams {
     if (res.destroyed || !channels) return;
     if (this.clients.size >= settings.maxClients) {
       logger().warn('stream refused: client limit reached', { path: request.path, limit: settings.maxClients });
-      return sendJson(
-        res,
-        503,
-        { error: `too many stream clients: the limit is ${settings.maxClients} (setting SSE_MAX_CLIENTS); retry later`, code: 'too_many_stream_clients', limit: settings.maxClients },
-        { 'retry-after': '10' },
-      );
+      return sendError(res, new TooManyStreamClientsError(settings.maxClients), { 'retry-after': '10' });
     }
 
     const client = new StreamClient(res, channels, this.options.maxBufferedBytes, (c, reason) => this.onDrop(c, reason, request));
@@ -196,9 +192,8 @@ export class EventStreams {
     // The header wins when present; the query parameter is the legacy fallback for clients that cannot set one.
     const header = req.headers.authorization;
     const presented = header !== undefined ? bearerTokenOf(header) : (url.searchParams.get('token') ?? undefined);
-    if (expected && tokenMatches(expected, presented)) return 'operator';
-    if (isAgentToken(presented)) return 'agent';
-    return expected ? 'refused' : 'operator';
+    const claim = claimOfBearer(expected, presented);
+    return claim === 'agent_token' ? 'agent' : claim;
   }
 
   /**

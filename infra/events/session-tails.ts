@@ -1,11 +1,11 @@
 import type http from 'node:http';
-import { DomainError, NotFoundError } from '../../core/errors';
+import { DomainError, NotFoundError, TooManySessionTailsError } from '../../core/errors';
 import type { TranscriptWatch } from '../../core/ports/runtime';
 import { sessionTailPage, sessionTailStart, type SessionTailPage, type SessionTailStart } from '../../core/runtime/session-tail';
-import { statusByErrorCode } from '../../handlers/middleware/error-status';
 import type { AppContext } from '../app-context';
 import { logger } from '../logger';
-import { openEventStream, sendJson, StreamClient } from './stream-client';
+import { openEventStream, StreamClient } from './stream-client';
+import { sendError } from '../http/json-answer';
 import type { StreamSettings } from './stream-settings';
 
 /** The route-table path of a session's live tail. */
@@ -128,12 +128,7 @@ export class SessionTails {
   async serve(req: http.IncomingMessage, res: http.ServerResponse, request: SessionTailRequest, settings: StreamSettings): Promise<void> {
     if (this.open.size >= settings.maxSessionTails) {
       logger().warn('session tail refused: tail limit reached', { limit: settings.maxSessionTails });
-      return sendJson(
-        res,
-        503,
-        { error: `too many session tails: the limit is ${settings.maxSessionTails} (setting SSE_MAX_SESSION_TAILS); retry later`, code: 'too_many_session_tails', limit: settings.maxSessionTails },
-        { 'retry-after': '10' },
-      );
+      return sendError(res, new TooManySessionTailsError(settings.maxSessionTails), { 'retry-after': '10' });
     }
     // the slot is held from here, so tails opening at once cannot all pass the limit
     const tail: OpenTail = { client: undefined, watch: undefined, res };
@@ -153,9 +148,8 @@ export class SessionTails {
       first = await sessionTailPage(this.ctx.deps, start, start.afterLine);
     } catch (err) {
       release();
-      if (err instanceof DomainError) return sendJson(res, statusByErrorCode[err.code] ?? 500, err.body());
-      logger().error('session tail failed to open', { requestId: request.requestId, error: err });
-      return sendJson(res, 500, { error: 'internal error', code: 'internal', requestId: request.requestId });
+      if (!(err instanceof DomainError)) logger().error('session tail failed to open', { requestId: request.requestId, error: err });
+      return sendError(res, err, {}, request.requestId);
     }
     if (res.destroyed) return release();
 

@@ -3,7 +3,6 @@ import type { EventChannel } from '../../core/ports';
 import type { OutboxEvent } from './outbox-store';
 import { CORS_HEADERS } from '../../handlers/middleware/cors';
 
-/** A JSON answer instead of a stream (a refusal before the stream opens). */
 /** Answers 200 as an event stream (never buffered by a proxy) and tells the client how soon to reconnect. */
 export function openEventStream(res: http.ServerResponse, requestId: string, retryMs: number): void {
   res.writeHead(200, {
@@ -15,12 +14,6 @@ export function openEventStream(res: http.ServerResponse, requestId: string, ret
     'x-request-id': requestId,
   });
   res.write(`: connected\n\nretry: ${retryMs}\n\n`);
-}
-
-export function sendJson(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  if (res.headersSent || res.destroyed) return;
-  res.writeHead(status, { ...CORS_HEADERS, 'content-type': 'application/json; charset=utf-8', ...headers });
-  res.end(JSON.stringify(body));
 }
 
 /** One SSE frame: `id`, `event`, `data` lines (the payload is single-line JSON text from jsonb). */

@@ -3,6 +3,8 @@ import { realpath, stat } from 'node:fs/promises';
 import type http from 'node:http';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
+import { DomainError, ForbiddenError, NotFoundError, ValidationError } from '../../core/errors';
+import { errorAnswer } from '../../handlers/middleware/error-status';
 
 /**
  * DASHBOARD_UI_DIR: a front end's static files served by the runner at `/`, so an operator runs a
@@ -42,9 +44,10 @@ export function contentTypeOf(file: string): string {
   return contentTypes[path.extname(file).toLowerCase()] ?? 'application/octet-stream';
 }
 
-function refuse(res: http.ServerResponse, status: number, error: string, headers: Readonly<Record<string, string>> = {}): void {
+function refuse(res: http.ServerResponse, error: DomainError, headers: Readonly<Record<string, string>> = {}): void {
+  const { status, body } = errorAnswer(error);
   res.writeHead(status, { ...headers, 'content-type': 'application/json; charset=utf-8' });
-  res.end(JSON.stringify({ error, code: status === 404 ? 'not_found' : status === 403 ? 'forbidden' : 'bad_request' }));
+  res.end(JSON.stringify(body));
 }
 
 async function fileAt(candidate: string): Promise<{ file: string; size: number } | undefined> {
@@ -82,15 +85,15 @@ export async function staticUi(dir: string, policy: StaticUiPolicy = {}): Promis
       try {
         decoded = decodeURIComponent(urlPath);
       } catch {
-        return refuse(res, 400, 'malformed percent-encoding in the path', extra);
+        return refuse(res, new ValidationError('malformed percent-encoding in the path', [{ path: 'path', message: 'malformed percent-encoding' }]), extra);
       }
-      if (decoded.includes('\0') || decoded.split(/[\\/]/).includes('..')) return refuse(res, 403, 'the path leaves the front end directory', extra);
+      if (decoded.includes('\0') || decoded.split(/[\\/]/).includes('..')) return refuse(res, new ForbiddenError('the path leaves the front end directory'), extra);
       const requested = path.join(root, decoded);
       let found = await fileAt(requested);
       if (!found && !path.extname(decoded)) found = await fileAt(path.join(root, 'index.html'));
-      if (!found) return refuse(res, 404, `no file ${decoded}`, extra);
+      if (!found) return refuse(res, new NotFoundError(`no file ${decoded}`), extra);
       const real = await realpath(found.file);
-      if (!inside(real)) return refuse(res, 403, 'the path leaves the front end directory', extra);
+      if (!inside(real)) return refuse(res, new ForbiddenError('the path leaves the front end directory'), extra);
       const isHtml = contentTypeOf(real).startsWith('text/html');
       res.writeHead(200, {
         ...extra,
