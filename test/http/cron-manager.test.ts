@@ -45,7 +45,9 @@ describe('the cron-manager server', () => {
     for (const host of ['evil.example', 'evil.example:3878', '127.0.0.1.evil.example', '10.0.0.8', '0.0.0.0']) {
       const res = await get(manager.url, '/api/cron-admin/jobs', { host, authorization: `Bearer ${TOKEN}` });
       expect(res.status, host).toBe(403);
-      expect(res.body.error).toMatch(/loopback/);
+      // the one 403 body of the API: {error: 'forbidden', code, reason}
+      expect(res.body).toMatchObject({ error: 'forbidden', code: 'forbidden' });
+      expect(res.body.reason).toMatch(/loopback/);
     }
   });
 
