@@ -141,7 +141,7 @@ const authentication = (): middy.MiddlewareObj<APIGatewayProxyEventV2, HttpResul
 });
 
 /**
- * Issue 18: what an agent token may do (core/auth/agent-access.ts), once the body is parsed: a
+ * What an agent token may do (the route row's `agent` rule, core/auth/agent-access.ts), once the body is parsed: a
  * route beyond the agent is 403, and the body leaves with the agent's identity bound in it.
  */
 const agentAccess = (): middy.MiddlewareObj<APIGatewayProxyEventV2, HttpResult> => ({
@@ -152,6 +152,7 @@ const agentAccess = (): middy.MiddlewareObj<APIGatewayProxyEventV2, HttpResult> 
     const { deps } = await appContext();
     event.body = await authorizeAgentRequest(requireDb(deps.storage), event.principal, {
       routeKey: event.routeKey,
+      rule: routeByKey(event.routeKey)?.agent,
       pathParameters: event.pathParameters ?? {},
       body: event.body,
     });

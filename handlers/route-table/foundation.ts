@@ -1,3 +1,4 @@
+import { agentRead } from '../../core/auth/agent-rules';
 import type { Route } from './route';
 
 /** Health, auth and projects (the foundation issue). */
@@ -8,15 +9,15 @@ export const foundationRoutes: readonly Route[] = [
   { method: 'GET', path: '/api/agent-tokens', handler: 'agent-tokens/list-agent-tokens' },
   { method: 'DELETE', path: '/api/agent-tokens/:id', handler: 'agent-tokens/revoke-agent-token' },
   { method: 'GET', path: '/api/stats', handler: 'health/get-stats' },
-  { method: 'GET', path: '/api/health-status', handler: 'health/get-health-status' },
-  { method: 'GET', path: '/api/routes', handler: 'health/list-routes' },
+  { method: 'GET', path: '/api/health-status', handler: 'health/get-health-status', agent: agentRead },
+  { method: 'GET', path: '/api/routes', handler: 'health/list-routes', agent: agentRead },
   { method: 'GET', path: '/api/metrics', handler: 'health/get-metrics' },
-  { method: 'GET', path: '/api/openapi.json', handler: 'health/get-openapi' },
+  { method: 'GET', path: '/api/openapi.json', handler: 'health/get-openapi', agent: agentRead },
 
-  { method: 'GET', path: '/api/projects', handler: 'projects/list-projects' },
+  { method: 'GET', path: '/api/projects', handler: 'projects/list-projects', agent: agentRead },
   { method: 'POST', path: '/api/projects', handler: 'projects/create-project' },
-  { method: 'GET', path: '/api/projects/default', handler: 'projects/get-default-project' },
-  { method: 'GET', path: '/api/projects/:id', handler: 'projects/get-project' },
+  { method: 'GET', path: '/api/projects/default', handler: 'projects/get-default-project', agent: agentRead },
+  { method: 'GET', path: '/api/projects/:id', handler: 'projects/get-project', agent: agentRead },
   { method: 'PATCH', path: '/api/projects/:id', handler: 'projects/update-project' },
   { method: 'DELETE', path: '/api/projects/:id', handler: 'projects/delete-project' },
 ];

@@ -1,3 +1,5 @@
+import type { AgentRouteRule } from '../../core/auth/agent-rules';
+
 /** One row of the route table (see handlers/routes.ts). */
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -13,4 +15,9 @@ export interface Route {
   runnerOnly?: boolean;
   /** Takes bodies up to RESTORE_MAX_BYTES instead of 1 MB (restore, import). */
   largeBody?: boolean;
+  /**
+   * What an agent token may do here (core/auth/agent-access.ts: its scope, and how the agent's
+   * identity binds into the request); absent, the route is the operator's and an agent token gets 403.
+   */
+  agent?: AgentRouteRule;
 }

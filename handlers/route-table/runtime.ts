@@ -1,3 +1,4 @@
+import { agentRead } from '../../core/auth/agent-rules';
 import type { Route } from './route';
 
 /**
@@ -9,12 +10,12 @@ export const runtimeRoutes: readonly Route[] = [
   { method: 'GET', path: '/api/runtime/health', handler: 'runtime/get-runtime-health' },
   { method: 'GET', path: '/api/runtime/tasks', handler: 'runtime/list-runtime-tasks' },
   { method: 'GET', path: '/api/runtime/tasks/audit', handler: 'runtime/get-runtime-task-audit' },
-  { method: 'GET', path: '/api/runtime/agents', handler: 'runtime/list-runtime-agents' },
+  { method: 'GET', path: '/api/runtime/agents', handler: 'runtime/list-runtime-agents', agent: agentRead },
   { method: 'POST', path: '/api/runtime/memory/index', handler: 'runtime/index-runtime-memory' },
   { method: 'GET', path: '/api/runtime/memory/promote', handler: 'runtime/list-promotion-candidates' },
   { method: 'POST', path: '/api/runtime/memory/promote', handler: 'runtime/promote-runtime-memory' },
 
-  { method: 'GET', path: '/api/cron/jobs', handler: 'cron/list-cron-jobs' },
+  { method: 'GET', path: '/api/cron/jobs', handler: 'cron/list-cron-jobs', agent: agentRead },
   { method: 'POST', path: '/api/cron/jobs', handler: 'cron/create-cron-job' },
   { method: 'DELETE', path: '/api/cron/jobs/:id', handler: 'cron/delete-cron-job' },
   { method: 'GET', path: '/api/cron/jobs/:id/runs', handler: 'cron/list-job-runs' },

@@ -1,9 +1,10 @@
+import { agentRead } from '../../core/auth/agent-rules';
 import type { Route } from './route';
 
 /** Full-state snapshots, restore, settings (spec 02). */
 export const snapshotRoutes: readonly Route[] = [
   { method: 'POST', path: '/api/snapshots', handler: 'snapshots/create-snapshot' },
-  { method: 'GET', path: '/api/snapshots', handler: 'snapshots/list-snapshots' },
+  { method: 'GET', path: '/api/snapshots', handler: 'snapshots/list-snapshots', agent: agentRead },
   { method: 'GET', path: '/api/snapshots/:id/download', handler: 'snapshots/download-snapshot' },
   { method: 'POST', path: '/api/restore/preview', handler: 'restore/preview-restore', largeBody: true },
   { method: 'POST', path: '/api/restore/apply', handler: 'restore/apply-restore', largeBody: true },

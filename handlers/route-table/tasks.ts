@@ -1,12 +1,13 @@
+import { agentRead } from '../../core/auth/agent-rules';
 import type { Route } from './route';
 
 /** Tasks, views, agents, audit, history, legacy export/import, workspaces, org summary (spec 01); the console's inbox (docs/console-api.md). */
 export const taskRoutes: readonly Route[] = [
-  { method: 'GET', path: '/api/tasks', handler: 'tasks/get-legacy-tasks' },
+  { method: 'GET', path: '/api/tasks', handler: 'tasks/get-legacy-tasks', agent: agentRead },
   { method: 'POST', path: '/api/tasks', handler: 'tasks/create-task' },
-  { method: 'GET', path: '/api/tasks/all', handler: 'tasks/list-all-tasks' },
+  { method: 'GET', path: '/api/tasks/all', handler: 'tasks/list-all-tasks', agent: agentRead },
   { method: 'GET', path: '/api/tasks/search', handler: 'tasks/search-tasks' },
-  { method: 'GET', path: '/api/tasks/:id', handler: 'tasks/get-task' },
+  { method: 'GET', path: '/api/tasks/:id', handler: 'tasks/get-task', agent: agentRead },
   { method: 'PATCH', path: '/api/tasks/:id', handler: 'tasks/update-task' },
   { method: 'DELETE', path: '/api/tasks/:id', handler: 'tasks/delete-task' },
   { method: 'POST', path: '/api/tasks/:id/archive', handler: 'tasks/archive-task' },
@@ -28,19 +29,19 @@ export const taskRoutes: readonly Route[] = [
   { method: 'PATCH', path: '/api/views/:id', handler: 'views/update-view' },
   { method: 'DELETE', path: '/api/views/:id', handler: 'views/delete-view' },
 
-  { method: 'POST', path: '/api/agent/claim', handler: 'agents/claim-task' },
-  { method: 'POST', path: '/api/agent/claim/renew', handler: 'agents/renew-claim' },
-  { method: 'POST', path: '/api/agent/release', handler: 'agents/release-task' },
-  { method: 'POST', path: '/api/agents/heartbeat', handler: 'agents/record-heartbeat' },
-  { method: 'GET', path: '/api/agents/status', handler: 'agents/list-agent-status' },
-  { method: 'GET', path: '/api/agents/:agent/limits', handler: 'agents/get-agent-limits' },
+  { method: 'POST', path: '/api/agent/claim', handler: 'agents/claim-task', agent: { scope: 'agent', self: ['agent_name'], ownTask: 'task_id' } },
+  { method: 'POST', path: '/api/agent/claim/renew', handler: 'agents/renew-claim', agent: { scope: 'agent', self: ['agent_name'] } },
+  { method: 'POST', path: '/api/agent/release', handler: 'agents/release-task', agent: { scope: 'agent', self: ['agent_name'] } },
+  { method: 'POST', path: '/api/agents/heartbeat', handler: 'agents/record-heartbeat', agent: { scope: 'agent', self: ['agent_name'] } },
+  { method: 'GET', path: '/api/agents/status', handler: 'agents/list-agent-status', agent: agentRead },
+  { method: 'GET', path: '/api/agents/:agent/limits', handler: 'agents/get-agent-limits', agent: agentRead },
   { method: 'PUT', path: '/api/agents/:agent/limits', handler: 'agents/put-agent-limits' },
   { method: 'PUT', path: '/api/agents/:agent/billing', handler: 'agents/put-agent-billing' },
   { method: 'POST', path: '/api/agents/:agent/resume-dispatch', handler: 'agents/resume-agent-dispatch' },
   { method: 'GET', path: '/api/doctor', handler: 'doctor/get-doctor-report' },
   { method: 'POST', path: '/api/doctor/repair', handler: 'doctor/repair-doctor-findings' },
 
-  { method: 'GET', path: '/api/audit', handler: 'audit/list-audit' },
+  { method: 'GET', path: '/api/audit', handler: 'audit/list-audit', agent: agentRead },
   { method: 'GET', path: '/api/history', handler: 'history/list-history' },
   { method: 'GET', path: '/api/history/:taskId', handler: 'history/list-task-history' },
   { method: 'GET', path: '/api/history/:taskId/snapshot', handler: 'history/get-task-snapshot' },

@@ -1,29 +1,30 @@
+import { agentRead, agentRunWork } from '../../core/auth/agent-rules';
 import type { Route } from './route';
 
 /** Workflow templates, runs, dispatcher, routing, approvals, artifacts, blockers, sessions, system scan, instrumentation (spec 03 and spec 01). */
 export const workflowRoutes: readonly Route[] = [
-  { method: 'GET', path: '/api/workflow-templates', handler: 'workflow-templates/list-workflow-templates' },
+  { method: 'GET', path: '/api/workflow-templates', handler: 'workflow-templates/list-workflow-templates', agent: agentRead },
   { method: 'POST', path: '/api/workflow-templates', handler: 'workflow-templates/create-workflow-template' },
-  { method: 'GET', path: '/api/workflow-templates/:name', handler: 'workflow-templates/get-workflow-template' },
+  { method: 'GET', path: '/api/workflow-templates/:name', handler: 'workflow-templates/get-workflow-template', agent: agentRead },
   { method: 'PATCH', path: '/api/workflow-templates/:name', handler: 'workflow-templates/update-workflow-template' },
 
-  { method: 'GET', path: '/api/workflow-runs', handler: 'workflow-runs/list-workflow-runs' },
+  { method: 'GET', path: '/api/workflow-runs', handler: 'workflow-runs/list-workflow-runs', agent: agentRead },
   { method: 'POST', path: '/api/workflow-runs', handler: 'workflow-runs/create-workflow-run' },
-  { method: 'GET', path: '/api/workflow-runs/pending', handler: 'workflow-runs/list-pending-workflow-runs' },
-  { method: 'GET', path: '/api/workflow-runs/stuck', handler: 'workflow-runs/list-stuck-workflow-runs' },
-  { method: 'GET', path: '/api/workflow-runs/active', handler: 'workflow-runs/list-active-workflow-runs' },
-  { method: 'GET', path: '/api/workflow-runs/dispatcher/stats', handler: 'workflow-runs/get-dispatcher-stats' },
+  { method: 'GET', path: '/api/workflow-runs/pending', handler: 'workflow-runs/list-pending-workflow-runs', agent: agentRead },
+  { method: 'GET', path: '/api/workflow-runs/stuck', handler: 'workflow-runs/list-stuck-workflow-runs', agent: agentRead },
+  { method: 'GET', path: '/api/workflow-runs/active', handler: 'workflow-runs/list-active-workflow-runs', agent: agentRead },
+  { method: 'GET', path: '/api/workflow-runs/dispatcher/stats', handler: 'workflow-runs/get-dispatcher-stats', agent: agentRead },
   { method: 'POST', path: '/api/workflow-runs/dispatcher/tick', handler: 'workflow-runs/run-dispatcher-tick' },
-  { method: 'GET', path: '/api/workflow-runs/:id', handler: 'workflow-runs/get-workflow-run' },
-  { method: 'PATCH', path: '/api/workflow-runs/:id', handler: 'workflow-runs/update-workflow-run' },
-  { method: 'POST', path: '/api/workflow-runs/:id/claim', handler: 'workflow-runs/claim-workflow-run' },
-  { method: 'POST', path: '/api/workflow-runs/:id/heartbeat', handler: 'workflow-runs/heartbeat-workflow-run' },
-  { method: 'POST', path: '/api/workflow-runs/:id/start', handler: 'workflow-runs/start-workflow-run' },
-  { method: 'POST', path: '/api/workflow-runs/:id/complete', handler: 'workflow-runs/complete-workflow-run' },
-  { method: 'POST', path: '/api/workflow-runs/:id/fail', handler: 'workflow-runs/fail-workflow-run' },
-  { method: 'PATCH', path: '/api/workflow-runs/:id/steps/:stepOrder', handler: 'workflow-runs/report-workflow-step' },
-  { method: 'POST', path: '/api/workflow-runs/:id/approvals', handler: 'workflow-runs/request-workflow-approval' },
-  { method: 'POST', path: '/api/workflow-runs/:id/artifacts', handler: 'workflow-runs/register-workflow-artifact' },
+  { method: 'GET', path: '/api/workflow-runs/:id', handler: 'workflow-runs/get-workflow-run', agent: agentRead },
+  { method: 'PATCH', path: '/api/workflow-runs/:id', handler: 'workflow-runs/update-workflow-run', agent: agentRunWork },
+  { method: 'POST', path: '/api/workflow-runs/:id/claim', handler: 'workflow-runs/claim-workflow-run', agent: { scope: 'agent', ownRun: 'id', actor: ['actor'], self: ['agent_id'] } },
+  { method: 'POST', path: '/api/workflow-runs/:id/heartbeat', handler: 'workflow-runs/heartbeat-workflow-run', agent: agentRunWork },
+  { method: 'POST', path: '/api/workflow-runs/:id/start', handler: 'workflow-runs/start-workflow-run', agent: { ...agentRunWork, required: ['session_id'] } },
+  { method: 'POST', path: '/api/workflow-runs/:id/complete', handler: 'workflow-runs/complete-workflow-run', agent: agentRunWork },
+  { method: 'POST', path: '/api/workflow-runs/:id/fail', handler: 'workflow-runs/fail-workflow-run', agent: agentRunWork },
+  { method: 'PATCH', path: '/api/workflow-runs/:id/steps/:stepOrder', handler: 'workflow-runs/report-workflow-step', agent: agentRunWork },
+  { method: 'POST', path: '/api/workflow-runs/:id/approvals', handler: 'workflow-runs/request-workflow-approval', agent: agentRunWork },
+  { method: 'POST', path: '/api/workflow-runs/:id/artifacts', handler: 'workflow-runs/register-workflow-artifact', agent: agentRunWork },
   { method: 'POST', path: '/api/workflow-runs/:id/cancel', handler: 'workflow-runs/cancel-workflow-run' },
   { method: 'POST', path: '/api/workflow-runs/:id/override-failure', handler: 'workflow-runs/override-workflow-run-failure' },
   { method: 'POST', path: '/api/workflow-runs/:id/pause', handler: 'workflow-runs/pause-workflow-run' },
@@ -46,7 +47,7 @@ export const workflowRoutes: readonly Route[] = [
   { method: 'DELETE', path: '/api/artifacts/:id', handler: 'artifacts/delete-artifact' },
 
   { method: 'GET', path: '/api/blockers', handler: 'blockers/list-blockers' },
-  { method: 'GET', path: '/api/blockers/summary', handler: 'blockers/get-blocker-summary' },
+  { method: 'GET', path: '/api/blockers/summary', handler: 'blockers/get-blocker-summary', agent: agentRead },
   { method: 'GET', path: '/api/sessions/active', handler: 'sessions/list-active-sessions' },
   { method: 'POST', path: '/api/sessions/:id/heartbeat', handler: 'sessions/record-session-heartbeat' },
 
@@ -55,7 +56,8 @@ export const workflowRoutes: readonly Route[] = [
 
   { method: 'POST', path: '/api/workflow-graph/events', handler: 'instrumentation/record-workflow-graph-event' },
   { method: 'GET', path: '/api/workflow-graph/usage-decision', handler: 'instrumentation/get-workflow-graph-usage-decision' },
-  { method: 'POST', path: '/api/mcp/telemetry', handler: 'instrumentation/record-mcp-telemetry' },
+  // the tool server reports its own telemetry whatever its token's scope
+  { method: 'POST', path: '/api/mcp/telemetry', handler: 'instrumentation/record-mcp-telemetry', agent: agentRead },
 
-  { method: 'GET', path: '/api/agents/:agent/bridge', handler: 'agents/get-agent-bridge' },
+  { method: 'GET', path: '/api/agents/:agent/bridge', handler: 'agents/get-agent-bridge', agent: { scope: 'agent', selfParam: 'agent' } },
 ];

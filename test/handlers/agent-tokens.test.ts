@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { agentRouteRules } from '../../core/auth/agent-access';
 import { routeKeyOf, routes } from '../../handlers/routes';
 import { resetConfig } from '../../infra/config';
 import { useTestApp } from '../support/use-app';
@@ -120,7 +119,7 @@ describe('what an agent token may touch', () => {
     for (const route of routes.filter((r) => !r.public && !r.runnerOnly)) {
       const key = routeKeyOf(route);
       const res = await app.call(route.method, concrete(route.path, 'writer'), { headers: bearer(token), body: { session_id: 'agent:writer:subagent:t' } });
-      if (agentRouteRules[key]) {
+      if (route.agent) {
         expect([401, 403], key).not.toContain(res.status);
       } else {
         expect(res.status, key).toBe(403);
