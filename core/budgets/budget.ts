@@ -12,6 +12,17 @@ export type BudgetAction = (typeof budgetActions)[number];
 
 const oneOf = <T extends readonly [string, ...string[]]>(values: T) => z.enum(values, { message: `must be one of ${values.join(', ')}` });
 
+/**
+ * What one run is expected to spend: its route's expected_cost_usd and expected_tokens, which it
+ * reserves in every budget of its scope while it is live; null: nothing.
+ */
+export interface Expectation {
+  usd: number | null;
+  tokens: number | null;
+  /** Its agent bills by subscription: its USD expectation takes no room in a budget of basis billed. */
+  subscription?: boolean;
+}
+
 /** A stored budget row (spend and status are derived, never stored). */
 export const budgetRowSchema = z.object({
   id: z.string(),

@@ -1,5 +1,6 @@
 import type { BudgetGate, BudgetVerdict, DispatchCandidate } from '../ports';
-import { budgetsWithoutRoom, enforcementFor, evaluateActiveBudgets, expectedUsdIn, inFlightRunsInScope, type Expectation } from './enforcement';
+import type { Expectation } from './budget';
+import { budgetsWithoutRoom, enforcementFor, evaluateActiveBudgets, expectedUsdIn, inFlightRunsInScope } from './enforcement';
 import type { EvaluatedBudget } from './evaluation';
 import { budgetInChain, type ScopeChain } from './scope-chain';
 import { reservationsOf } from './spend';

@@ -1,5 +1,5 @@
 import type { Db, EventBus } from '../ports';
-import { budgetColumns, type BudgetAction, type BudgetRow } from './budget';
+import { budgetColumns, type BudgetAction, type BudgetRow, type Expectation } from './budget';
 import { evaluateBudgets, recordLedgerEvents, type EvaluatedBudget } from './evaluation';
 import { budgetInChain, type ScopeChain } from './scope-chain';
 import { inFlightStatuses } from './spend';
@@ -45,14 +45,6 @@ export function enforcementFor(evaluated: readonly EvaluatedBudget[], chain: Sco
     else if (enforcement === verdict.enforcement) verdict.budgets.push(e);
   }
   return verdict;
-}
-
-/** What one run is expected to spend (its route's expectation, issue 16); null: nothing. */
-export interface Expectation {
-  usd: number | null;
-  tokens: number | null;
-  /** Its agent bills by subscription: its USD expectation takes no room in a budget of basis billed. */
-  subscription?: boolean;
 }
 
 /** The USD a run's expectation takes in a budget: none in one of basis billed when the run's agent bills by subscription. */

@@ -1,5 +1,6 @@
 import type { Db, EventBus } from '../ports';
-import { budgetsWithoutRoom, enforcementFor, evaluateActiveBudgets, type Expectation } from './enforcement';
+import type { Expectation } from './budget';
+import { budgetsWithoutRoom, enforcementFor, evaluateActiveBudgets } from './enforcement';
 import type { EvaluatedBudget } from './evaluation';
 import { scopeChainOfRun, type ScopeChain } from './scope-chain';
 

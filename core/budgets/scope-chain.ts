@@ -1,6 +1,5 @@
 import type { Db } from '../ports';
-import type { BudgetRow } from './budget';
-import type { Expectation } from './enforcement';
+import type { BudgetRow, Expectation } from './budget';
 import { inFlightStatuses } from './spend';
 
 /**
