@@ -93,7 +93,7 @@ const writableFields = {
 };
 
 /**
- * The original front end's names (docs/api-choices.md): `text` is the title when `title` is
+ * The original front end's names (docs/api/original-front-end.md): `text` is the title when `title` is
  * absent; `category` is kept in `metadata.category`, and `null` (what its edit form sends for an
  * empty category) means no category.
  */

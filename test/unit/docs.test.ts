@@ -71,11 +71,19 @@ describe('docs that check themselves', () => {
     expect(missing).toEqual([]);
   });
 
-  it('every docs/api-choices.md bullet names the test file that proves it, and that file exists', () => {
+  it('every entry of the docs/api/ topics names the test file that proves it, and that file exists', () => {
+    const topics = readdirSync(path.join(root, 'docs/api')).filter((f) => f.endsWith('.md') && f !== 'README.md');
+    expect(topics.length).toBeGreaterThan(10);
     const bullets: string[] = [];
-    for (const line of readFileSync(path.join(root, 'docs/api-choices.md'), 'utf8').split('\n')) {
-      if (line.startsWith('- ')) bullets.push(line);
-      else if (bullets.length && /^\s+\S/.test(line)) bullets[bullets.length - 1] += ` ${line.trim()}`;
+    for (const topic of topics) {
+      let inEntry = false;
+      for (const line of readFileSync(path.join(root, 'docs/api', topic), 'utf8').split('\n')) {
+        if (line.startsWith('- ')) {
+          bullets.push(line);
+          inEntry = true;
+        } else if (inEntry && /^\s+\S/.test(line)) bullets[bullets.length - 1] += ` ${line.trim()}`;
+        else inEntry = false;
+      }
     }
     expect(bullets.length).toBeGreaterThan(100);
     const named = (b: string) => [...b.matchAll(/test\/[\w/.-]+\.test\.ts/g)].map(([p]) => p);
