@@ -4,7 +4,7 @@ import { uuidSchema } from '../validation';
 import type { AgentTokenScope, Principal } from './principal';
 
 /**
- * What a request with an agent token may do (issue 18), as data: the routes an agent may use, by
+ * What a request with an agent token may do, as data: the routes an agent may use, by
  * API Gateway route key, and how its identity binds in each. A route that is not listed is the
  * operator's alone (tokens, settings, snapshots, restore, budgets, routing, governance, imports…):
  * an agent token gets 403. The operator token is never checked against this table.

@@ -3,7 +3,7 @@ import * as z from 'zod';
 export const budgetScopes = ['agent', 'department', 'project', 'fleet'] as const;
 export const budgetPeriods = ['daily', 'weekly', 'monthly'] as const;
 export const budgetActions = ['warn', 'pause_new_runs', 'hard_stop'] as const;
-/** What a budget's USD counts of subscription runs (issue 16): nothing (billed), or their shadow list cost (list). */
+/** What a budget's USD counts of subscription runs: nothing (billed), or their shadow list cost (list). */
 export const budgetBases = ['billed', 'list'] as const;
 export type BudgetBasis = (typeof budgetBases)[number];
 export type BudgetScope = (typeof budgetScopes)[number];

@@ -29,7 +29,7 @@ export const budgetDispatchGate: BudgetGate = {
   async open(db, at, events) {
     const evaluated = await evaluateActiveBudgets(db, events, at);
     const inFlight = new Map<string, Promise<string[]>>();
-    // issue 16: reservations of live runs, re-read under each batch's lock, plus this batch's dispatches
+    // reservations of live runs, re-read under each batch's lock, plus this batch's dispatches
     let reserved = new Map(evaluated.map((e) => [e.budget.id, { ...e.reserved }]));
     const blocking = evaluated.filter((e) => e.budget.active && e.budget.action_on_exceed !== 'warn');
     // agents on a subscription: their runs' expected USD takes no room in a budget of basis billed

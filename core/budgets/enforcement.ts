@@ -54,7 +54,7 @@ export function expectedUsdIn(budget: Pick<BudgetRow, 'basis'>, expected: Expect
 
 /**
  * The active pause_new_runs and hard_stop budgets of a chain that a run expecting `expected` does
- * not fit in: spend + what live runs reserve + the expectation would pass the cap (issue 16).
+ * not fit in: spend + what live runs reserve + the expectation would pass the cap.
  * `reservedOf` may answer fresher reservations than the evaluation's (the tick's batch view).
  */
 export function budgetsWithoutRoom(

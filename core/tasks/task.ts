@@ -56,7 +56,7 @@ export const taskStoredColumns =
 /**
  * The columns every task query returns, in one place (the whole row, in table order). The fencing
  * token is stored as lock_generation, since snapshot redaction blanks any key named like *_token,
- * and answered as lock_token (issue 15).
+ * and answered as lock_token, the name clients know.
  */
 export const taskColumns = `${taskStoredColumns}, lock_generation AS lock_token`;
 

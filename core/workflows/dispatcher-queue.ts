@@ -133,7 +133,8 @@ function capSettingsOf(deps: Deps) {
 /** One batch in its transaction: what it counted and the runs it dispatched, once it commits. */
 async function dispatchBatch(deps: Deps, ctx: TickContext, tx: Db, slice: readonly string[], gate: BatchGate, mode: AdmissionMode): Promise<DispatchPart> {
   const part = emptyDispatchPart();
-  // the admission lock serialises counting batches across runners; reservations are read after it (issue 16)
+  // the admission lock serialises counting batches across runners; budget reservations are read after
+  // it, so runners dispatching at once count each other's dispatches
   const admission = await openDispatchAdmission(tx, deps.clock.now(), capSettingsOf(deps), mode);
   await gate.beginBatch(tx);
   const { rows: candidates } = await tx.query<Candidate>(

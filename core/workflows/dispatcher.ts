@@ -49,7 +49,7 @@ const BATCH = 500;
 export async function tick(deps: Deps, inputs: TickInputs = {}): Promise<TickSummary> {
   const started = deps.clock.now();
   const ctx: TickContext = { db: requireDb(deps.storage), actor: inputs.actor ?? SYSTEM_ACTOR, batchSize: inputs.batchSize ?? BATCH };
-  // the usage rollup's committed deltas folded (issue 14): budget reads, this tick's included, stay small
+  // the usage rollup's committed deltas folded: budget reads, this tick's included, stay small
   await foldUsageDeltas(ctx.db);
   const leasesExpired = await releaseExpiredLeases(deps, ctx.db, ctx.batchSize, MAX_BATCHES);
   const recovery = await recoverStaleRuns(deps, ctx);

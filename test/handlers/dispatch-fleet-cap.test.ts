@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/use-app';
 import { createRun, fakeRuntime, fakeTime, templateWithRoute } from './workflow-support';
 
-/** Issue 15: DISPATCH_MAX_IN_FLIGHT caps the live runs of the whole fleet, across concurrent ticks. */
+/** DISPATCH_MAX_IN_FLIGHT caps the live runs of the whole fleet, across concurrent ticks. */
 
 const app = useTestApp({ env: { DISPATCH_MAX_IN_FLIGHT: '4' } }, { afterClose: () => delete process.env.DISPATCH_MAX_IN_FLIGHT });
 

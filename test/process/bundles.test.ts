@@ -7,7 +7,7 @@ const lambdaDir = path.resolve('dist/lambda');
 const bundles = () => readdirSync(lambdaDir).filter((f) => f.endsWith('.mjs'));
 
 describe('Lambda bundles', () => {
-  // 350 KB until issue 18: every handler now carries the agent access table and the webhook transport (~10 KB).
+  // 350 KB until agent tokens and webhooks: every handler now carries the agent access table and the webhook transport (~10 KB).
   // 365 KB until migration 0990: every bundle carries every migration's SQL (a Lambda migrates at its cold
   // start, ~47 KB in all), and the median stood 0.5 KB under. 370 KB until migrations 1000 and 1010 (the
   // claims' functions, ~5 KB of SQL; the median went from 368.2 to 373.0 KB). 375 KB until migrations 1020

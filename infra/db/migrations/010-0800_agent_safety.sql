@@ -1,4 +1,4 @@
--- Issue 15, agent safety beyond the spec:
+-- Agent safety beyond the spec:
 -- - task claims get a lease and a fencing token (lock_generation, answered as lock_token, grows with every
 --   claim of the task; the column is not named *_token because snapshots redact every key named so);
 --   claims already held when this lands get a fresh lease of the default length rather than

@@ -1,4 +1,4 @@
--- Issue 16: a USD-capped budget whose period has runs with tokens but no price warns through its
+-- A USD-capped budget whose period has runs with tokens but no price warns through its
 -- ledger, once per period, as `unpriced_usage`. The column's CHECK (an inline constraint of 0001,
 -- named by PostgreSQL's rule) gains that kind.
 

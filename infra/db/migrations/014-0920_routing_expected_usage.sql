@@ -1,4 +1,4 @@
--- Issue 16: a routing entry may say what one run of its workflow type is expected to spend. While
+-- A routing entry may say what one run of its workflow type is expected to spend. While
 -- such a run is live, the part it has not reported yet is reserved against the budgets in its scope.
 
 ALTER TABLE workflow_agent_routing

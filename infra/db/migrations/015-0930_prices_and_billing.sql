@@ -1,4 +1,4 @@
--- Issue 16, honest prices:
+-- Honest prices:
 -- - model_prices: the price table PUT /api/costs/prices stores (it overrides MODEL_PRICES_FILE per
 --   model). Each model has a history of prices by effective_from, so a price change does not
 --   rewrite the cost of usage before it. effective_from is the UTC day (YYYY-MM-DD) the price

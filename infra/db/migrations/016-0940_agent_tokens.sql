@@ -1,4 +1,4 @@
--- Issue 18: agents' own bearer tokens. Only the SHA-256 digest of a token is stored (the token is
+-- Agents' own bearer tokens. Only the SHA-256 digest of a token is stored (the token is
 -- shown once, at creation). Not carried by snapshots: a restore never brings back a credential,
 -- nor revives one that was revoked since.
 

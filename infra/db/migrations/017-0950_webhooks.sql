@@ -1,4 +1,4 @@
--- Issue 18: webhooks and their delivery log. A webhook reads the outbox from `cursor` (a stream
+-- Webhooks and their delivery log. A webhook reads the outbox from `cursor` (a stream
 -- position, so only committed events, gap-free); each event it wants becomes a delivery, sent in
 -- `seq` order per webhook. `lease_until` makes one process at a time deliver a webhook's queue
 -- (runners and the scheduled Lambda alike). The secret signs deliveries, so it is stored as given;

@@ -1,4 +1,4 @@
--- Issue 14: run usage rolled up per UTC day x agent x project x workflow type x billing mode, so
+-- Run usage rolled up per UTC day x agent x project x workflow type x billing mode, so
 -- that cost analytics, budget spend and the dispatch headroom probe read a few thousand rows
 -- instead of every run of their window. A cache of run usage, never a second truth: the raw
 -- aggregate over workflow_runs is what it must equal (a test holds it to that), and

@@ -1,4 +1,4 @@
--- A claim of a free task in one round trip (issue 13): the caller's one statement reads the task's
+-- A claim of a free task in one round trip: the caller's one statement reads the task's
 -- lock columns and, only when the task looks free, calls `claim_free_task`, which reads the row,
 -- claims it and writes the claim's audit row, state snapshot and event row (the statement is its
 -- own transaction) and answers the claimed task's JSON.

@@ -1,4 +1,4 @@
--- A run claim in one round trip (issue 13), as migration 1000 made the task claim: the caller's
+-- A run claim in one round trip, as migration 1000 made the task claim: the caller's
 -- one statement reads the run's status and claim session and, only when the run is claimable,
 -- calls `claim_dispatched_run`, which reads the row, claims it (guarded by the whole row as read,
 -- so the row before is the one read), keeps the task's live-run pointer, writes the audit row,

@@ -1,4 +1,4 @@
--- The audit search index off the write path (issue 13). Every mutation writes audit rows, and the
+-- The audit search index off the write path. Every mutation writes audit rows, and the
 -- trigram index over their text (search_text, migration 0001) was most of what an audited write
 -- cost the database: a dispatcher tick of 11,000 runs spent about a quarter of its time in it.
 --

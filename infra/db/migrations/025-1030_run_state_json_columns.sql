@@ -1,8 +1,8 @@
 -- run_state_json (migration 1010) built as one object of the run's columns instead of to_jsonb of
 -- the row merged with the timestamps and the float rewritten: the same JSON (a database test
 -- compares every run's with the row as the API answers it), in about half the time. Since the
--- dispatcher writes its state snapshots with it (issue 13: a tick of 11,000 runs built 11,000 of
--- them), that half was ~150 ms of such a tick.
+-- dispatcher writes its state snapshots with it (a tick of 11,000 runs built 11,000 of them),
+-- that half was ~150 ms of such a tick.
 --
 -- Every column of workflow_runs is listed: a column added to the table must be added here by a
 -- later migration (test/handlers/dispatcher.test.ts and test/handlers/claim-happy-path.test.ts
