@@ -7,6 +7,7 @@ import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildConsole } from './console/build-console.mjs';
+import { writeMigrationsModule } from './scripts/migrations-module.mjs';
 
 const root = path.dirname(fileURLToPath(import.meta.url));
 const serverlessOnly = process.argv.includes('--serverless-only');
@@ -118,6 +119,9 @@ const yamlPath = path.join(root, 'serverless.yml');
 const current = await readFile(yamlPath, 'utf8').catch(() => '');
 if (current !== yaml) await writeFile(yamlPath, yaml);
 if (serverlessOnly) process.exit(0);
+
+// every bundle migrates at its start: the migrations module is written from the .sql files first
+if (writeMigrationsModule()) console.log('  wrote infra/db/migrations/index.ts from the .sql files beside it');
 
 await rm(path.join(root, 'dist'), { recursive: true, force: true });
 await mkdir(path.join(root, 'dist/lambda'), { recursive: true });

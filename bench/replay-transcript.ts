@@ -10,7 +10,7 @@ import { report, seconds } from './support';
 
 /**
  * Replay of a large transcript (default 20 MB, BENCH_REPLAY_MB): the first read of the file (which
- * builds its index, issue 14), then warm: the first page, a deep page
+ * builds its index), then warm: the first page, a deep page
  * (afterLine near the end) and the event detail of a line near the end, each as the median
  * latency over repeated runs, with the peak RSS growth while it ran. Baseline: `wc -l` of the
  * same file, the floor for anything that has to look at every byte.

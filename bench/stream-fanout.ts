@@ -178,7 +178,7 @@ export async function run(): Promise<void> {
     `published ${one.published.sent} at ${one.published.achievedRate.toFixed(0)}/s in transactions of ${batch}, each sampled client got ${one.fewest}; runner RSS ${one.idleRss.toFixed(0)} MB connected, ${one.peakRss.toFixed(0)} MB peak`,
   );
 
-  // Issue 13: two runners on the one database, the clients split between them.
+  // Two runners on the one database (the outbox NOTIFY reaches both), the clients split between them.
   const second = await startRunnerProcess(env);
   const two = await fanOut(database.url, [first, second]);
   report(

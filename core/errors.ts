@@ -251,7 +251,7 @@ export class RateLimitedError extends DomainError {
   }
 }
 
-/** An Idempotency-Key already created a run from another request (issue 15): nothing was created. */
+/** An Idempotency-Key already created a run from another request: nothing was created. */
 export class IdempotencyConflictError extends DomainError {
   readonly code = 'idempotency_conflict';
   constructor(key: string, runId: string) {
@@ -262,7 +262,7 @@ export class IdempotencyConflictError extends DomainError {
   }
 }
 
-/** The task already has a live run and the workflow asks for one live run per task (issue 15). */
+/** The task already has a live run and the workflow asks for one live run per task. */
 export class ActiveRunExistsError extends DomainError {
   readonly code = 'active_run_exists';
   constructor(taskId: string, runId: string, runStatus: string) {

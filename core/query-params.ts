@@ -26,7 +26,7 @@ export function pagination(page: number, limit: number, total: number) {
 
 /**
  * The keys the route's schemas named, by the query object that carried them. Query strings are
- * lenient (docs/api-choices.md): an unknown key is dropped, not a 400, and the envelope names the
+ * lenient (docs/api/original-front-end.md): an unknown key is dropped, not a 400, and the envelope names the
  * dropped keys in `X-Ignored-Params`. A WeakMap, so a request's query leaves nothing behind.
  */
 const knownByQuery = new WeakMap<object, Set<string>>();

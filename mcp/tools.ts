@@ -99,7 +99,7 @@ async function section(
   return { name, value: { section: name, status: 'unavailable', reason }, reachable: reply.reached };
 }
 
-/** Issue 15's part of the dispatcher stats: who is paused, and what the last tick held back and why. */
+/** The dispatch-safety part of the dispatcher stats: who is paused, and what the last tick held back and why. */
 function dispatchSafety(body: unknown): unknown {
   const stats = (body ?? {}) as { paused_agents?: unknown; capped?: unknown; last_tick_summary?: { heldByPause?: unknown; leasesExpired?: unknown } | null };
   return {

@@ -11,7 +11,7 @@ function newestSource(dir) {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const full = path.join(dir, entry.name);
     if (entry.isDirectory()) newest = Math.max(newest, newestSource(full));
-    else if (/\.(ts|tsx|css|html|mjs)$/.test(entry.name)) newest = Math.max(newest, statSync(full).mtimeMs);
+    else if (/\.(ts|tsx|css|html|mjs|sql)$/.test(entry.name)) newest = Math.max(newest, statSync(full).mtimeMs);
   }
   return newest;
 }

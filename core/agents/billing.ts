@@ -8,7 +8,7 @@ import { parseInput } from '../validation';
 import { actorSchema, agentIdSchema } from '../workflows/run';
 
 /**
- * An agent's billing mode (issue 16), kept on its agent profile (created when the agent has none).
+ * An agent's billing mode (metered or subscription), kept on its agent profile (created when the agent has none).
  * A subscription agent's runs keep their list price as a shadow cost that billed totals leave out;
  * the mode applies to usage reported from now on (POST /api/costs/reprice applies it to a past window).
  */

@@ -8,7 +8,7 @@ import { actorSchema, agentIdSchema } from '../workflows/run';
 import { liveRunStatuses } from '../workflows/caps';
 
 /**
- * Per-agent dispatch controls (issue 15): a cap on the runs an agent holds at once, and a pause
+ * Per-agent dispatch controls: a cap on the runs an agent holds at once, and a pause
  * of dispatch to the agent while its provider says its quota is exhausted or it is rate limited.
  * One row per agent in agent_dispatch_controls, created on first use.
  */

@@ -6,9 +6,10 @@ import { SYSTEM_ACTOR } from '../workflows/governance';
 import { endedRunsOfTasks } from '../workflows/run-status';
 
 /**
- * Task claim leases (issue 15). A claim holds the task until lease_expires_at; after that the
- * dispatcher tick (or the next claim that finds it) releases it. A claim without a lease (one
- * written by an import or a revert) never lapses by itself: the doctor reports it.
+ * Task claim leases, so a claim an agent abandoned does not hold its task for ever. A claim holds
+ * the task until lease_expires_at; after that the dispatcher tick (or the next claim that finds it)
+ * releases it. A claim without a lease (one written by an import or a revert) never lapses by
+ * itself: the doctor reports it.
  */
 
 type LeaseDeps = Pick<Deps, 'clock' | 'ids' | 'events'>;

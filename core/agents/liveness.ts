@@ -30,7 +30,7 @@ export const livenessEntrySchema = z.object({
   /** What the agent itself said last; `status` differs when silence made it offline. */
   reported_status: z.enum(agentStatuses).nullable(),
   metadata: z.record(z.string(), z.unknown()),
-  /** Issue 15: dispatch to the agent is paused until then (provider quota or rate limit); null when not paused. */
+  /** Dispatch to the agent is paused until then (its provider's quota or rate limit); null when not paused. */
   dispatch_paused_until: z.date().nullable(),
   pause_reason: z.string().nullable(),
 });

@@ -53,7 +53,7 @@ const claimFreeTaskSql = `SELECT id, locked_by, locked_at, lease_expires_at,
  * POST /api/agent/claim: lock an unlocked live task for an agent, with a lease and a fresh fencing
  * token. Exactly one of concurrent claimers wins; the others get 409. A claim whose lease lapsed is
  * released first (audited `lease_expired`), then claimed anew. Unknown or soft-deleted task: 404.
- * The claiming agent is the actor. A free task is claimed in one round trip (issue 13): one
+ * The claiming agent is the actor. A free task is claimed in one round trip (a loser of a claim race pays one read): one
  * statement, its own transaction, claims it and writes its traces (claim_free_task, migration
  * 1000); a task held under a live lease is 409 from the same statement's answer. Anything else (a
  * lapsed lease, a row that moved under the statement, a deleted or unknown task, secret words in the

@@ -11,10 +11,11 @@ import { agentIdSchema } from '../workflows/run';
 import { AGENT_TOKEN_PREFIX, agentTokenScopes, tokenDigest } from './principal';
 
 /**
- * Agents' own credentials (issue 18). A token is `fta_` and 43 characters of base64url (32 random
- * bytes); only its SHA-256 digest is stored, so a token is shown once, at creation, and a leak of
- * the database or a snapshot leaks no credential. A request that presents one acts as its agent
- * (the agentAccess middleware of handlers/middleware/http-handler.ts applies core/auth/agent-access.ts).
+ * Agents' own credentials, so an agent no longer acts with the operator's token. A token is `fta_`
+ * and 43 characters of base64url (32 random bytes); only its SHA-256 digest is stored, so a token
+ * is shown once, at creation, and a leak of the database or a snapshot leaks no credential. A
+ * request that presents one acts as its agent (the agentAccess middleware of
+ * handlers/middleware/http-handler.ts applies core/auth/agent-access.ts).
  */
 export const agentTokenSchema = z.object({
   id: z.string(),

@@ -34,7 +34,7 @@ export function claimOfBearer(configured: string | undefined, presented: string 
 }
 
 /**
- * The body of GET /api/auth/self (spec 01 Authentication). With a valid agent token (issue 18) the
+ * The body of GET /api/auth/self (spec 01 Authentication). With a valid agent token the
  * caller is that agent: actor and user name it, role `agent`, and `agent` gives its token's id and scopes.
  */
 export function authSelf(input: { tokenRequired: boolean; presentedValidToken: boolean; publicRoutes: string[]; principal?: Principal }) {

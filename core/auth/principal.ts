@@ -2,9 +2,9 @@ import { createHash } from 'node:crypto';
 import type { Db } from '../ports';
 
 /**
- * Who a request acts as (issue 18), and how an agent token is recognised and looked up: the small
- * part of agent tokens every request needs (the HTTP middleware imports this, not the token
- * management of core/auth/agent-tokens.ts).
+ * Who a request acts as (the operator, or the agent of an agent token), and how an agent token is
+ * recognised and looked up: the small part of agent tokens every request needs (the HTTP middleware
+ * imports this, not the token management of core/auth/agent-tokens.ts).
  */
 export const AGENT_TOKEN_PREFIX = 'fta_';
 

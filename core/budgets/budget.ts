@@ -3,7 +3,7 @@ import * as z from 'zod';
 export const budgetScopes = ['agent', 'department', 'project', 'fleet'] as const;
 export const budgetPeriods = ['daily', 'weekly', 'monthly'] as const;
 export const budgetActions = ['warn', 'pause_new_runs', 'hard_stop'] as const;
-/** What a budget's USD counts of subscription runs (issue 16): nothing (billed), or their shadow list cost (list). */
+/** What a budget's USD counts of subscription runs: nothing (billed), or their shadow list cost (list). */
 export const budgetBases = ['billed', 'list'] as const;
 export type BudgetBasis = (typeof budgetBases)[number];
 export type BudgetScope = (typeof budgetScopes)[number];
@@ -11,6 +11,17 @@ export type BudgetPeriod = (typeof budgetPeriods)[number];
 export type BudgetAction = (typeof budgetActions)[number];
 
 const oneOf = <T extends readonly [string, ...string[]]>(values: T) => z.enum(values, { message: `must be one of ${values.join(', ')}` });
+
+/**
+ * What one run is expected to spend: its route's expected_cost_usd and expected_tokens, which it
+ * reserves in every budget of its scope while it is live; null: nothing.
+ */
+export interface Expectation {
+  usd: number | null;
+  tokens: number | null;
+  /** Its agent bills by subscription: its USD expectation takes no room in a budget of basis billed. */
+  subscription?: boolean;
+}
 
 /** A stored budget row (spend and status are derived, never stored). */
 export const budgetRowSchema = z.object({

@@ -1,5 +1,6 @@
 import type { BudgetGate, BudgetVerdict, DispatchCandidate } from '../ports';
-import { budgetsWithoutRoom, enforcementFor, evaluateActiveBudgets, expectedUsdIn, inFlightRunsInScope, type Expectation } from './enforcement';
+import type { Expectation } from './budget';
+import { budgetsWithoutRoom, enforcementFor, evaluateActiveBudgets, expectedUsdIn, inFlightRunsInScope } from './enforcement';
 import type { EvaluatedBudget } from './evaluation';
 import { budgetInChain, type ScopeChain } from './scope-chain';
 import { reservationsOf } from './spend';
@@ -28,7 +29,7 @@ export const budgetDispatchGate: BudgetGate = {
   async open(db, at, events) {
     const evaluated = await evaluateActiveBudgets(db, events, at);
     const inFlight = new Map<string, Promise<string[]>>();
-    // issue 16: reservations of live runs, re-read under each batch's lock, plus this batch's dispatches
+    // reservations of live runs, re-read under each batch's lock, plus this batch's dispatches
     let reserved = new Map(evaluated.map((e) => [e.budget.id, { ...e.reserved }]));
     const blocking = evaluated.filter((e) => e.budget.active && e.budget.action_on_exceed !== 'warn');
     // agents on a subscription: their runs' expected USD takes no room in a budget of basis billed

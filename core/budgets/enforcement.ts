@@ -1,5 +1,5 @@
 import type { Db, EventBus } from '../ports';
-import { budgetColumns, type BudgetAction, type BudgetRow } from './budget';
+import { budgetColumns, type BudgetAction, type BudgetRow, type Expectation } from './budget';
 import { evaluateBudgets, recordLedgerEvents, type EvaluatedBudget } from './evaluation';
 import { budgetInChain, type ScopeChain } from './scope-chain';
 import { inFlightStatuses } from './spend';
@@ -47,14 +47,6 @@ export function enforcementFor(evaluated: readonly EvaluatedBudget[], chain: Sco
   return verdict;
 }
 
-/** What one run is expected to spend (its route's expectation, issue 16); null: nothing. */
-export interface Expectation {
-  usd: number | null;
-  tokens: number | null;
-  /** Its agent bills by subscription: its USD expectation takes no room in a budget of basis billed. */
-  subscription?: boolean;
-}
-
 /** The USD a run's expectation takes in a budget: none in one of basis billed when the run's agent bills by subscription. */
 export function expectedUsdIn(budget: Pick<BudgetRow, 'basis'>, expected: Expectation): number {
   return expected.subscription && budget.basis === 'billed' ? 0 : (expected.usd ?? 0);
@@ -62,7 +54,7 @@ export function expectedUsdIn(budget: Pick<BudgetRow, 'basis'>, expected: Expect
 
 /**
  * The active pause_new_runs and hard_stop budgets of a chain that a run expecting `expected` does
- * not fit in: spend + what live runs reserve + the expectation would pass the cap (issue 16).
+ * not fit in: spend + what live runs reserve + the expectation would pass the cap.
  * `reservedOf` may answer fresher reservations than the evaluation's (the tick's batch view).
  */
 export function budgetsWithoutRoom(

@@ -9,7 +9,7 @@ import { budgetStatuses, evaluate, overCapEvent, spendSchema, type Evaluation, t
 export const budgetViewSchema = budgetRowSchema.extend({
   period_key: z.string(),
   current_spend: spendSchema,
-  /** Issue 16: what live runs in scope are expected to spend beyond what they reported; status ignores it. */
+  /** What live runs in scope are expected to spend beyond what they reported; status ignores it. */
   reserved: z.object({ usd: z.number(), tokens: z.number() }),
   pct_of_cap: z.number(),
   status: z.enum(budgetStatuses),
@@ -20,7 +20,7 @@ export interface EvaluatedBudget {
   budget: BudgetRow;
   window: PeriodWindow;
   spend: Spend;
-  /** Live runs' unreported expected spend in scope (issue 16); the dispatcher's fit check adds it to spend. */
+  /** Live runs' unreported expected spend in scope; the dispatcher's fit check adds it to spend. */
   reserved: Reservation;
   evaluation: Evaluation;
 }
@@ -50,7 +50,7 @@ export function viewOf(e: EvaluatedBudget): BudgetView {
  * kind) (the unique key decides): an active budget at or over its cap emits warned, paused or
  * hard_stopped by its action; an active budget back under its cap whose latest breach-or-recovery
  * event is a breach emits recovered (period rollover, a raised cap). An active USD-capped budget
- * whose period holds unpriced runs (tokens, no cost) emits unpriced_usage (issue 16): its spend in
+ * whose period holds unpriced runs (tokens, no cost) emits unpriced_usage: its spend in
  * USD is then known to be short. Inactive budgets emit nothing.
  */
 export async function recordLedgerEvents(db: Db, events: EventBus, evaluated: readonly EvaluatedBudget[], now: Date): Promise<void> {
@@ -94,7 +94,7 @@ export async function recordLedgerEvents(db: Db, events: EventBus, evaluated: re
   await (db.inTransaction ? append(db) : db.transaction(append));
 }
 
-/** budget-updated (issue 16): a budget's status changed; the ledger event that says so names how. */
+/** budget-updated: a budget's status changed; the ledger event that says so names how. */
 function budgetUpdatedEvent(e: EvaluatedBudget, kind: LedgerEventKind) {
   return {
     name: 'budget-updated',

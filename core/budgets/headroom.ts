@@ -1,5 +1,6 @@
 import type { Db, EventBus } from '../ports';
-import { budgetsWithoutRoom, enforcementFor, evaluateActiveBudgets, type Expectation } from './enforcement';
+import type { Expectation } from './budget';
+import { budgetsWithoutRoom, enforcementFor, evaluateActiveBudgets } from './enforcement';
 import type { EvaluatedBudget } from './evaluation';
 import { scopeChainOfRun, type ScopeChain } from './scope-chain';
 
@@ -19,7 +20,7 @@ export async function probeHeadroom(db: Db, events: EventBus, chain: ScopeChain,
   if (verdict.enforcement === 'stop' || verdict.enforcement === 'hold') {
     return { action: verdict.enforcement === 'stop' ? 'hard_stop' : 'pause_new_runs', budgets: blockingBudgets(verdict.budgets) };
   }
-  // issue 16: spend is under every cap, but live runs' reservations and this run's expectation may not fit; the tick would hold it
+  // spend is under every cap, but live runs' reservations and this run's expectation may not fit; the tick would hold it
   const short = budgetsWithoutRoom(evaluated, chain, expected);
   return short.length ? { action: 'pause_new_runs', budgets: blockingBudgets(short) } : undefined;
 }
@@ -37,7 +38,7 @@ export function blockingBudgets(budgets: readonly EvaluatedBudget[]): Array<Reco
 }
 
 /**
- * A live run's budget check after it reported usage (issue 16): the hard_stop budgets of its chain
+ * A live run's budget check after it reported usage: the hard_stop budgets of its chain
  * at or over their cap, or undefined when none is (pause_new_runs and warn never stop a live run).
  * Due ledger events (hard_stopped once per period) are appended as by every evaluation.
  */

@@ -1,6 +1,5 @@
 import type { Db } from '../ports';
-import type { BudgetRow } from './budget';
-import type { Expectation } from './enforcement';
+import type { BudgetRow, Expectation } from './budget';
 import { inFlightStatuses } from './spend';
 
 /**
@@ -68,7 +67,7 @@ export async function scopeChainOfDispatch(db: Db, taskId: string, template: str
 }
 
 /**
- * What the run a dispatch-class action would put in the queue expects to spend (issue 16): its
+ * What the run a dispatch-class action would put in the queue expects to spend: its
  * route's expectation. A run that is live already reserves it, so redispatching one expects nothing more.
  */
 export async function expectationOfDispatch(db: Db, kind: 'run.dispatch' | 'run.redispatch', target: string, template: string): Promise<Expectation> {

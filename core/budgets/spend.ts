@@ -9,7 +9,7 @@ export interface SpendQuery {
   id: string;
   scope: BudgetScope;
   scope_id: string | null;
-  /** billed: subscription runs add no USD; list: they add their shadow cost (issue 16). Tokens count either way. */
+  /** billed: subscription runs add no USD; list: they add their shadow cost. Tokens count either way. */
   basis: BudgetBasis;
   start: Date;
   end: Date;
@@ -144,7 +144,7 @@ const runInScopeSql = (scope: string, scopeId: string) =>
   `(${scope} = 'fleet' OR (${scope} = 'agent' AND ${runAgentSql} = ${scopeId}) OR (${scope} = 'department' AND ap.department_id = ${scopeId})
     OR (${scope} = 'project' AND t.project_id::text = ${scopeId}))`;
 
-/** An unpriced run as a budget's ledger lists it (issue 16). */
+/** An unpriced run as a budget's ledger lists it. */
 export interface UnpricedRun {
   id: string;
   workflow_type: string;
@@ -175,7 +175,7 @@ export async function unpricedRunsOf(
   return rows;
 }
 
-/** What live runs hold back from a budget (issue 16): the part of their routes' expected spend they have not reported. */
+/** What live runs hold back from a budget: the part of their routes' expected spend they have not reported. */
 export interface Reservation {
   usd: number;
   tokens: number;

@@ -6,7 +6,7 @@ export const budgetStatuses = ['under', 'warned', 'breached'] as const;
 export type BudgetStatus = (typeof budgetStatuses)[number];
 export type LedgerEventKind = 'warned' | 'paused' | 'hard_stopped' | 'recovered' | 'unpriced_usage';
 
-/** Derived spend; `unpriced_runs` counts the runs with tokens but no cost (issue 16), whose USD is unknown. */
+/** Derived spend; `unpriced_runs` counts the runs with tokens but no cost, whose USD is unknown. */
 export const spendSchema = z.object({ usd: z.number(), tokens: z.number(), runs: z.number().int(), unpriced_runs: z.number().int() });
 export type Spend = z.infer<typeof spendSchema>;
 

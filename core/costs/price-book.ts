@@ -8,7 +8,7 @@ import type { BillingMode, ModelPrice, ModelPriceTable, PriceHistory } from '../
 import { historyOf, modelPriceSchema, modelPriceTableSchema } from './pricing';
 
 /**
- * The price table in effect (issue 16): the table PUT /api/costs/prices stored in the database
+ * The price table in effect: the table PUT /api/costs/prices stored in the database
  * (model_prices, migration 0930) overrides MODEL_PRICES_FILE model by model: a model the database
  * lists is priced by its rows alone, any other by the file. Read at each use, in the caller's
  * transaction, so every runner prices alike the moment a PUT commits.

@@ -41,9 +41,10 @@ type Candidate = WorkflowRun & { usage_at: Date; agent_billing: BillingMode | nu
 /**
  * POST /api/costs/reprice {from, to}: recomputes cost_estimate (and the billing mode) of the runs
  * whose usage falls in [from, to) that the price table priced, or could not price, at the price in
- * effect on each run's usage day, from the table in effect now (issue 16). A cost an agent
- * reported is never touched. All in one transaction, the runs locked as they are read, so a usage
- * report that races a reprice waits for it and is then priced by the same table.
+ * effect on each run's usage day, from the table in effect now, so a corrected price reaches the
+ * runs it should have priced. A cost an agent reported is never touched. All in one transaction,
+ * the runs locked as they are read, so a usage report that races a reprice waits for it and is then
+ * priced by the same table.
  */
 export async function repriceRuns(deps: Deps, body: unknown): Promise<RepriceAnswer> {
   const { from, to, actor } = parseInput(repriceSchema, body ?? {}, 'reprice');

@@ -46,7 +46,7 @@ interface Group {
 /**
  * GET /api/costs/rollup: totals per group over the window, each with its daily series (one point per
  * day that had runs, date ascending); groups by cost descending, then key. Costs are billed costs;
- * subscription runs' shadow cost is answered apart as subscription_cost (issue 16).
+ * subscription runs' shadow cost is answered apart as subscription_cost, since nobody is billed it.
  */
 export async function getCostRollup(deps: Pick<Deps, 'storage' | 'clock'>, query: unknown) {
   return answeringValidation(async () => {

@@ -6,10 +6,11 @@ import { requireDb } from '../storage';
 import { parseInput } from '../validation';
 
 /**
- * The usage rollup (issue 14, migration 0960): run usage per UTC day x agent x project x workflow
- * type x billing mode, kept by triggers in the transaction of every write of a run. Cost analytics
- * and budget spend read it instead of the runs; it answers what the raw aggregate over the runs
- * answers (attribution of ./usage.ts), which a test checks and POST /api/costs/rebuild restores.
+ * The usage rollup (migration 0960): run usage per UTC day x agent x project x workflow type x
+ * billing mode, kept by triggers in the transaction of every write of a run. Cost analytics and
+ * budget spend read it instead of the runs (a few thousand rows, not every run of their window); it
+ * answers what the raw aggregate over the runs answers (attribution of ./usage.ts), which a test
+ * checks and POST /api/costs/rebuild restores.
  */
 
 /** The UTC day (a date) of a timestamptz parameter such as `$1`. */

@@ -15,7 +15,7 @@ export const runAgentSql = 'coalesce(r.owner_agent_id, r.target_agent_id)';
 /** Tokens a cap in tokens counts: input plus output; cached tokens are a subset of input, never added. */
 export const runTokensSql = '(coalesce(r.input_tokens, 0) + coalesce(r.output_tokens, 0))';
 
-/** A run with tokens but no cost is unpriced (issue 16): its model has no price, and it is never counted as free. */
+/** A run with tokens but no cost is unpriced: its model has no price, and it is never counted as free. */
 export const unpricedRunSql = `(r.cost_estimate IS NULL AND ${runTokensSql} > 0)`;
 
 /** Unpriced usage as the cost answers show it, beside their totals. */

@@ -8,11 +8,12 @@ import { activeRunStatuses, runStatusGroups, terminalRunStatuses } from '../work
 import { leaveSessionsSql } from '../workflows/run-store';
 
 /**
- * The integrity checks of GET /api/doctor, as data (issue 15). Each check finds rows with one SQL
- * statement and repairs the rows it found with another that re-checks the condition, so a row
- * that healed between the two is left alone. Parameters: $1 the time of the check, $2 the ids
- * found (repair only), $3 the default lease in seconds (repair only). A statement is bound to $1..$n up to
- * the highest it names, so each must name every parameter below that one (PostgreSQL cannot type an unused one).
+ * The integrity checks of GET /api/doctor, as data: what leases, caps, pauses and exactly-once runs
+ * can leave inconsistent. Each check finds rows with one SQL statement and repairs the rows it
+ * found with another that re-checks the condition, so a row that healed between the two is left
+ * alone. Parameters: $1 the time of the check, $2 the ids found (repair only), $3 the default lease
+ * in seconds (repair only). A statement is bound to $1..$n up to the highest it names, so each must
+ * name every parameter below that one (PostgreSQL cannot type an unused one).
  */
 export interface DoctorCheck {
   kind: string;

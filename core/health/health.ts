@@ -114,7 +114,7 @@ export async function healthStatus(deps: Pick<Deps, 'storage'>, gateway: Gateway
 }
 
 /**
- * Issue 18: webhooks whose delivery gave up after its retries are failing until a delivery
+ * Webhooks whose delivery gave up after its retries are failing until a delivery
  * succeeds; health-status lists them (the overall status is the spec's, from database and gateway).
  */
 async function webhookHealth(deps: Pick<Deps, 'storage'>) {

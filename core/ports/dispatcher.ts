@@ -31,7 +31,7 @@ export interface DispatchCandidate {
   projectId: string | null;
   /** The department of the target agent's stored profile, else of the run's template. */
   departmentId: string | null;
-  /** What its route expects one run to spend (issue 16), reserved while it is live; null: nothing. */
+  /** What its route expects one run to spend, reserved while it is live; null: nothing. */
   expectedCostUsd: number | null;
   expectedTokens: number | null;
 }
@@ -54,7 +54,7 @@ export interface TickBudgetCheck {
   /**
    * Called in each dispatch batch's transaction after the dispatch admission lock is taken, before
    * the batch's verdicts: a gate that reserves re-reads live runs' reservations here, so runners
-   * dispatching at once see each other's dispatches (issue 16).
+   * dispatching at once see each other's dispatches.
    */
   beginBatch?(tx: Db): Promise<void>;
   /** The candidate passed and is dispatched: what it expects to spend counts for the rest of the batch. */

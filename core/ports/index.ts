@@ -44,6 +44,6 @@ export interface Deps extends SnapshotPorts {
   citationQueue: DataFile;
   /** What every dispatcher tick uses, whoever starts it. */
   dispatcher: DispatcherSettings;
-  /** Webhook deliveries' HTTP and destination check (issue 18). */
+  /** Webhook deliveries' HTTP and the check of their destinations. */
   webhooks: WebhookTransport;
 }

@@ -54,7 +54,7 @@ export interface RuntimeStateFiles {
    */
   openTranscript(agentId: string, sessionId: string): Promise<TranscriptStream | undefined>;
   /**
-   * The transcript with an index the core builds (issue 14): `indexer` visits every line once per
+   * The transcript with an index the core builds, so a page reads only its own lines: `indexer` visits every line once per
    * file version, and the adapter keeps the state with each line's byte offsets, in a bounded cache
    * keyed by file, size and modification time; a file that only grew is visited from where the last
    * visit stopped. Lines are then read by their offsets alone. Optional: without it the core scans

@@ -1,5 +1,5 @@
 /**
- * The outgoing side of webhooks (issue 18) as the core sees it: one HTTP POST, and the check that
+ * The outgoing side of webhooks as the core sees it: one HTTP POST, and the check that
  * a URL points where a webhook may go. Adapters: infra/webhooks/http-webhook-transport.ts.
  */
 export interface WebhookRequest {

@@ -6,7 +6,7 @@ import { closedTaskStatuses } from '../tasks/statuses';
 import { parseId, uuidSchema } from '../validation';
 import { projectColumns, projectSchema, projectStatusSchema, type Project } from './project';
 
-/** Query of GET /api/projects (spec: "not shown"; documented in docs/api-choices.md). */
+/** Query of GET /api/projects (spec: "not shown"; documented in docs/api/health-auth-projects.md). */
 export const listProjectsQuerySchema = z.strictObject({
   status: projectStatusSchema.optional(),
   workspace_id: uuidSchema.optional(),

@@ -15,7 +15,7 @@ import { usagePricing } from '../costs/price-book';
 import { costAt, priceAt } from '../costs/pricing';
 import { parseSessionKey } from './ids';
 
-/** Used when the settings table holds no valid value (documented in docs/api-choices.md). */
+/** Used when the settings table holds no valid value (documented in docs/api/agent-runtime.md). */
 export const CHAT_DEFAULTS = { MAX_MESSAGE_LENGTH: 10_000, CHAT_RATE_LIMIT: 20 } as const;
 export const DEFAULT_CHAT_SESSION_KEY = 'dashboard-agent';
 const RATE_WINDOW_MS = 60_000;

@@ -2,8 +2,8 @@
  * What the replay index needs from one transcript line (is it blank, is it JSON, which tool calls
  * does it make, which call does it answer), read from the line's UTF-8 bytes without decoding or
  * parsing them into values. Building the index of a 20 MB transcript with JSON.parse of every line
- * took ~80 ms and ~60 MB of garbage; this scan checks the same grammar byte by byte (issue 14,
- * cold replay).
+ * took ~80 ms and ~60 MB of garbage; this scan checks the same grammar byte by byte,
+ * so the first (cold) replay of a large transcript stays cheap.
  *
  * It answers only what it is sure of: undefined means "read the text instead" (the caller then
  * decodes the line and asks JSON.parse, whose verdict is the rule). So a line that is not JSON, one

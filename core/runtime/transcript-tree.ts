@@ -1,5 +1,4 @@
 import { isRecord } from './payload';
-import type { ParsedLine } from './replay';
 
 /**
  * The released runtime writes a transcript as a tree: each entry names its `parentId`, and a rewind
@@ -15,12 +14,15 @@ export interface TranscriptTree {
   kept?: { leaf: string; ids: Set<string> };
 }
 
+/** A transcript line as replay parses it (replay.ts's ParsedLine): its JSON value, or not JSON. */
+export type TreeLine = { ok: true; value: unknown } | { ok: false };
+
 export function emptyTree(): TranscriptTree {
   return { parents: new Map(), lastId: undefined };
 }
 
 /** The entry's place in the tree: its id and parent, when it has a `parentId` field (null at a root). */
-export function treePlaceOf(parsed: ParsedLine): { id: string; parentId: string | null } | undefined {
+export function treePlaceOf(parsed: TreeLine): { id: string; parentId: string | null } | undefined {
   if (!parsed.ok || !isRecord(parsed.value)) return undefined;
   const entry = parsed.value;
   if (typeof entry.id !== 'string' || !('parentId' in entry)) return undefined;
@@ -28,7 +30,7 @@ export function treePlaceOf(parsed: ParsedLine): { id: string; parentId: string 
 }
 
 /** Notes one line, in order. */
-export function noteTreeEntry(tree: TranscriptTree, parsed: ParsedLine): void {
+export function noteTreeEntry(tree: TranscriptTree, parsed: TreeLine): void {
   const place = treePlaceOf(parsed);
   if (!place) return;
   tree.parents.set(place.id, place.parentId);

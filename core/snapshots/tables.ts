@@ -41,7 +41,7 @@ export const snapshotTables: readonly SnapshotTable[] = [
   { name: 'agent_profiles', tier: 'A', primaryKey: ['agent_id'] },
   { name: 'workflow_templates', tier: 'B', primaryKey: ['name'] },
   { name: 'workflow_agent_routing', tier: 'B', primaryKey: ['workflow_type'] },
-  // not in spec 02's list (issue 15's tables): an agent's cap and quota pause, and the keys that keep run creation exactly-once
+  // not in spec 02's list (agent safety's tables): an agent's cap and quota pause, and the keys that keep run creation exactly-once
   { name: 'agent_dispatch_controls', tier: 'B', primaryKey: ['agent_id'] },
   { name: 'run_idempotency_keys', tier: 'B', primaryKey: ['idempotency_key'] },
   {
@@ -50,7 +50,7 @@ export const snapshotTables: readonly SnapshotTable[] = [
     primaryKey: ['id'],
     uniqueKeys: [{ name: 'one active budget per scope, scope_id and period', key: "$t.scope, coalesce($t.scope_id, ''), $t.period", where: '$t.active' }],
   },
-  // not in spec 02's list (issue 16's table): the operator's price table, so a restore prices as before
+  // not in spec 02's list: the operator's price table, so a restore prices as before
   { name: 'model_prices', tier: 'C', primaryKey: ['model_id', 'effective_from'] },
   { name: 'budget_events', tier: 'C', primaryKey: ['id'], uniqueKeys: [{ name: 'budget_id, period_key and event_kind', key: '$t.budget_id, $t.period_key, $t.event_kind' }] },
   { name: 'action_receipts', tier: 'C', primaryKey: ['action_id'] },

@@ -146,7 +146,7 @@ export async function getTask(deps: Pick<Deps, 'storage'>, rawId: unknown): Prom
  * dependencies and subtasks resolved to {id, title, status}, and a pointer to its audit history,
  * as JSON text in pieces: the task's text as its row keeps it (core/tasks/task-json.ts), the rest
  * written by the same statement, the same bytes as JSON.stringify of the task row with the three
- * members after it (issue 14: one round trip, no row turned into JavaScript values).
+ * members after it: one round trip, and no row turned into JavaScript values.
  */
 export async function getTaskJson(deps: Pick<Deps, 'storage'>, rawId: unknown): Promise<string[]> {
   const id = parseId(rawId);

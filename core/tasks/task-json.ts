@@ -2,7 +2,7 @@ import { rowOfStateJson } from '../state-json';
 import { taskColumns } from './task';
 
 /**
- * A task's JSON text, kept by PostgreSQL (issue 14, lists built in SQL): for a listing of tens of
+ * A task's JSON text, kept by PostgreSQL so that lists are built in SQL: for a listing of tens of
  * thousands of tasks, parsing every row into JavaScript values (a Date per timestamp, an array per
  * uuid[]) only to serialize them again was most of the work, and building the text in the
  * statement then cost PostgreSQL ~5.5 µs per task, more than the bare query and the driver's

@@ -56,7 +56,7 @@ export const taskStoredColumns =
 /**
  * The columns every task query returns, in one place (the whole row, in table order). The fencing
  * token is stored as lock_generation, since snapshot redaction blanks any key named like *_token,
- * and answered as lock_token (issue 15).
+ * and answered as lock_token, the name clients know.
  */
 export const taskColumns = `${taskStoredColumns}, lock_generation AS lock_token`;
 
@@ -93,7 +93,7 @@ const writableFields = {
 };
 
 /**
- * The original front end's names (docs/api-choices.md): `text` is the title when `title` is
+ * The original front end's names (docs/api/original-front-end.md): `text` is the title when `title` is
  * absent; `category` is kept in `metadata.category`, and `null` (what its edit form sends for an
  * empty category) means no category.
  */

@@ -7,7 +7,7 @@ import { webhookTypesOf } from './event-types';
 import { deliveryColumns, type Delivery } from './webhooks';
 
 /**
- * Delivering webhooks (issue 18), in two steps any number of processes may run at once:
+ * Delivering webhooks, in two steps any number of processes may run at once:
  * 1. enqueue: each active webhook reads the outbox after its cursor (stream positions: committed
  *    events only, no gaps) and turns the events it wants into deliveries, in position order;
  * 2. deliver: a process leases one webhook at a time and sends its pending deliveries in order;

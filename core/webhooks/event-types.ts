@@ -1,5 +1,5 @@
 /**
- * What a webhook may subscribe to (issue 18), as data: the names of the events the outbox carries
+ * What a webhook may subscribe to, as data: the names of the events the outbox carries
  * (docs/events.md: both streams' names), and derived types worth paging someone for, each a rule
  * over one outbox event. `*` subscribes to every stream name (not to the derived types, which
  * would repeat them).

@@ -11,7 +11,7 @@ import { parseId, parseInput } from '../validation';
 import { webhookEventTypes } from './event-types';
 
 /**
- * Webhooks (issue 18): the operator's subscriptions to events, delivered signed from the outbox
+ * Webhooks: the operator's subscriptions to events, delivered signed from the outbox
  * (core/webhooks/delivery.ts). The secret signs each delivery; it is answered once (at creation,
  * when the server generated it) and never again, nor written to the audit trail or a snapshot.
  */

@@ -3,7 +3,7 @@ import { runStatusGroups } from './run-status';
 import type { Db } from '../ports';
 
 /**
- * Concurrency caps and dispatch pauses (issue 15), as one admission check per dispatch batch.
+ * Concurrency caps and dispatch pauses, as one admission check per dispatch batch.
  * A run is live while dispatched, claimed, running or waiting for approval; a cap counts the live
  * runs of its workflow type (routing max_concurrent), of its target agent (max_concurrent_runs),
  * or of the whole fleet (the DISPATCH_MAX_IN_FLIGHT setting). All three are rows the operator

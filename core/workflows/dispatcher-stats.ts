@@ -13,9 +13,9 @@ export interface DispatcherStats {
   last_tick: { started_at: Date; finished_at: Date; source: string; duration_ms: number } | null;
   last_tick_summary: TickSummary | null;
   ticks_last_hour: number;
-  /** Issue 15: the last tick's runs left queued per full cap (zeros before any tick). */
+  /** The last tick's runs left queued per full cap (zeros before any tick). */
   capped: CappedCounts;
-  /** Issue 15: agents whose dispatch is paused now, with until when and why. */
+  /** Agents whose dispatch is paused now, with until when and why. */
   paused_agents: Array<{ agent_id: string; dispatch_paused_until: Date; pause_reason: string | null }>;
 }
 

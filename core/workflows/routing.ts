@@ -14,11 +14,11 @@ export const routeSchema = z.object({
   agent_id: z.string(),
   priority: z.number().int(),
   timeout_minutes: z.number().int(),
-  /** Issue 15: live runs of this workflow type at once (null: no cap). */
+  /** Live runs of this workflow type at once (null: no cap). */
   max_concurrent: z.number().int().nullable(),
-  /** Issue 15: refuse a second live run for one task. */
+  /** Refuse a second live run for one task. */
   exclusive_per_task: z.boolean(),
-  /** Issue 16: what one run is expected to spend; the unreported rest is reserved while it is live. */
+  /** What one run is expected to spend; the unreported rest is reserved while it is live. */
   expected_cost_usd: z.number().nullable(),
   expected_tokens: z.number().int().nullable(),
   created_at: z.date(),

@@ -48,7 +48,7 @@ const claimRunSql = `SELECT id, status, claim_session_id,
  * POST /api/workflow-runs/:id/claim. Exactly one of concurrent claimers moves the run from
  * dispatched to claimed; the others get 409. The claim ties the run to the session key
  * (claim_session_id, and gateway_session_id until a child registers). A dispatched run is claimed
- * in one round trip (issue 13): one statement reads the run and, when it is claimable, claims it
+ * in one round trip, as a free task is: one statement reads the run and, when it is claimable, claims it
  * and writes its traces (claim_dispatched_run, migration 1010). A run held by another session is
  * 409 from the same statement's answer; a retry of the same session is answered with the run. A
  * row that moved under the statement, secret words in its payload, summary or metadata, or an

@@ -2,9 +2,10 @@ import { canonicalJson, sha256Hex } from '../snapshots/canonical-json';
 import type { Db } from '../ports';
 
 /**
- * Exactly-once run creation (issue 15): an Idempotency-Key remembers the run it created and a
- * hash of the request that created it, for at least KEY_LIFETIME_MS. Requests with one key are
- * serialized by a transaction-level advisory lock on the key, so fifty at once create one run.
+ * Exactly-once run creation, so a client's retry never queues a second run: an Idempotency-Key
+ * remembers the run it created and a hash of the request that created it, for at least
+ * KEY_LIFETIME_MS. Requests with one key are serialized by a transaction-level advisory lock on the
+ * key, so fifty at once create one run.
  */
 export const KEY_LIFETIME_MS = 24 * 60 * 60 * 1000;
 

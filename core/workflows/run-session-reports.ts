@@ -8,7 +8,8 @@ import { requireDb } from '../storage';
 import { parseId, parseInput } from '../validation';
 import { hardStopOfRun } from '../budgets/headroom';
 import { heldRunStatuses, runStatusGroups, transitionFor, transitionOf } from './run-status';
-import { BUDGET_STOP_ERROR, budgetCancel, dispatchRunNow } from './dispatcher';
+import { BUDGET_STOP_ERROR, budgetCancel } from './budget-stop';
+import { dispatchRunNow } from './dispatcher';
 import { assertSession, assertTransition, changeRun, findRun, withRun } from './run-store';
 import { completeRunSchema, failRunSchema, heartbeatRunSchema, pausingErrorClasses, patchRunSchema, reportStepSchema, startRunSchema, type WorkflowRun, workflowRunSchema } from './run';
 import { assertCacheWithinInput, usageColumns, type UsageReport } from './usage-report';
@@ -20,7 +21,7 @@ import { finishedStepStatuses } from './run-status';
  * budget's hard stop answers to them.
  */
 
-/** What a heartbeat or complete of a run that a budget's hard stop cancelled answers (issue 16). */
+/** What a heartbeat or complete of a run that a budget's hard stop cancelled answers, so its agent stops. */
 export const budgetStopSchema = z.object({
   stop: z.literal(true),
   reason: z.literal('budget_hard_stop'),
@@ -65,7 +66,7 @@ function usageAhead(run: WorkflowRun, report: UsageReport): UsageReport | undefi
 
 /**
  * POST /api/workflow-runs/:id/heartbeat: from the holding session; keeps the claim alive. With
- * usage (issue 16) the run's spend moves at once, and a hard_stop budget of its chain at or over
+ * usage the run's spend moves at once, and a hard_stop budget of its chain at or over
  * its cap cancels the run in the same transaction: the answer is then {stop: true, reason, budgets},
  * as it is for every later heartbeat or complete of the run.
  */

@@ -1,7 +1,7 @@
 /**
  * Run statuses and the transitions table of spec 03, as data. Use cases ask `transitionFor`
  * whether a trigger may move a run from its current status; the table, not scattered ifs,
- * decides. Rows marked `spec: false` are this server's additions (docs/api-choices.md).
+ * decides. Rows marked `spec: false` are this server's additions (docs/api/workflow-engine.md).
  */
 
 export const knownRunStatuses = [

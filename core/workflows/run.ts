@@ -61,17 +61,17 @@ export const workflowRunSchema = z.object({
   metadata: z.record(z.string(), z.unknown()),
   created_at: z.date(),
   updated_at: z.date(),
-  /** What kind of failure ended (or requeued) the run last (issue 15); null before any. */
+  /** What kind of failure ended (or requeued) the run last; null before any. */
   error_class: z.string().nullable(),
-  /** Issue 16: input tokens written to the provider's prompt cache (part of input_tokens). */
+  /** Input tokens written to the provider's prompt cache (part of input_tokens), priced apart. */
   cache_write_tokens: nullableCount,
   /**
-   * Issue 16: who set cost_estimate: the agent (reported) or the price table (table); runtime: the
+   * Who set cost_estimate: the agent (reported) or the price table (table); runtime: the
    * runtime's own per-message usage of the run's session, for an agent that reported none
    * (docs/costs.md); null: neither, or before this was kept.
    */
   cost_source: z.enum(['reported', 'table', 'runtime']).nullable(),
-  /** Issue 16: subscription runs keep cost_estimate as a shadow (list) cost that billed totals leave out. */
+  /** The billing mode: subscription runs keep cost_estimate as a shadow (list) cost that billed totals leave out. */
   billing: z.enum(billingModes).nullable(),
 });
 export type WorkflowRun = z.infer<typeof workflowRunSchema>;
@@ -171,8 +171,9 @@ export type CreateRunInput = z.infer<typeof createRunSchema>;
 
 export const claimRunSchema = z.strictObject({ agent_id: agentIdSchema, session_id: sessionKeySchema, actor: agentActorSchema });
 /**
- * A heartbeat may carry the run's cumulative usage so far (issue 16): the counters, the cost and
- * the model. Cumulative: a value below what the run holds (a late heartbeat) changes nothing.
+ * A heartbeat may carry the run's cumulative usage so far, so budgets see a run's spend while it is
+ * alive: the counters, the cost and the model. Cumulative: a value below what the run holds (a late
+ * heartbeat) changes nothing.
  */
 export const heartbeatRunSchema = z
   .strictObject({
@@ -192,7 +193,7 @@ export const completeRunSchema = z
   .strictObject({ session_id: sessionKeySchema, output_summary: jsonObjectSchema.default({}), actor: agentActorSchema, ...usageReportShape })
   .superRefine(cacheWithinInput);
 /**
- * Issue 15: what kind of failure a fail reports. quota_exhausted and rate_limited are the
+ * What kind of failure a fail reports. quota_exhausted and rate_limited are the
  * provider's, not the run's: the run waits in the queue and dispatch to the agent pauses.
  */
 export const runErrorClasses = ['quota_exhausted', 'rate_limited', 'provider_error', 'agent_error'] as const;

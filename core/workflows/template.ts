@@ -75,7 +75,7 @@ export const workflowTemplateSchema = z.object({
   is_active: z.boolean(),
   created_at: z.date(),
   updated_at: z.date(),
-  /** Issue 15: at most one live run per task for this workflow (a routing entry can ask the same). */
+  /** At most one live run per task for this workflow (a routing entry can ask the same). */
   exclusive_per_task: z.boolean(),
 });
 export type WorkflowTemplate = z.infer<typeof workflowTemplateSchema>;

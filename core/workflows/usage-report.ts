@@ -39,7 +39,7 @@ export interface StoredUsage {
  *   table later; a report of tokens or model without a cost is priced (cost_source 'table'), or
  *   stays unpriced (null cost) when the model has no price: never a guess;
  * - billing: the agent profile's mode, else the model price's, else metered. A subscription run
- *   keeps its list price in cost_estimate as a shadow cost (issue 16);
+ *   keeps its list price in cost_estimate as a shadow cost, which billed totals leave out;
  * - usage the runtime stood in with (cost_source 'runtime', core/costs/runtime-usage.ts) is replaced
  *   whole by the agent's first report, never added to: the run is counted once, as its agent says.
  */

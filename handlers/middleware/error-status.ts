@@ -33,7 +33,7 @@ export const statusByErrorCode: Readonly<Record<string, number>> = {
   restore_in_progress: 409,
   snapshot_write_failed: 507,
   no_database: 503,
-  // agent safety (issue 15)
+  // exactly-once runs, and one live run per task where the workflow asks for it
   idempotency_conflict: 409,
   active_run_exists: 409,
   // actions, budgets and cost analytics (spec 02's fixed bodies)

@@ -1,5 +1,5 @@
 /**
- * Response headers that carry request data (docs/api-choices.md, "Response headers built from
+ * Response headers that carry request data (docs/api/hardening.md, "Response headers built from
  * request data"). node:http throws on a header value holding a control character or a character
  * above U+00FF, and API Gateway refuses such a response, so what a request sent is percent-encoded
  * before it goes into a header, and a header that still cannot be set is dropped, not answered 500.

@@ -110,7 +110,7 @@ const envelope = (): middy.MiddlewareObj<APIGatewayProxyEventV2, HttpResult> => 
 
 /**
  * Spec 01 Authentication: bearer token on every non-public route when DASHBOARD_AUTH_TOKEN is set.
- * Issue 18: a bearer shaped like an agent token (and not the operator's) is looked up, with or
+ * A bearer shaped like an agent token (and not the operator's) is looked up, with or
  * without DASHBOARD_AUTH_TOKEN, and the request then acts as that agent; an unknown, revoked or
  * expired one is 401 (a public route answers as for no token).
  */

@@ -44,7 +44,7 @@ export const healthStatusSchema = z.object({
   database: z.object({ status: z.string(), healthy: z.boolean(), mode: z.string() }),
   gateway: gatewaySchema,
   task_server: z.object({ healthy: z.boolean(), status: z.string() }),
-  /** Issue 18: active webhooks and the failing ones; absent without a database. */
+  /** Active webhooks and the failing ones; absent without a database. */
   webhooks: z
     .object({ healthy: z.boolean(), status: z.enum(['ok', 'failing']), active: z.number().int(), failing: z.array(z.object({ id: z.string(), url: z.string() })) })
     .optional(),

@@ -304,7 +304,7 @@ export const routeSchemas: Readonly<Record<string, RouteSchemas>> = {
   'GET /api/workflow-runs/stuck': { response: stuckRunsSchema },
   'GET /api/workflow-runs/dispatcher/stats': { response: dispatcherStatsSchema },
   'POST /api/workflow-runs/dispatcher/tick': { response: tickSummarySchema },
-  // a run a budget's hard stop cancelled answers {stop: true, ...} to its heartbeats and completes (issue 16)
+  // a run a budget's hard stop cancelled answers {stop: true, ...} to its heartbeats and completes
   'POST /api/workflow-runs/{id}/heartbeat': { response: z.union([runHeartbeatSchema, budgetStopSchema]) },
   'PATCH /api/workflow-runs/{id}/steps/{stepOrder}': { response: reportedStepSchema },
   'GET /api/blockers/summary': { response: blockerSummarySchema },

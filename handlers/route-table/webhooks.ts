@@ -1,6 +1,6 @@
 import type { Route } from './route';
 
-/** Webhooks and their delivery log (issue 18). */
+/** Webhooks and their delivery log. */
 export const webhookRoutes: readonly Route[] = [
   { method: 'POST', path: '/api/webhooks', handler: 'webhooks/create-webhook' },
   { method: 'GET', path: '/api/webhooks', handler: 'webhooks/list-webhooks' },

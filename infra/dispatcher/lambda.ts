@@ -5,7 +5,7 @@ import { resolveSecretParameters } from '../secrets/secret-parameters';
 
 /**
  * The scheduled dispatcher function (serverless.yml `dispatcher`, every minute): one dispatcher
- * pass (a tick, then the audit search fold) and one webhook delivery pass (issue 18) per
+ * pass (a tick, then the audit search fold) and one webhook delivery pass per
  * invocation; a failed delivery pass never hides the tick.
  */
 export const handler = async () => {

@@ -63,7 +63,7 @@ export function startDispatcherTimer(ctx: AppContext, intervalMs: number): Backg
   };
 }
 
-/** Webhook deliveries (WEBHOOK_DELIVERY_INTERVAL_MS, issue 18): the pass the scheduled Lambda and POST /api/webhooks/deliver run. */
+/** Webhook deliveries (WEBHOOK_DELIVERY_INTERVAL_MS): the pass the scheduled Lambda and POST /api/webhooks/deliver run. */
 export function startWebhookTimer(ctx: AppContext, intervalMs: number): BackgroundTimer {
   return startPeriodic(
     ctx,

@@ -186,7 +186,7 @@ export class EventStreams {
     if (lastEventId !== 'none') await this.replay(client, lastEventId);
   }
 
-  /** The operator's, an agent token's (issue 18: streams are not an agent's, with or without DASHBOARD_AUTH_TOKEN), or refused. */
+  /** The operator's, an agent token's (streams are not an agent's, with or without DASHBOARD_AUTH_TOKEN), or refused. */
   private access(req: http.IncomingMessage, url: URL): 'operator' | 'agent' | 'refused' {
     const expected = this.ctx.config.authToken;
     // The header wins when present; the query parameter is the legacy fallback for clients that cannot set one.

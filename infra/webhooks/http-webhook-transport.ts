@@ -7,7 +7,7 @@ import type { WebhookTransport } from '../../core/ports';
  * the answer, after checking where the URL resolves: loopback, private, link-local and other
  * non-public addresses are refused unless WEBHOOK_ALLOW_PRIVATE=1, at creation and again at each
  * delivery (a name may resolve elsewhere later). The check and the connection resolve separately:
- * a name that changes between them is not caught (documented in docs/api-choices.md).
+ * a name that changes between them is not caught (documented in docs/api/webhooks.md).
  */
 const nonPublic = new BlockList();
 for (const [net, prefix] of [

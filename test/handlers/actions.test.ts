@@ -351,7 +351,7 @@ describe('runs and budgets', () => {
   });
 });
 
-describe('the headroom probe and reservations (issue 16)', () => {
+describe('the headroom probe and reservations', () => {
   it('blocks run.dispatch when its route\'s expected cost does not fit beside spend and live runs\' reservations, and lets it through once they shrink', async () => {
     await app.db.query(`INSERT INTO workflow_templates (name, steps) VALUES ('reserve-flow', '["a"]')`);
     await app.db.query(`INSERT INTO workflow_agent_routing (workflow_type, agent_id, expected_cost_usd) VALUES ('reserve-flow', 'reserve-agent', 0.4)`);

@@ -5,7 +5,7 @@ import { resetConfig } from '../../infra/config';
 import { useTestApp } from '../support/use-app';
 import { createRun, fakeRuntime, fakeTime, templateWithRoute, tick } from './workflow-support';
 
-/** Issue 18: agents' own tokens bind who a request acts as, and what it may touch. */
+/** Agents' own tokens bind who a request acts as, and what it may touch. */
 const OPERATOR = 'operator-token-77c1e2';
 const app = useTestApp({ env: { DASHBOARD_AUTH_TOKEN: OPERATOR } });
 const operator = { headers: { authorization: `Bearer ${OPERATOR}` } };

@@ -85,7 +85,7 @@ function reference(spec: BudgetSpec, runs: SeedRun[]): { usd: number; tokens: nu
     cents += run.cents ?? 0;
     tokens += run.input + run.output;
     count++;
-    // issue 16: tokens without a cost are unpriced
+    // tokens without a cost are unpriced, never free
     if (run.cents === null && run.input + run.output > 0) unpriced++;
   }
   return { usd: cents / 100, tokens, runs: count, unpriced_runs: unpriced };

@@ -12,7 +12,7 @@ import { useTestApp } from '../support/use-app';
 import { createRun, fakeRuntime, templateWithRoute, tick } from './workflow-support';
 
 /**
- * Issue 13: a claim of a free task is one statement that writes the row, its audit row, its state
+ * A claim of a free task is one statement that writes the row, its audit row, its state
  * snapshot and its event, with the row before the claim joined by its version; a claim of a
  * dispatched run writes its row with one UPDATE guarded by the row version it read, sent with
  * BEGIN, and derives the row before the claim from the row after it. Whatever the row held, the

@@ -3,7 +3,7 @@ import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/use-app';
 import { claimedRun, createRun, fakeRuntime, fakeTime, templateWithRoute, tick } from './workflow-support';
 
-/** Issue 15: task claim leases with fencing tokens, released by the tick, a later claim, or the run's end. */
+/** Task claim leases with fencing tokens, released by the tick, a later claim, or the run's end. */
 
 const app = useTestApp();
 let clock: ReturnType<typeof fakeTime>;

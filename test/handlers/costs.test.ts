@@ -157,7 +157,7 @@ describe('GET /api/costs/rollup', () => {
 
 describe('cost reads when a query fails', () => {
   it('answers 200 {available: false, reason: query_failed}', async () => {
-    // the reads go to the runs and to the usage rollup (issue 14): both away
+    // the reads go to the runs and to the usage rollup: both away
     await app.db.query('ALTER TABLE workflow_runs RENAME TO workflow_runs_away');
     await app.db.query('ALTER TABLE run_usage_daily RENAME TO run_usage_daily_away');
     try {
@@ -173,7 +173,7 @@ describe('cost reads when a query fails', () => {
   });
 });
 
-describe('unpriced usage (issue 16)', () => {
+describe('unpriced usage', () => {
   it('answers runs with tokens but no cost as unpriced beside the totals, never a run with a cost or without tokens', async () => {
     // the seeded run of 2026-11-18 has 100 input and 10 output tokens and no cost
     const summary = await app.call('GET', '/api/costs/summary');

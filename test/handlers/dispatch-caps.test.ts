@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createRun, templateWithRoute, tick, useWorkflowApp } from './workflow-support';
 
-/** Issue 15: concurrency caps per workflow type and per agent, held across concurrent ticks. */
+/** Concurrency caps per workflow type and per agent, held across concurrent ticks. */
 
 const app = useWorkflowApp({ emptyQueue: true });
 

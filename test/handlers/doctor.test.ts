@@ -2,7 +2,7 @@ import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/use-app';
 import { claimedRun, createRun, fakeRuntime, fakeTime, templateWithRoute, tick } from './workflow-support';
 
-/** Issue 15: GET /api/doctor finds inconsistencies read-only; POST /api/doctor/repair fixes them, audited. */
+/** GET /api/doctor finds inconsistencies read-only; POST /api/doctor/repair fixes them, audited. */
 
 const app = useTestApp();
 let clock: ReturnType<typeof fakeTime>;
@@ -96,7 +96,7 @@ describe('integrity doctor', () => {
       [clock.now()],
     );
 
-    // a usage rollup that no longer matches the runs (issue 14): a delta no run accounts for
+    // a usage rollup that no longer matches the runs: a delta no run accounts for
     await app.db.query(
       `INSERT INTO run_usage_delta (day, agent_id, project_id, workflow_type, billing, runs, cost, input_tokens, output_tokens, unpriced_runs, unpriced_input, unpriced_output)
        VALUES ('2026-01-01', 'ghost', '', 'ghost-flow', 'metered', 1, 0.5, 0, 0, 0, 0, 0)`,

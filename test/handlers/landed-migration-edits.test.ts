@@ -7,6 +7,7 @@ import { migrations } from '../../infra/db/migrations/index';
 import { landedEdits } from '../../infra/db/migrations/landed-edits';
 import { PgDb } from '../../infra/db/pg-db';
 import { sequenceOutbox } from '../../infra/events/outbox-sequencer';
+import { schemaText } from '../../scripts/db-schema';
 import agentSafetyAt3a13dff from '../fixtures/earlier-migrations/0800_agent_safety.3a13dff';
 import outboxSequencerAt2cfe0f1 from '../fixtures/earlier-migrations/0900_event_outbox_sequencer.2cfe0f1';
 import claimFreeTaskAt1f013ce from '../fixtures/earlier-migrations/1000_claim_free_task.1f013ce';
@@ -21,31 +22,14 @@ import { startTestApp, type TestApp } from '../support/test-app';
  * exactly the schema today's migrations make, and its claims work.
  */
 
-/** Tables, columns, indexes, constraints, functions (their source) and triggers of the public schema, one line each. */
-const schemaShapeSql = `
-  SELECT 'column ' || c.relname || '.' || a.attname || ' ' || format_type(a.atttypid, a.atttypmod)
-         || CASE WHEN a.attnotnull THEN ' not null' ELSE '' END || coalesce(' default ' || pg_get_expr(d.adbin, d.adrelid), '') AS line
-    FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
-    LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
-   WHERE c.relnamespace = 'public'::regnamespace AND c.relkind IN ('r', 'p') AND a.attnum > 0 AND NOT a.attisdropped
-  UNION ALL SELECT 'index ' || indexdef FROM pg_indexes WHERE schemaname = 'public'
-  UNION ALL SELECT 'constraint ' || conrelid::regclass || ' ' || conname || ' ' || pg_get_constraintdef(oid) FROM pg_constraint WHERE connamespace = 'public'::regnamespace
-  UNION ALL SELECT 'function ' || oid::regprocedure || ' ' || md5(prosrc) FROM pg_proc WHERE pronamespace = 'public'::regnamespace
-  UNION ALL SELECT 'trigger ' || tgrelid::regclass || ' ' || pg_get_triggerdef(oid) FROM pg_trigger WHERE NOT tgisinternal
-  ORDER BY 1`;
-
-async function schemaShape(db: { query: PgDb['query'] }): Promise<string[]> {
-  return (await db.query<{ line: string }>(schemaShapeSql)).rows.map((r) => r.line);
-}
-
-/** Today's schema, from a database migrated by today's texts. */
-let todaysShape: string[];
+/** Today's schema, from a database migrated by today's texts, as infra/db/schema.sql writes a schema. */
+let todaysShape: string;
 beforeAll(async () => {
   const today = await earlierBuildDatabase(migrations[migrations.length - 1]!.name, {});
   try {
     const db = new PgDb(today.url, { max: 1 });
     await migrate(db);
-    todaysShape = await schemaShape(db);
+    todaysShape = await schemaText(db);
     await db.close();
   } finally {
     await today.drop();
@@ -94,10 +78,10 @@ async function upgradeWithServer<T>(url: string, use: (app: TestApp) => Promise<
   }
 }
 
-async function shapeOf(url: string): Promise<string[]> {
+async function shapeOf(url: string): Promise<string> {
   const db = new PgDb(url, { max: 1 });
   try {
-    return await schemaShape(db);
+    return await schemaText(db);
   } finally {
     await db.close();
   }
@@ -196,7 +180,7 @@ describe('a database migrated by today\'s texts', () => {
         expect(await migrate(db)).toEqual({ applied: [], repaired: [] });
         const { rows: after } = await db.query<{ oid: number }>(`SELECT oid FROM pg_proc WHERE proname IN ('claim_free_task', 'task_state_json', 'js_iso') ORDER BY oid`);
         expect(after).toEqual(before);
-        expect(await schemaShape(db)).toEqual(todaysShape);
+        expect(await schemaText(db)).toEqual(todaysShape);
       } finally {
         await db.close();
       }

@@ -38,7 +38,7 @@ describe('GET /api/org/summary', () => {
       { agent_id: 'coder', display_name: 'Coder', role: 'builder', model: 'm1', open_tasks: 2, active_runs: 0 },
       { agent_id: 'tester', display_name: 'tester', role: 'qa', model: null, open_tasks: 0, active_runs: 2 },
     ]);
-    // a paused run has not ended: it counts as active (docs/api-choices.md); a cancelled one does not
+    // a paused run has not ended: it counts as active (docs/api/tasks-views-agents.md); a cancelled one does not
     expect(ops).toMatchObject({ id: 'ops', open_tasks: 0, active_runs: 2 });
     expect(loose).toMatchObject({ id: null, name: 'Unassigned', agent_count: 1, open_tasks: 1 });
   });

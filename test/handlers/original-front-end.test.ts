@@ -4,7 +4,7 @@ import { useTestApp } from '../support/use-app';
 import { auditActions, claimedRun, createRun, fakeRuntime, fakeTime, runStatus, templateWithRoute, uniqueName } from './workflow-support';
 
 /**
- * The original system's browser front end as a client (issue 20): the names it uses where the spec
+ * The original system's browser front end as a client (docs/api/original-front-end.md): the names it uses where the spec
  * leaves them open, and the requests it sends that the spec does not forbid.
  */
 const app = useTestApp();

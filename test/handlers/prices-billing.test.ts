@@ -6,7 +6,7 @@ import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/use-app';
 import { auditActions, claimedRun, createRun, emptyDispatchQueue, fakeRuntime, fakeTime, runStatus, templateWithRoute } from './workflow-support';
 
-/** Issue 16, honest prices: the stored price table, price history, cache writes, repricing and billing modes. */
+/** Honest prices: the stored price table, price history, cache writes, repricing and billing modes. */
 const pricesFile = path.join(os.tmpdir(), `prices-billing-${process.pid}-${Date.now()}.json`);
 // registered before the app's own hook, so the file exists when the app reads it
 beforeAll(() =>

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createRun, runStatus, templateWithRoute, tick, uniqueName, useWorkflowApp } from './workflow-support';
 
-/** Issue 15: a provider quota or rate-limit failure pauses dispatch to the agent and requeues the run. */
+/** A provider quota or rate-limit failure pauses dispatch to the agent and requeues the run. */
 
 const app = useWorkflowApp({ emptyQueue: true });
 

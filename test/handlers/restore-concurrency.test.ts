@@ -5,7 +5,7 @@ import { memorySource } from '../../core/snapshots/byte-sources';
 import { useTestApp } from '../support/use-app';
 import { seedEveryTable } from './snapshots-fixtures';
 
-/* Issue 21 item 4: concurrent duplicates of a running restore answer 409 restore_in_progress, never 500. */
+/* Concurrent duplicates of a running restore answer 409 restore_in_progress, never 500. */
 
 const app = useTestApp();
 let snapshotId: string;

@@ -2,7 +2,7 @@ import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/use-app';
 import { fakeRuntime, fakeTime, templateWithRoute } from './workflow-support';
 
-/** Issue 15: runs created exactly once (Idempotency-Key) and one live run per task where asked. */
+/** Runs created exactly once (Idempotency-Key) and one live run per task where asked. */
 
 const app = useTestApp();
 let clock: ReturnType<typeof fakeTime>;

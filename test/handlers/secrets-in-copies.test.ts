@@ -7,7 +7,7 @@ import { useTestApp } from '../support/use-app';
 import { claimedRun, fakeRuntime, fakeTime, templateWithRoute } from './workflow-support';
 
 /*
- * Issue 21 items 2 and 3: the audit trail, receipts and event streams are copies that travel, so
+ * The audit trail, receipts and event streams are copies that travel, so
  * secret-keyed values are redacted when they are written; the entity keeps its data; and an
  * exported "[REDACTED]" sent back through import never replaces the stored secret.
  */

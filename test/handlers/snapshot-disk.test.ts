@@ -6,7 +6,7 @@ import { createAppContext } from '../../infra/app-context';
 import { snapshotStoreFor } from '../../infra/snapshots/snapshot-store';
 import { useTestApp } from '../support/use-app';
 
-/* Issue 21 item 6: leftovers of a crashed snapshot write, and a snapshot folder that cannot be written. */
+/* Leftovers of a crashed snapshot write, and a snapshot folder that cannot be written. */
 
 const app = useTestApp();
 

@@ -40,7 +40,7 @@ export async function seedEveryTable(db: PgDb, n: number, tag: string): Promise<
     `INSERT INTO task_runs (id, task_id, agent, output) SELECT gen_random_uuid(), (SELECT id FROM tasks ORDER BY id LIMIT 1), 'a', '{}' FROM ${s}`,
     `INSERT INTO cron_job_runs (id, job_id, status, output) SELECT gen_random_uuid(), 'job-' || g, 'ok', '{}' FROM ${s}`,
     `INSERT INTO agent_heartbeats (agent_name, last_seen_at, status, metadata) SELECT '${tag}-agent-' || g, now(), 'online', '{}' FROM ${s}`,
-    // issue 15's columns and tables: a lease and fencing token, caps, exclusivity, an error class, dispatch controls, idempotency keys
+    // agent safety's columns and tables: a lease and fencing token, caps, exclusivity, an error class, dispatch controls, idempotency keys
     `UPDATE tasks SET locked_by = '${tag}-agent-1', locked_at = now(), lease_expires_at = now() + interval '1 hour', lock_generation = 3 WHERE title = 't ${tag} 2'`,
     `UPDATE workflow_agent_routing SET max_concurrent = 2, exclusive_per_task = true WHERE workflow_type = '${tag}-type-1'`,
     `UPDATE workflow_templates SET exclusive_per_task = true WHERE name = '${tag}-tpl-1'`,

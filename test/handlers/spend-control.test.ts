@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { auditActions, claimedRun, runStatus, templateWithRoute, useWorkflowApp } from './workflow-support';
 
-/** Issue 16: usage while a run is alive, and the hard stop it can trip. */
+/** Usage while a run is alive, and the hard stop it can trip. */
 const app = useWorkflowApp({ emptyQueue: true });
 
 beforeEach(async () => {
@@ -112,7 +112,7 @@ describe('a hard_stop budget that a live run\'s usage reaches', () => {
   });
 });
 
-describe('unpriced usage in budgets (issue 16)', () => {
+describe('unpriced usage in budgets', () => {
   async function unpricedRun(agent: string, input: number, output: number) {
     const { rows } = await app.db.query<{ id: string }>(
       `INSERT INTO workflow_runs (id, workflow_type, status, owner_agent_id, input_tokens, output_tokens, model_id, reported_at)
@@ -226,7 +226,7 @@ describe('the overshoot of a hard_stop budget (property)', () => {
   }, 120_000);
 });
 
-describe('reservations of live runs (issue 16)', () => {
+describe('reservations of live runs', () => {
   async function expectingRoute(costUsd: number | null, tokens: number | null = null) {
     const type = await templateWithRoute(app, { agent: 'reserver' });
     const put = await app.call('PUT', `/api/workflow-routing/${type}`, { body: { agent_id: 'reserver', expected_cost_usd: costUsd, expected_tokens: tokens } });

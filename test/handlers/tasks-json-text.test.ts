@@ -7,7 +7,7 @@ import { boardColumns, urgencyOrder } from '../../core/views/board';
 import { useTestApp } from '../support/use-app';
 
 /*
- * Issue 14, lists built in SQL: GET /api/tasks/all, the board, the agent queue and the timeline answer each task's JSON text as PostgreSQL
+ * Lists built in SQL: GET /api/tasks/all, the board, the agent queue and the timeline answer each task's JSON text as PostgreSQL
  * builds it (core/tasks/task-json.ts). The oracle is what the listing answered before: the row read
  * by pg and given to JSON.stringify. Random tasks go in through the API, then each is also given
  * what only the database can hold (microsecond timestamps, efforts PostgreSQL prints with an

@@ -4,7 +4,7 @@ import { runAgentSql, usageAtSql } from '../../core/costs/usage';
 import { createRun, templateWithRoute, tick, useWorkflowApp } from './workflow-support';
 
 /**
- * Issue 14: the usage rollup is a cache of run usage that always equals the raw aggregate over the
+ * The usage rollup is a cache of run usage that always equals the raw aggregate over the
  * runs (the attribution of core/costs/usage.ts), whatever writes the runs and tasks go through.
  */
 const app = useWorkflowApp();

@@ -6,7 +6,7 @@ import { httpWebhookTransport } from '../../infra/webhooks/http-webhook-transpor
 import { useTestApp } from '../support/use-app';
 import { claimedRun, fakeRuntime, fakeTime, templateWithRoute } from './workflow-support';
 
-/** Issue 18: signed webhooks from the outbox, with retries, order per webhook and a delivery log. */
+/** Signed webhooks from the outbox, with retries, order per webhook and a delivery log. */
 const app = useTestApp({ env: { WEBHOOK_ALLOW_PRIVATE: '1', WEBHOOK_DELIVERY_INTERVAL_MS: '0' } });
 
 interface Received {

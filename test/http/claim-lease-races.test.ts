@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { movableClock } from '../support/fakes';
 import { useTestApp } from '../support/use-app';
 
-/** Issue 15 race: twenty agents claiming and renewing one task at once through the runner. */
+/** A lease race: twenty agents claiming and renewing one task at once through the runner. */
 
 const app = useTestApp();
 

@@ -8,7 +8,7 @@ const MAX_JSON_DEPTH = 128;
 import { useFakeRuntimeApp } from '../support/use-app';
 
 /*
- * Issue 21 item 1: what a hostile client sends must never produce a 5xx or a dropped connection.
+ * What a hostile client sends must never produce a 5xx or a dropped connection.
  * Requests go through a raw node:http client, so paths and bodies reach the runner byte for byte.
  */
 

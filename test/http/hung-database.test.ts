@@ -6,7 +6,7 @@ import { parseConfig } from '../../infra/config';
 import { useTestApp } from '../support/use-app';
 
 /*
- * Issue 21 item 5: a database that stops answering (SIGSTOP: connections stay open, nothing
+ * A database that stops answering (SIGSTOP: connections stay open, nothing
  * replies). A TCP proxy between the server and its database stops forwarding, which is what the
  * server sees; no test waits on a clock: each request below would hang forever without the timeouts.
  */

@@ -9,7 +9,7 @@ import { runtimeStateFiles } from '../../infra/runtime/state-files';
 import { useTestApp } from '../support/use-app';
 
 /**
- * Issue 14: the indexed transcript reader answers exactly what the streaming reader answers, for
+ * The indexed transcript reader answers exactly what the streaming reader answers, for
  * any transcript (well-formed or not, any line endings), any page and any line, and keeps doing so
  * as the file grows. The HTTP side reads through the server's adapter (indexed); the reference is
  * the same adapter with its index taken away, so the core falls back to one streaming scan.

@@ -5,7 +5,7 @@ import { startWebhookTimer } from '../../infra/dispatcher/timer';
 import { useTestApp } from '../support/use-app';
 
 /*
- * Issue 18: the local runner delivers webhooks on its own timer (WEBHOOK_DELIVERY_INTERVAL_MS),
+ * The local runner delivers webhooks on its own timer (WEBHOOK_DELIVERY_INTERVAL_MS),
  * the same pass as POST /api/webhooks/deliver and the scheduled Lambda. Nothing here calls the pass:
  * a change made through the API reaches the receiver because the timer ran it.
  */

@@ -7,7 +7,7 @@ const lambdaDir = path.resolve('dist/lambda');
 const bundles = () => readdirSync(lambdaDir).filter((f) => f.endsWith('.mjs'));
 
 describe('Lambda bundles', () => {
-  // 350 KB until issue 18: every handler now carries the agent access table and the webhook transport (~10 KB).
+  // 350 KB until agent tokens and webhooks: every handler now carries the agent access table and the webhook transport (~10 KB).
   // 365 KB until migration 0990: every bundle carries every migration's SQL (a Lambda migrates at its cold
   // start, ~47 KB in all), and the median stood 0.5 KB under. 370 KB until migrations 1000 and 1010 (the
   // claims' functions, ~5 KB of SQL; the median went from 368.2 to 373.0 KB). 375 KB until migrations 1020
@@ -18,15 +18,18 @@ describe('Lambda bundles', () => {
   // embedded lifecycle: serverless offline runs these bundles on it; 389.5 to 390.1 KB). 395 KB until the
   // released runtime's gateway reader, the runtime costs pass with migration 1110's queue, the session
   // tail and the board's stuck reasons (every bundle builds the same Deps and migrates; 394.1 to 407.5 KB).
+  // 410 KB until the migrations became plain .sql files: migration 0960's SQL, which TypeScript helpers
+  // wrote out at run time, is now carried as the text it ran (~16.5 KB where the helpers took ~7 KB;
+  // 407.5 to 416.8 KB).
   // The lever for a real cut is zod (~105 KB of each bundle; zod/mini would be a fraction of it).
-  it('are under 410 KB at the median (zod tree-shaken, the AWS SDK left to the runtime)', () => {
+  it('are under 420 KB at the median (zod tree-shaken, the AWS SDK left to the runtime)', () => {
     const sizes = bundles()
       .map((f) => statSync(path.join(lambdaDir, f)).size)
       .sort((a, b) => a - b);
     expect(sizes.length).toBeGreaterThan(30);
     const mid = sizes.length >> 1;
     const median = sizes.length % 2 ? sizes[mid]! : (sizes[mid - 1]! + sizes[mid]!) / 2;
-    expect(median).toBeLessThan(410 * 1024);
+    expect(median).toBeLessThan(420 * 1024);
     // the AWS SDK is the runtime's, loaded only by the code that needs it (S3 store, SSM secrets)
     for (const file of bundles()) {
       const text = readFileSync(path.join(lambdaDir, file), 'utf8');

@@ -97,7 +97,7 @@ describe('two dispatcher processes ticking the same database at once', () => {
   });
 });
 
-describe('reservations across dispatcher processes (issue 16)', () => {
+describe('budget reservations across dispatcher processes', () => {
   it('two ticks at once never dispatch more runs than the budget has room for: cap $1.00, $0.30 expected each, 20 queued', async () => {
     const type = 'reserved-flow';
     await client.query(`INSERT INTO workflow_templates (name, steps) VALUES ($1, '["a"]')`, [type]);

@@ -95,7 +95,7 @@ describe('MCP tools through the SDK client against a running task server', () =>
       expect((await mcp.call('get_task', { task_id: '123e4567-e89b-42d3-a456-426614174000' })).payload).toEqual({ error: 'not_found' });
 
       const summary = await mcp.call('get_costs_summary', { days: 3 });
-      // issue 16's fields pass through: unpriced and subscription usage beside the totals
+      // the spend-control fields pass through: unpriced and subscription usage beside the totals
       expect(summary.payload).toMatchObject({ available: true, window_days: 3, subscription_cost: 0, unpriced_runs: 0, unpriced_tokens: { input: 0, output: 0 } });
       expect((await mcp.call('get_cost_rollup', { group_by: 'workflow_type' })).payload).toMatchObject({ available: true, group_by: 'workflow_type', subscription_cost: 0 });
       expect((await mcp.call('list_budgets')).payload).toMatchObject({ available: true, budgets: [] });
@@ -154,7 +154,7 @@ describe('MCP tools through the SDK client against a running task server', () =>
     }
   });
 
-  it('runs with an agent token: reads as the operator would, and its mutating tools act as that agent (issue 18)', async () => {
+  it('runs with an agent token: reads as the operator would, and its mutating tools act as that agent', async () => {
     const minted = await api('POST', '/api/agent-tokens', { agent_id: 'mcp-agent', label: 'tool server' });
     expect(minted.status).toBe(201);
     const agentToken = minted.body.token as string;

@@ -100,7 +100,7 @@ describe('configuration from the environment', () => {
     expect(() => parseConfig({ LOG_LEVEL: 'LOUD' })).toThrow(/LOG_LEVEL/);
   });
 
-  it('reads the claim lease default and the fleet in-flight cap (issue 15), refusing values out of range', () => {
+  it('reads the claim lease default and the fleet in-flight cap, refusing values out of range', () => {
     expect(parseConfig({})).toMatchObject({ taskLeaseSeconds: 1800, dispatchMaxInFlight: undefined });
     expect(parseConfig({ TASK_LEASE_SECONDS: '30', DISPATCH_MAX_IN_FLIGHT: '12' })).toMatchObject({ taskLeaseSeconds: 30, dispatchMaxInFlight: 12 });
     expect(() => parseConfig({ TASK_LEASE_SECONDS: '29' })).toThrow(/TASK_LEASE_SECONDS/);

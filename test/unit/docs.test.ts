@@ -14,13 +14,14 @@ function filesUnder(dir: string, keep: (name: string) => boolean): string[] {
     .map((e) => path.relative(root, path.join(e.parentPath, e.name)));
 }
 
-/** The text a reader takes as documentation: Markdown files, and the comments of source files. */
+/** The text a reader takes as documentation: Markdown files, and the comments of source files (SQL's `--` lines). */
 function prose(file: string): string {
   const text = readFileSync(path.join(root, file), 'utf8');
   if (file.endsWith('.md')) return text;
+  const comment = file.endsWith('.sql') ? /^\s*--/ : /^\s*(\/\/|\/\*|\*)/;
   return text
     .split('\n')
-    .filter((line) => /^\s*(\/\/|\/\*|\*)/.test(line))
+    .filter((line) => comment.test(line))
     .join('\n');
 }
 
@@ -45,7 +46,7 @@ const documents = [
   ...filesUnder('docs', (n) => n.endsWith('.md')),
   ...filesUnder('.', (n) => n === 'README.md').filter((f) => !f.startsWith('node_modules') && !f.startsWith('dist')),
 ];
-const sources = TOP.filter((d) => d !== 'docs' && existsSync(path.join(root, d))).flatMap((d) => filesUnder(d, (n) => /\.(ts|mjs)$/.test(n)));
+const sources = TOP.filter((d) => d !== 'docs' && existsSync(path.join(root, d))).flatMap((d) => filesUnder(d, (n) => /\.(ts|mjs|sql)$/.test(n)));
 
 describe('docs that check themselves', () => {
   it('every repository path named in docs/, the READMEs and source comments exists', () => {
@@ -70,11 +71,19 @@ describe('docs that check themselves', () => {
     expect(missing).toEqual([]);
   });
 
-  it('every docs/api-choices.md bullet names the test file that proves it, and that file exists', () => {
+  it('every entry of the docs/api/ topics names the test file that proves it, and that file exists', () => {
+    const topics = readdirSync(path.join(root, 'docs/api')).filter((f) => f.endsWith('.md') && f !== 'README.md');
+    expect(topics.length).toBeGreaterThan(10);
     const bullets: string[] = [];
-    for (const line of readFileSync(path.join(root, 'docs/api-choices.md'), 'utf8').split('\n')) {
-      if (line.startsWith('- ')) bullets.push(line);
-      else if (bullets.length && /^\s+\S/.test(line)) bullets[bullets.length - 1] += ` ${line.trim()}`;
+    for (const topic of topics) {
+      let inEntry = false;
+      for (const line of readFileSync(path.join(root, 'docs/api', topic), 'utf8').split('\n')) {
+        if (line.startsWith('- ')) {
+          bullets.push(line);
+          inEntry = true;
+        } else if (inEntry && /^\s+\S/.test(line)) bullets[bullets.length - 1] += ` ${line.trim()}`;
+        else inEntry = false;
+      }
     }
     expect(bullets.length).toBeGreaterThan(100);
     const named = (b: string) => [...b.matchAll(/test\/[\w/.-]+\.test\.ts/g)].map(([p]) => p);

@@ -1,9 +1,12 @@
 import { createHash } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { actionKindNames } from '../../core/actions/catalog';
-import { receiptKindsAt0810 } from '../../infra/db/migrations/0810_action_receipt_kinds';
 import { migrations } from '../../infra/db/migrations/index';
 import { landedEdits } from '../../infra/db/migrations/landed-edits';
+import { migrationFiles, migrationSql, migrationsDirectory, migrationsModuleFile, migrationsModuleSource } from '../../scripts/migrations-module.mjs';
 
 /** The order the first migrations landed in; their names cannot change, so neither can this. */
 const historical = [
@@ -90,6 +93,42 @@ describe('the migration list (infra/db/migrations/README.md)', () => {
   });
 
   it('constrains action_receipts.kind to exactly the kinds the action catalog knows', () => {
-    expect([...receiptKindsAt0810].sort()).toEqual([...actionKindNames].sort());
+    const sql = migrations.find((m) => m.name === '0810_action_receipt_kinds')!.sql;
+    const list = /CHECK \(kind IN \(([^)]*)\)\)/.exec(sql)![1]!;
+    const receiptKindsAt0810 = [...list.matchAll(/'([^']+)'/g)].map(([, kind]) => kind!);
+    expect(receiptKindsAt0810.sort()).toEqual([...actionKindNames].sort());
+  });
+});
+
+describe('the migration files (infra/db/migrations/README.md)', () => {
+  it('are listed as they sort: `ls infra/db/migrations` shows the order they run in', () => {
+    const files = readdirSync(migrationsDirectory).filter((f) => f.endsWith('.sql'));
+    expect(files.length).toBe(migrations.length);
+    expect(files.sort().map((f) => f.replace(/^\d{3}-|\.sql$/g, ''))).toEqual(migrations.map((m) => m.name));
+  });
+
+  it('make index.ts as it is committed (`npm run db:migrations` writes it)', () => {
+    expect(readFileSync(migrationsModuleFile, 'utf8') === migrationsModuleSource(), 'infra/db/migrations/index.ts is stale: run npm run db:migrations').toBe(true);
+  });
+
+  it('run the SQL after their header: the `--` lines a file starts with', () => {
+    expect(migrationSql('-- why\n--\n-- and how\n\nCREATE INDEX a ON t (c);\n-- a comment the SQL keeps\n')).toBe('\nCREATE INDEX a ON t (c);\n-- a comment the SQL keeps\n');
+    expect(migrationSql('SELECT 1;\n')).toBe('SELECT 1;\n');
+  });
+
+  it('refuse a folder whose files skip a number, repeat one, or are named otherwise', () => {
+    const folder = (files: string[]) => {
+      const dir = mkdtempSync(path.join(os.tmpdir(), 'migrations-'));
+      for (const file of files) writeFileSync(path.join(dir, file), '-- header\n\nSELECT 1;\n');
+      try {
+        return migrationFiles(dir).map((m) => m.name);
+      } finally {
+        rmSync(dir, { recursive: true });
+      }
+    };
+    expect(folder(['001-0001_first.sql', '002-0800_second.sql'])).toEqual(['0001_first', '0800_second']);
+    expect(() => folder(['001-0001_first.sql', '003-0800_second.sql'])).toThrow(/003-0800_second.sql: expected the number 002/);
+    expect(() => folder(['001-0001_first.sql', '001-0800_second.sql'])).toThrow(/001-0800_second.sql: expected the number 002/);
+    expect(() => folder(['001-0001_first.sql', '002_second.sql'])).toThrow(/named NNN-NNNN_words.sql/);
   });
 });

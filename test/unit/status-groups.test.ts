@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { knownRunStatuses, runStatusGroups, runTransitions } from '../../core/workflows/run-status';
 import { taskStatuses } from '../../core/tasks/statuses';
 import { sqlList } from '../../core/sql-text';
+import { migrations } from '../../infra/db/migrations/index';
 
 const root = path.resolve(__dirname, '../..');
 const coreFiles = readdirSync(path.join(root, 'core'), { withFileTypes: true, recursive: true })
@@ -51,7 +52,7 @@ describe('run status groups (core/workflows/run-status.ts)', () => {
   });
 
   it('the partial indexes of live runs were written with the live group, so the caps statements can use them', () => {
-    const migration = readFileSync(path.join(root, 'infra/db/migrations/0800_agent_safety.ts'), 'utf8');
+    const migration = migrations.find((m) => m.name === '0800_agent_safety')!.sql;
     const lists = [...migration.matchAll(/workflow_runs_live_\w+ ON workflow_runs \(\w+\) WHERE status IN (\([^)]*\))/g)].map(([, l]) => l);
     expect(lists.length).toBe(2);
     for (const list of lists) expect(list).toBe(sqlList(runStatusGroups.live));

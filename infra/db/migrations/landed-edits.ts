@@ -1,4 +1,11 @@
-import claimFreeTask from './1000_claim_free_task';
+import { migrations } from './index';
+
+/** Today's text of a landed migration, which a repair may run again. */
+function todaysText(name: string): string {
+  const migration = migrations.find((m) => m.name === name);
+  if (!migration) throw new Error(`landed-edits.ts names ${name}, which is not a migration`);
+  return migration.sql;
+}
 
 /**
  * A migration whose text changed after it had landed on main, and how a database migrated by an
@@ -62,6 +69,6 @@ CREATE INDEX event_outbox_created ON event_outbox USING brin (created_at);`,
 DROP FUNCTION IF EXISTS claim_free_task(uuid, text, timestamptz, integer, uuid, text, text, jsonb, text);
 DROP FUNCTION IF EXISTS claim_free_task(uuid, text, text, integer, text, text, text, text, text);
 DROP FUNCTION IF EXISTS task_state_json(tasks, boolean);
-${claimFreeTask}`,
+${todaysText('1000_claim_free_task')}`,
   },
 ];

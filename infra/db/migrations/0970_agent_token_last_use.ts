@@ -1,4 +1,0 @@
-/** Issue 18: when an agent token was last presented (to the minute), so an operator can retire the idle ones. */
-export default `
-ALTER TABLE agent_tokens ADD COLUMN last_used_at timestamptz;
-`;
