@@ -68,7 +68,7 @@ describe('the Agents screen', () => {
     await page.getByRole('heading', { level: 2, name: 'Agent tokens' }).waitFor();
     await page.getByRole('button', { name: 'Create token' }).click();
     const form = page.getByRole('dialog', { name: 'Create token' });
-    await form.getByLabel('Agent').fill(agent);
+    await form.getByLabel('Agent', { exact: true }).fill(agent);
     await form.getByLabel('Label (optional)').fill(label);
     await form.getByRole('checkbox', { name: /^read/ }).check();
     await form.getByRole('button', { name: 'Create token' }).click();

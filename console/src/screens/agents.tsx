@@ -134,7 +134,7 @@ function AgentCard({ agent }: { agent: RosterAgent }) {
         >
           <label class="field inline">
             <span>Cap on live runs</span>
-            <input name="cap" type="number" min="1" step="1" inputMode="numeric" placeholder="none" defaultValue={agent.max_concurrent_runs === null ? '' : String(agent.max_concurrent_runs)} key={String(agent.max_concurrent_runs)} />
+            <input name="cap" type="number" min="1" step="1" placeholder="none" defaultValue={agent.max_concurrent_runs === null ? '' : String(agent.max_concurrent_runs)} key={String(agent.max_concurrent_runs)} />
           </label>
           <button type="submit" disabled={busy.value}>
             Set cap
@@ -151,10 +151,17 @@ function AgentCard({ agent }: { agent: RosterAgent }) {
         >
           <label class="field inline">
             <span>Billing</span>
-            <select name="billing" key={agent.billing ?? 'none'} defaultValue={agent.billing ?? ''}>
-              <option value="">{billingWords.none}</option>
-              <option value="metered">{billingWords.metered}</option>
-              <option value="subscription">{billingWords.subscription}</option>
+            {/* uncontrolled (a refetch never undoes a choice not yet saved); a new mode from the server remounts it */}
+            <select name="billing" key={agent.billing ?? 'none'}>
+              <option value="" selected={agent.billing === null}>
+                {billingWords.none}
+              </option>
+              <option value="metered" selected={agent.billing === 'metered'}>
+                {billingWords.metered}
+              </option>
+              <option value="subscription" selected={agent.billing === 'subscription'}>
+                {billingWords.subscription}
+              </option>
             </select>
           </label>
           <button type="submit" disabled={busy.value}>

@@ -238,7 +238,16 @@ function WebhookCard({ webhook }: { webhook: Webhook }) {
         >
           Send test
         </button>
-        <button type="button" disabled={busy.value} onClick={() => void act(async () => (await setWebhookActive(webhook.id, !webhook.active), webhook.active ? 'Turned off.' : 'Turned on.'))}>
+        <button
+          type="button"
+          disabled={busy.value}
+          onClick={() =>
+            void act(async () => {
+              await setWebhookActive(webhook.id, !webhook.active);
+              return webhook.active ? 'Turned off.' : 'Turned on.';
+            })
+          }
+        >
           {webhook.active ? 'Turn off' : 'Turn on'}
         </button>
         <button
@@ -247,7 +256,10 @@ function WebhookCard({ webhook }: { webhook: Webhook }) {
           disabled={busy.value}
           onClick={() => {
             if (!confirm(`Delete the webhook to ${webhook.url} and its delivery log?`)) return;
-            void act(async () => (await deleteWebhook(webhook.id), 'Deleted.'));
+            void act(async () => {
+              await deleteWebhook(webhook.id);
+              return 'Deleted.';
+            });
           }}
         >
           Delete
