@@ -522,6 +522,7 @@ export const settingsOverviewSchema = z.object({
     runtimeHealthSchema.extend({ available: z.literal(true) }),
     z.object({ available: z.literal(false), failure: z.enum(['unavailable', 'failed', 'timed_out', 'bad_output']), error: z.string() }),
   ]),
-  scheduled_jobs: scheduledJobsSchema,
+  // the jobs as GET /api/cron/jobs lists them, without each one's raw runtime record
+  scheduled_jobs: scheduledJobsSchema.extend({ jobs: z.array(scheduledJobsSchema.shape.jobs.element.omit({ _raw: true })) }),
   webhook_event_types: z.array(z.string()),
 });
