@@ -109,16 +109,10 @@ function GovernanceSection({ governance }: { governance: SettingsOverview['gover
         ))}
         . Any other actor takes its role and capabilities from its agent profile, else it is external with none.
       </p>
-      <ul class="card-list" aria-label="Who may take each action">
+      <ul class="card governance-list" aria-label="Who may take each action">
         {governance.actions.map((a) => (
-          <li key={a.action} class="setting-card">
-            <h3>{a.label}</h3>
-            <Facts
-              facts={[
-                ['Roles', a.roles.join(', ')],
-                ['Or a capability', a.capabilities.join(', ')],
-              ]}
-            />
+          <li key={a.action}>
+            <strong>{a.label}</strong>: the roles {a.roles.join(', ')}, or a capability among {a.capabilities.join(', ')}.
           </li>
         ))}
       </ul>
