@@ -19,6 +19,7 @@ import {
   type TokenScope,
 } from '../agents-data';
 import { resumeAgentDispatch } from '../inbox-actions';
+import { ActionOutcome, copyToClipboard, useInPlaceAction } from '../parts/in-place-action';
 import { LocalTime } from '../parts/local-time';
 import { Problem } from '../parts/problem';
 import { refetchNow, useQuery } from '../queries';
@@ -53,29 +54,12 @@ export function AgentsScreen(_props: { path: string }) {
 const livenessWords: Record<RosterAgent['status'], string> = { online: 'Online', offline: 'Offline', error: 'Error' };
 const billingWords: Record<BillingMode | 'none', string> = { none: 'Set by its model’s price', metered: 'Metered', subscription: 'Subscription' };
 
-/** Runs, save and problem state of one in-place action: the roster refetches at once when it lands. */
-function useAction() {
-  const busy = useSignal(false);
-  const problem = useSignal<string | undefined>(undefined);
-  const run = async (work: () => Promise<unknown>, refetch: string): Promise<boolean> => {
-    busy.value = true;
-    problem.value = undefined;
-    try {
-      await work();
-      refetchNow(refetch);
-      return true;
-    } catch (err) {
-      problem.value = (err as Error).message;
-      return false;
-    } finally {
-      busy.value = false;
-    }
-  };
-  return { busy, problem, run };
-}
+const refetchRoster = () => refetchNow(ROSTER_KEY);
+const refetchTokens = () => refetchNow(TOKENS_KEY);
 
 function AgentCard({ agent }: { agent: RosterAgent }) {
-  const { busy, problem, run } = useAction();
+  const action = useInPlaceAction();
+  const { busy, run } = action;
   const titleId = `agent-${agent.agent_id.replace(/[^a-zA-Z0-9_-]/g, '-')}`;
   const liveRuns = agent.max_concurrent_runs === null ? `${agent.live_runs} (no cap)` : `${agent.live_runs} of ${agent.max_concurrent_runs}`;
   return (
@@ -119,7 +103,7 @@ function AgentCard({ agent }: { agent: RosterAgent }) {
       </dl>
       <div class="agent-controls">
         {agent.dispatch_paused_until ? (
-          <button type="button" class="primary" disabled={busy.value} onClick={() => void run(() => resumeAgentDispatch(agent.agent_id), ROSTER_KEY)}>
+          <button type="button" class="primary" disabled={busy.value} onClick={() => void run(async () => void (await resumeAgentDispatch(agent.agent_id)), refetchRoster)}>
             Resume dispatch
           </button>
         ) : null}
@@ -129,7 +113,7 @@ function AgentCard({ agent }: { agent: RosterAgent }) {
           onSubmit={(e) => {
             e.preventDefault();
             const raw = String(new FormData(e.currentTarget as HTMLFormElement).get('cap') ?? '').trim();
-            void run(() => setCap(agent.agent_id, raw === '' ? null : Number(raw)), ROSTER_KEY);
+            void run(async () => void (await setCap(agent.agent_id, raw === '' ? null : Number(raw))), refetchRoster);
           }}
         >
           <label class="field inline">
@@ -146,7 +130,7 @@ function AgentCard({ agent }: { agent: RosterAgent }) {
           onSubmit={(e) => {
             e.preventDefault();
             const mode = String(new FormData(e.currentTarget as HTMLFormElement).get('billing') ?? '');
-            void run(() => setBilling(agent.agent_id, mode === '' ? null : (mode as BillingMode)), ROSTER_KEY);
+            void run(async () => void (await setBilling(agent.agent_id, mode === '' ? null : (mode as BillingMode))), refetchRoster);
           }}
         >
           <label class="field inline">
@@ -169,7 +153,7 @@ function AgentCard({ agent }: { agent: RosterAgent }) {
           </button>
         </form>
       </div>
-      <Problem text={problem.value} />
+      <ActionOutcome action={action} />
     </li>
   );
 }
@@ -204,7 +188,8 @@ function TokenSection({ agentIds }: { agentIds: string[] }) {
 }
 
 function TokenItem({ token }: { token: AgentToken }) {
-  const { busy, problem, run } = useAction();
+  const action = useInPlaceAction();
+  const { busy, run } = action;
   const titleId = `token-${token.id}`;
   const name = token.label ?? `Token of ${token.agent_id}`;
   return (
@@ -247,14 +232,14 @@ function TokenItem({ token }: { token: AgentToken }) {
             disabled={busy.value}
             onClick={() => {
               if (!confirm(`Revoke “${name}”? ${token.agent_id} is refused with it from its next request on.`)) return;
-              void run(() => revokeToken(token.id), TOKENS_KEY);
+              void run(async () => void (await revokeToken(token.id)), refetchTokens);
             }}
           >
             Revoke
           </button>
         </div>
       ) : null}
-      <Problem text={problem.value} />
+      <ActionOutcome action={action} />
     </li>
   );
 }
@@ -266,22 +251,16 @@ function TokenItem({ token }: { token: AgentToken }) {
 function CreateTokenDialog({ agentIds, onClose }: { agentIds: string[]; onClose(): void }) {
   const dialog = useRef<HTMLDialogElement>(null);
   const created = useSignal<CreatedToken | undefined>(undefined);
-  const copied = useSignal<string | undefined>(undefined);
-  const { busy, problem, run } = useAction();
+  const creating = useInPlaceAction();
+  const copying = useInPlaceAction();
+  const { busy, problem, run } = creating;
   useEffect(() => {
     dialog.current?.showModal();
     return () => {
       created.value = undefined;
     };
   }, []);
-  const copy = async (text: string, what: string) => {
-    try {
-      await navigator.clipboard.writeText(text);
-      copied.value = `${what} copied.`;
-    } catch {
-      copied.value = `The browser refused the clipboard: select the ${what.toLowerCase()} and copy it.`;
-    }
-  };
+  const copy = (text: string, what: string) => copyToClipboard(copying, text, what);
   const close = () => {
     created.value = undefined;
     dialog.current?.close();
@@ -311,9 +290,7 @@ function CreateTokenDialog({ agentIds, onClose }: { agentIds: string[]; onClose(
               Done
             </button>
           </div>
-          <p role="status" class="notice">
-            {copied.value ?? ''}
-          </p>
+          <ActionOutcome action={copying} />
         </div>
       ) : (
         <form
@@ -332,7 +309,7 @@ function CreateTokenDialog({ agentIds, onClose }: { agentIds: string[]; onClose(
                 ...(expires ? { expires_at: new Date(`${expires}T23:59:59`).toISOString() } : {}),
                 scopes,
               });
-            }, TOKENS_KEY);
+            }, refetchTokens);
           }}
         >
           <label class="field">

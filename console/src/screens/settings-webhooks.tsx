@@ -1,4 +1,5 @@
 import { useSignal } from '@preact/signals';
+import { ActionOutcome, copyToClipboard, useInPlaceAction } from '../parts/in-place-action';
 import { LocalTime } from '../parts/local-time';
 import { Problem } from '../parts/problem';
 import { invalidate, refetchNow, useQuery } from '../queries';
@@ -66,14 +67,14 @@ export function WebhookSection({ eventTypes }: { eventTypes: string[] | undefine
 }
 
 function AddWebhookForm({ eventTypes, onDone }: { eventTypes: string[] | undefined; onDone(created: CreatedWebhook | undefined): void }) {
-  const busy = useSignal(false);
-  const problem = useSignal<string | undefined>(undefined);
+  const adding = useInPlaceAction();
+  const { busy, problem } = adding;
   const all = useSignal(false);
   return (
     <form
       class="card stack"
       aria-label="Add webhook"
-      onSubmit={async (e) => {
+      onSubmit={(e) => {
         e.preventDefault();
         const form = new FormData(e.currentTarget as HTMLFormElement);
         const events = (all.value ? [ALL_EVENTS] : form.getAll('events').map(String)) as WebhookEvent[];
@@ -81,17 +82,11 @@ function AddWebhookForm({ eventTypes, onDone }: { eventTypes: string[] | undefin
           problem.value = 'Choose at least one event.';
           return;
         }
-        busy.value = true;
-        problem.value = undefined;
-        try {
+        void adding.run(async () => {
           const made = await createWebhook(String(form.get('url') ?? '').trim(), events);
           refetchNow(WEBHOOKS_KEY);
           onDone(made);
-        } catch (err) {
-          problem.value = (err as Error).message;
-        } finally {
-          busy.value = false;
-        }
+        });
       }}
     >
       <label class="field">
@@ -136,7 +131,7 @@ function AddWebhookForm({ eventTypes, onDone }: { eventTypes: string[] | undefin
 
 /** The signing secret the server made, shown this once; dropped with "Done". */
 function CreatedSecret({ webhook, onDone }: { webhook: CreatedWebhook; onDone(): void }) {
-  const copied = useSignal<string | undefined>(undefined);
+  const copying = useInPlaceAction();
   return (
     <div class="card stack" role="group" aria-labelledby="webhook-secret-title">
       <h3 id="webhook-secret-title">Webhook added</h3>
@@ -153,14 +148,7 @@ function CreatedSecret({ webhook, onDone }: { webhook: CreatedWebhook; onDone():
           <button
             type="button"
             class="primary"
-            onClick={async () => {
-              try {
-                await navigator.clipboard.writeText(webhook.secret!);
-                copied.value = 'Secret copied.';
-              } catch {
-                copied.value = 'The browser refused the clipboard: select the secret and copy it.';
-              }
-            }}
+            onClick={() => void copyToClipboard(copying, webhook.secret!, 'Secret')}
           >
             Copy secret
           </button>
@@ -169,9 +157,7 @@ function CreatedSecret({ webhook, onDone }: { webhook: CreatedWebhook; onDone():
           Done
         </button>
       </div>
-      <p role="status" class="notice">
-        {copied.value ?? ''}
-      </p>
+      <ActionOutcome action={copying} />
     </div>
   );
 }
@@ -182,24 +168,11 @@ function testOutcome(d: Delivery): string {
 }
 
 function WebhookCard({ webhook }: { webhook: Webhook }) {
-  const busy = useSignal(false);
-  const problem = useSignal<string | undefined>(undefined);
-  const notice = useSignal<string | undefined>(undefined);
+  const action = useInPlaceAction();
+  const { busy } = action;
   const showLog = useSignal(false);
   const titleId = `webhook-${webhook.id}`;
-  const act = async (work: () => Promise<string>) => {
-    busy.value = true;
-    problem.value = undefined;
-    notice.value = undefined;
-    try {
-      notice.value = await work();
-      refetchNow(WEBHOOKS_KEY);
-    } catch (err) {
-      problem.value = (err as Error).message;
-    } finally {
-      busy.value = false;
-    }
-  };
+  const act = (work: () => Promise<string>) => void action.run(work, () => refetchNow(WEBHOOKS_KEY));
   return (
     <li class="setting-card" aria-labelledby={titleId}>
       <h3 id={titleId} class="wrap-anywhere">
@@ -227,7 +200,7 @@ function WebhookCard({ webhook }: { webhook: Webhook }) {
           class="primary"
           disabled={busy.value}
           onClick={() =>
-            void act(async () => {
+            act(async () => {
               const delivery = await sendTest(webhook.id);
               // deliveries publish no event: the log is refreshed here, and opened to show this one
               invalidate(webhookTopics);
@@ -242,7 +215,7 @@ function WebhookCard({ webhook }: { webhook: Webhook }) {
           type="button"
           disabled={busy.value}
           onClick={() =>
-            void act(async () => {
+            act(async () => {
               await setWebhookActive(webhook.id, !webhook.active);
               return webhook.active ? 'Turned off.' : 'Turned on.';
             })
@@ -256,7 +229,7 @@ function WebhookCard({ webhook }: { webhook: Webhook }) {
           disabled={busy.value}
           onClick={() => {
             if (!confirm(`Delete the webhook to ${webhook.url} and its delivery log?`)) return;
-            void act(async () => {
+            act(async () => {
               await deleteWebhook(webhook.id);
               return 'Deleted.';
             });
@@ -268,10 +241,7 @@ function WebhookCard({ webhook }: { webhook: Webhook }) {
           Delivery log
         </button>
       </div>
-      <p role="status" class="notice">
-        {notice.value ?? ''}
-      </p>
-      <Problem text={problem.value} />
+      <ActionOutcome action={action} />
       {showLog.value ? <DeliveryLog webhook={webhook} /> : null}
     </li>
   );

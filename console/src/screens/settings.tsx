@@ -1,6 +1,7 @@
 import { useSignal } from '@preact/signals';
 import type { ComponentChildren } from 'preact';
 import { apiBase } from '../api';
+import { ActionOutcome, useInPlaceAction } from '../parts/in-place-action';
 import { LocalTime } from '../parts/local-time';
 import { Problem } from '../parts/problem';
 import { refetchNow, useQuery } from '../queries';
@@ -141,26 +142,22 @@ function JobsSection({ jobs }: { jobs: SettingsOverview['scheduled_jobs'] }) {
 const jobStatusWords: Record<ScheduledJob['status'], string> = { success: 'Succeeded', failed: 'Failed', unknown: 'Unknown' };
 
 function JobCard({ job }: { job: ScheduledJob }) {
-  const busy = useSignal(false);
-  const problem = useSignal<string | undefined>(undefined);
-  const notice = useSignal<string | undefined>(undefined);
+  const action = useInPlaceAction();
+  const { busy } = action;
   const showRuns = useSignal(false);
   const titleId = `job-${job.id.replace(/[^a-zA-Z0-9_-]/g, '-')}`;
-  const act = async (work: () => Promise<unknown>, done: string) => {
-    busy.value = true;
-    problem.value = undefined;
-    notice.value = undefined;
-    try {
-      await work();
-      notice.value = done;
-      refetchNow(OVERVIEW_KEY);
-      if (showRuns.value) refetchNow(jobRunsKey(job.id));
-    } catch (err) {
-      problem.value = (err as Error).message;
-    } finally {
-      busy.value = false;
-    }
-  };
+  // the runtime publishes no event: what changed is read again here
+  const act = (work: () => Promise<unknown>, done: string) =>
+    void action.run(
+      async () => {
+        await work();
+        return done;
+      },
+      () => {
+        refetchNow(OVERVIEW_KEY);
+        if (showRuns.value) refetchNow(jobRunsKey(job.id));
+      },
+    );
   return (
     <li class="setting-card" aria-labelledby={titleId}>
       <h3 id={titleId}>{job.name}</h3>
@@ -176,20 +173,17 @@ function JobCard({ job }: { job: ScheduledJob }) {
         ]}
       />
       <div class="actions">
-        <button type="button" disabled={busy.value} onClick={() => void act(() => setJobEnabled(job.id, !job.enabled), job.enabled ? 'Disabled.' : 'Enabled.')}>
+        <button type="button" disabled={busy.value} onClick={() => act(() => setJobEnabled(job.id, !job.enabled), job.enabled ? 'Disabled.' : 'Enabled.')}>
           {job.enabled ? 'Disable' : 'Enable'}
         </button>
-        <button type="button" disabled={busy.value} onClick={() => void act(() => runJobNow(job.id), 'Started.')}>
+        <button type="button" disabled={busy.value} onClick={() => act(() => runJobNow(job.id), 'Started.')}>
           Run now
         </button>
         <button type="button" aria-expanded={showRuns.value} onClick={() => (showRuns.value = !showRuns.value)}>
           Recent runs
         </button>
       </div>
-      <p role="status" class="notice">
-        {notice.value ?? ''}
-      </p>
-      <Problem text={problem.value} />
+      <ActionOutcome action={action} />
       {showRuns.value ? <JobRuns jobId={job.id} /> : null}
     </li>
   );
