@@ -81,7 +81,7 @@ export async function run(): Promise<void> {
     if (res.status !== 200) throw new Error(`roster: HTTP ${res.status} ${await res.text()}`);
     await res.arrayBuffer();
   });
-  report(`GET /api/agents/roster (${AGENTS} agents, ${LIVE_RUNS} live runs)`, roster, await medianMs(() => raw.query('SELECT agent_name, last_seen_at, status FROM agent_heartbeats')), 'µs', '(median latency; baseline = bare SQL)');
+  report(`GET /api/agents/roster (${AGENTS} agents)`, roster, await medianMs(() => raw.query('SELECT agent_name, last_seen_at, status FROM agent_heartbeats')), 'µs', '(median latency; baseline = bare SQL)');
 
   await raw.close();
   await runner.close();
