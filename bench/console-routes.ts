@@ -7,13 +7,16 @@ const TASKS = Number(process.env.BENCH_CONSOLE_TASKS ?? 100_000);
 const PROJECTS = 50;
 const BLOCKED = 150;
 const FAILED = 50;
+const AGENTS = 500;
+const LIVE_RUNS = 2_000;
 
 /**
  * The console's three routes through the local runner, each next to a bare SQL query on the same
  * database: GET /api/tasks/search over BENCH_CONSOLE_TASKS tasks (default 100,000; baseline: the
  * same substring match with no ranking), GET /api/views/board/as-of (baseline: the live board's
  * rows), and GET /api/inbox with 200 items waiting (150 blocked tasks, 50 failed runs; baseline: the
- * two bare listings of those items).
+ * two bare listings of those items), and GET /api/agents/roster of 500 agents holding 2,000 live runs
+ * (baseline: the bare heartbeat listing).
  */
 export async function run(): Promise<void> {
   const database = await benchDatabase();
@@ -58,6 +61,27 @@ export async function run(): Promise<void> {
   }
   const inbox = (await (await fetch(`${runner.url}/api/inbox`)).json()) as { count: number };
   if (inbox.count !== BLOCKED + FAILED) throw new Error(`inbox bench: expected ${BLOCKED + FAILED} items, the inbox counts ${inbox.count}`);
+
+  // the Agents screen's read, arranged after the inbox's (its live runs would be inbox items of their own)
+  await raw.query(
+    `INSERT INTO agent_heartbeats (agent_name, last_seen_at, status, metadata, created_at, updated_at)
+     SELECT 'bench-agent-' || g, now(), 'online', '{}', now(), now() FROM generate_series(1, ${AGENTS}) g`,
+  );
+  await raw.query(
+    `INSERT INTO agent_dispatch_controls (agent_id, max_concurrent_runs, created_at, updated_at)
+     SELECT 'bench-agent-' || g, 5, now(), now() FROM generate_series(1, ${AGENTS}, 2) g`,
+  );
+  await raw.query(
+    `INSERT INTO workflow_runs (id, workflow_type, target_agent_id, status, dispatched_at)
+     SELECT gen_random_uuid(), 'bench', 'bench-agent-' || (1 + g % ${AGENTS}), 'dispatched', now() FROM generate_series(1, ${LIVE_RUNS}) g`,
+  );
+  await raw.query('ANALYZE');
+  const roster = await medianMs(async () => {
+    const res = await fetch(`${runner.url}/api/agents/roster`);
+    if (res.status !== 200) throw new Error(`roster: HTTP ${res.status} ${await res.text()}`);
+    await res.arrayBuffer();
+  });
+  report(`GET /api/agents/roster (${AGENTS} agents)`, roster, await medianMs(() => raw.query('SELECT agent_name, last_seen_at, status FROM agent_heartbeats')), 'µs', '(median latency; baseline = bare SQL)');
 
   await raw.close();
   await runner.close();

@@ -20,6 +20,7 @@ import { removeStaleWorkFiles } from './snapshots/file-store';
 import { dataFile } from './runtime/data-file';
 import { legacyJobDir, legacyJobFiles } from './runtime/legacy-job-files';
 import { generator, snapshotStoreFor } from './snapshots/snapshot-store';
+import packageJson from '../package.json';
 
 /** What the storage section of /api/health reports. */
 export interface StorageInfo {
@@ -36,6 +37,8 @@ export interface AppContext {
   config: Config;
   deps: Deps;
   startedAt: Date;
+  /** The package version this process was built from. */
+  version: string;
   storageInfo: StorageInfo;
   /** The live database, when there is one (for the runner's timers and tests). */
   database(): PgDb | undefined;
@@ -161,6 +164,7 @@ export async function createAppContext(
     config: cfg,
     deps,
     startedAt: new Date(),
+    version: packageJson.version,
     storageInfo,
     database: () => db,
     async close() {

@@ -46,10 +46,32 @@ async function demoFleet(url: string): Promise<{ project: string; task: string }
   return { project, task: ids[2]! };
 }
 
+/** The Agents and Settings screens' demo: agents in each state, a token, a webhook with a failed test, a route with caps. */
+async function demoAgentsAndSettings(url: string): Promise<void> {
+  for (const [agent, status] of [['writer-agent', 'online'], ['qa-agent', 'online'], ['migrator-agent', 'error']] as const) {
+    await call(url, 'POST', '/api/agents/heartbeat', { agent_name: agent, status });
+  }
+  await call(url, 'PUT', '/api/agents/qa-agent/limits', { max_concurrent_runs: 2 });
+  await call(url, 'PUT', '/api/agents/writer-agent/billing', { billing: 'subscription' });
+  await call(url, 'POST', '/api/agent-tokens', { agent_id: 'writer-agent', label: 'writer on the build box', scopes: ['agent', 'read'] });
+  await call(url, 'PUT', '/api/workflow-routing/copy-review', { agent_id: 'editor-agent', max_concurrent: 3, expected_cost_usd: 0.4, expected_tokens: 30000, exclusive_per_task: true });
+  const hook = (await call(url, 'POST', '/api/webhooks', { url: 'http://127.0.0.1:9/fleet-hook', events: ['run.failed', 'budget.breached'] })).id as string;
+  await call(url, 'POST', `/api/webhooks/${hook}/test`);
+}
+
 const dataDir = await mkdtemp(path.join(os.tmpdir(), 'console-screenshots-'));
-const server = await startBuiltServer({ DATA_DIR: dataDir });
+// the fake agent runtime of the tests gives Settings its scheduled jobs and health; webhooks may point at loopback
+const fakeRuntime = path.join(root, 'test/fixtures/runtime');
+const server = await startBuiltServer({
+  DATA_DIR: dataDir,
+  RUNTIME_CLI: path.join(fakeRuntime, 'fake-runtime.mjs'),
+  RUNTIME_STATE_DIR: path.join(fakeRuntime, 'state'),
+  WEBHOOK_ALLOW_PRIVATE: '1',
+  WEBHOOK_DELIVERY_INTERVAL_MS: '0',
+});
 try {
   const { project, task } = await demoFleet(server.url);
+  await demoAgentsAndSettings(server.url);
   const { default: sparticuz } = await import('@sparticuz/chromium');
   const executablePath = process.env.CHROMIUM_PATH ?? (await sparticuz.executablePath());
   const browser = await chromium.launch({ executablePath, args: ['--no-sandbox', '--disable-gpu', '--font-render-hinting=none'] });
@@ -59,6 +81,8 @@ try {
     ['board', `/board?project=${project}`, 'Board'],
     ['task', `/tasks/${task}`, 'Migrate the blog to the new CMS'],
     ['runs', '/runs', 'Runs'],
+    ['agents', '/agents', 'Agents'],
+    ['settings', '/settings', 'Settings'],
   ];
   const sizes = [
     { suffix: '', viewport: { width: 1280, height: 800 } },
@@ -73,7 +97,7 @@ try {
       await page.getByRole('status').first().filter({ hasText: 'Live' }).waitFor();
       // a screen still reading its data says so ("Reading what waits…"): shoot what it shows once read
       await page.getByText(/^Reading /).first().waitFor({ state: 'detached', timeout: 60_000 });
-      await page.screenshot({ path: path.join(out, `${name}-${theme}${suffix}.png`), fullPage: name === 'task' });
+      await page.screenshot({ path: path.join(out, `${name}-${theme}${suffix}.png`), fullPage: name === 'task' || name === 'settings' });
       console.log(`wrote docs/screenshots/${name}-${theme}${suffix}.png`);
     }
     await context.close();

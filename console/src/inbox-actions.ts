@@ -23,6 +23,9 @@ export const capUnit = (item: InboxItemOf<'budget'>): 'usd' | 'tokens' => (item.
 const decide = (item: InboxItemOf<'approval'>, decision: 'approved' | 'rejected', note?: string) =>
   expectData(api().PATCH('/api/approvals/{id}', { params: { path: { id: item.approval_id } }, body: { decision, ...(note ? { note } : {}) } }));
 
+/** POST /api/agents/:agent/resume-dispatch: the Inbox's "Resume dispatch" and the Agents screen's. */
+export const resumeAgentDispatch = (agent: string) => expectData(api().POST('/api/agents/{agent}/resume-dispatch', { params: { path: { agent } }, body: {} }));
+
 export const inboxActions = {
   approve: (item: InboxItemOf<'approval'>, note?: string) => decide(item, 'approved', note),
   reject: (item: InboxItemOf<'approval'>, note?: string) => decide(item, 'rejected', note),
@@ -30,7 +33,7 @@ export const inboxActions = {
     expectData(api().POST('/api/workflow-runs/{id}/override-failure', { params: { path: { id: item.run_id } }, body: undescribed({ next_status: 'queued', reason: 'retried from the console' }) })),
   cancel: (item: InboxItemOf<'stuck_run'>) =>
     expectData(api().POST('/api/workflow-runs/{id}/cancel', { params: { path: { id: item.run_id } }, body: undescribed({ reason: 'cancelled from the console' }) })),
-  resume_dispatch: (item: InboxItemOf<'agent_paused'>) => expectData(api().POST('/api/agents/{agent}/resume-dispatch', { params: { path: { agent: item.agent_id } }, body: {} })),
+  resume_dispatch: (item: InboxItemOf<'agent_paused'>) => resumeAgentDispatch(item.agent_id),
   raise_cap: (item: InboxItemOf<'budget'>, cap: number) =>
     expectData(api().PATCH('/api/budgets/{id}', { params: { path: { id: item.budget_id } }, body: capUnit(item) === 'tokens' ? { cap_tokens: cap } : { cap_usd: cap } })),
   /** Stops holding runs and keeps watching: the budget warns at its cap from now on. */

@@ -27,6 +27,9 @@ const topicsOf: Record<string, readonly Topic[]> = {
   'webhook:changed': ['webhooks'],
   'settings:changed': ['settings'],
   'action-update': ['runs'],
+  'agent-billing-changed': ['agents'],
+  'agent-token-changed': ['agents'],
+  'workflow-routing-updated': ['settings'],
 };
 
 /** After this many failed attempts in a row the state says Offline (attempts go on, further apart). */

@@ -41,6 +41,8 @@ export async function putAgentBilling(deps: Deps, rawAgent: unknown, body: unkno
       entityId: agent,
       oldValue: before[0] ? { agent_id: agent, billing: before[0].billing } : null,
       newValue: after,
+      // the console's Agents screen shows the mode: other tabs refresh on this
+      event: { name: 'agent-billing-changed', channel: 'stream', payload: { agent, billing: input.billing } },
     });
     return after;
   });

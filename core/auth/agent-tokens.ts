@@ -46,6 +46,11 @@ function withStatus(row: TokenRow, now: Date): AgentToken {
   return { ...row, status };
 }
 
+/** Names the token and its agent, never the token or its digest (the console's token list refreshes on it). */
+function tokenEvent(action: 'created' | 'revoked', token: AgentToken) {
+  return { name: 'agent-token-changed', channel: 'stream' as const, payload: { action, tokenId: token.id, agent: token.agent_id } };
+}
+
 export const createAgentTokenSchema = z.strictObject({
   agent_id: agentIdSchema.refine((id) => !resolvesByName(id), {
     message: 'names an operator (a privileged name or an operator name pattern): an agent token cannot carry operator rights',
@@ -79,7 +84,7 @@ export async function createAgentToken(deps: Deps, body: unknown) {
     );
     const created = withStatus(rows[0]!, now);
     // the audit row and state snapshot hold the token's description, never the token or its digest
-    await recordChange(deps, tx, { actor: input.actor, action: 'created', entityType: 'agent_token', entityId: id, newValue: created });
+    await recordChange(deps, tx, { actor: input.actor, action: 'created', entityType: 'agent_token', entityId: id, newValue: created, event: tokenEvent('created', created) });
     return { ...created, token };
   });
 }
@@ -101,7 +106,7 @@ export async function revokeAgentToken(deps: Deps, rawId: unknown, actor = OPERA
     if (before[0].revoked_at) return withStatus(before[0], now);
     const { rows } = await tx.query<TokenRow>(`UPDATE agent_tokens SET revoked_at = $2, updated_at = $2 WHERE id = $1 RETURNING ${tokenColumns}`, [id, now]);
     const after = withStatus(rows[0]!, now);
-    await recordChange(deps, tx, { actor, action: 'revoked', entityType: 'agent_token', entityId: id, oldValue: withStatus(before[0], now), newValue: after });
+    await recordChange(deps, tx, { actor, action: 'revoked', entityType: 'agent_token', entityId: id, oldValue: withStatus(before[0], now), newValue: after, event: tokenEvent('revoked', after) });
     return after;
   });
 }

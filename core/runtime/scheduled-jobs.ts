@@ -224,14 +224,14 @@ export async function listScheduledJobs(deps: Pick<Deps, 'runtime' | 'legacyJobs
   };
 }
 
-const runsQuery = z.strictObject({
+export const jobRunsQuerySchema = z.strictObject({
   limit: z.coerce.number({ message: 'must be a number' }).int('must be a whole number').min(1, 'must be at least 1').max(500, 'must be at most 500').default(50),
 });
 
 /** GET /api/cron/jobs/:id/runs?limit (default 50, at most 500): newest first as the runtime lists them. */
 export async function listJobRuns(deps: Pick<Deps, 'runtime'>, rawId: unknown, query: unknown) {
   const id = parseJobId(rawId);
-  const { limit } = parseQuery(runsQuery, query);
+  const { limit } = parseQuery(jobRunsQuerySchema, query);
   await requireKnownJob(deps, id);
   const doc = await deps.runtime.run(runtimeCalls.cronRuns(id, limit));
   return { jobId: id, runs: arrayField(doc, 'entries', 'cron runs').slice(0, limit).map((e) => normalizeRunEntry(e, id)) };

@@ -8,6 +8,7 @@ export const streamEventNames = [
   'project:changed', 'task:changed', 'space:changed', 'chat:message', 'import:completed', 'view:changed',
   'budget:changed', 'prices:changed', 'settings:changed', 'restore:completed', 'run-updated', 'restore-progress',
   'action-update', 'agent-status-changed', 'agent-limits-changed', 'workflow-template-updated', 'budget-updated',
+  'agent-billing-changed', 'agent-token-changed',
 ] as const;
 
 interface DerivedRule {

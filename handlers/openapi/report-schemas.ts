@@ -493,3 +493,36 @@ export const citationQueueSchema = z.object({
   timestamp: z.string(),
   error: z.string().optional(),
 });
+
+/* The console's Settings screen: GET /api/settings/overview (core/settings/overview.ts). */
+import { governanceActions } from '../../core/workflows/governance';
+import { routeSchema } from '../../core/workflows/routing';
+
+export const settingsOverviewSchema = z.object({
+  server: z.object({
+    version: z.string(),
+    status: z.enum(['ok', 'degraded']),
+    storage_mode: z.string(),
+    storage_label: z.string(),
+    storage_note: z.string().nullable(),
+    db_latency_ms: z.number(),
+    started_at: z.date(),
+    uptime_seconds: z.number().int(),
+    metrics_path: z.literal('/api/metrics'),
+    openapi_path: z.literal('/api/openapi.json'),
+  }),
+  routing: z.array(routeSchema),
+  governance: z.object({
+    actions: z.array(z.object({ action: z.enum(governanceActions), label: z.string(), roles: z.array(z.string()), capabilities: z.array(z.string()) })),
+    privileged_actors: z.array(z.string()),
+    /** Regular expressions (their source) of the actor names that get the operator role. */
+    operator_name_patterns: z.array(z.string()),
+  }),
+  runtime: z.union([
+    runtimeHealthSchema.extend({ available: z.literal(true) }),
+    z.object({ available: z.literal(false), failure: z.enum(['unavailable', 'failed', 'timed_out', 'bad_output']), error: z.string() }),
+  ]),
+  // the jobs as GET /api/cron/jobs lists them, without each one's raw runtime record
+  scheduled_jobs: scheduledJobsSchema.extend({ jobs: z.array(scheduledJobsSchema.shape.jobs.element.omit({ _raw: true })) }),
+  webhook_event_types: z.array(z.string()),
+});

@@ -89,6 +89,7 @@ import {
   statsSchema,
   taskOptionsSchema,
   timelineSchema,
+  settingsOverviewSchema,
 } from './report-schemas';
 import { actionAnswerSchema } from '../../core/actions/execute';
 import { livenessEntrySchema } from '../../core/agents/liveness';
@@ -125,6 +126,8 @@ import { runDetailSchema } from '../../core/workflows/run-queries';
 import { budgetStopSchema, operatorStartSchema } from '../../core/workflows/run-session-reports';
 import { claimResultSchema } from '../../core/workflows/run-claim';
 import { createdRunSchema } from '../../core/workflows/run-create';
+import { rosterQuerySchema, rosterSchema } from '../../core/agents/roster';
+import { jobRunsQuerySchema } from '../../core/runtime/scheduled-jobs';
 
 /** What the OpenAPI document knows of a route beyond its path: the zod schemas its use case parses with. */
 export interface RouteSchemas {
@@ -181,7 +184,7 @@ export const routeSchemas: Readonly<Record<string, RouteSchemas>> = {
   'GET /api/cron/jobs': { response: scheduledJobsSchema },
   'POST /api/cron/jobs': { success: [201], response: jobCreatedSchema },
   'DELETE /api/cron/jobs/{id}': { response: jobDeletedSchema },
-  'GET /api/cron/jobs/{id}/runs': { response: jobRunsSchema },
+  'GET /api/cron/jobs/{id}/runs': { query: jobRunsQuerySchema, response: jobRunsSchema },
   'POST /api/cron/jobs/{id}/run': { success: [202], response: jobStartedSchema },
   'POST /api/cron/jobs/{id}/enable': { response: jobToggledSchema },
   'POST /api/cron/jobs/{id}/disable': { response: jobToggledSchema },
@@ -332,4 +335,6 @@ export const routeSchemas: Readonly<Record<string, RouteSchemas>> = {
   'GET /api/artifacts': { query: listArtifactsQuerySchema, response: listOf('artifacts', artifactSchema) },
   'PATCH /api/artifacts/{id}': { body: updateArtifactSchema, response: artifactSchema },
   'DELETE /api/artifacts/{id}': { response: deleted('id') },
+  'GET /api/agents/roster': { query: rosterQuerySchema, response: rosterSchema },
+  'GET /api/settings/overview': { response: settingsOverviewSchema },
 };

@@ -10,4 +10,5 @@ export const snapshotRoutes: readonly Route[] = [
   { method: 'POST', path: '/api/restore/apply', handler: 'restore/apply-restore', largeBody: true },
   { method: 'GET', path: '/api/settings', handler: 'settings/get-settings' },
   { method: 'PATCH', path: '/api/settings', handler: 'settings/update-settings' },
+  { method: 'GET', path: '/api/settings/overview', handler: 'settings/get-settings-overview' },
 ];

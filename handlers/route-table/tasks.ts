@@ -68,4 +68,5 @@ export const taskRoutes: readonly Route[] = [
 
   { method: 'GET', path: '/api/org/summary', handler: 'org/get-org-summary' },
   { method: 'GET', path: '/api/inbox', handler: 'inbox/get-inbox' },
+  { method: 'GET', path: '/api/agents/roster', handler: 'agents/list-agent-roster' },
 ];

@@ -113,11 +113,9 @@ describe('the shell in a browser', () => {
     await expect.poll(() => page.getByRole('status').filter({ hasText: 'Live' }).count()).toBeGreaterThan(0);
     const routes: Record<string, string> = {
       Runs: '/api/workflow-runs',
-      Agents: '/api/agents/status',
       Costs: '/api/budgets',
       Audit: '/api/audit',
       Snapshots: '/api/snapshots',
-      Settings: '/api/settings',
     };
     for (const [name, route] of Object.entries(routes)) {
       await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name }).click();
