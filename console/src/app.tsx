@@ -1,5 +1,5 @@
 import { useEffect } from 'preact/hooks';
-import { LocationProvider, Router, useLocation } from 'preact-iso';
+import { LocationProvider, Router, lazy, useLocation } from 'preact-iso';
 import { startLive, stopLive } from './live';
 import { CommandPalette } from './parts/command-palette';
 import { LiveStatus } from './parts/live-status';
@@ -14,6 +14,11 @@ import { NotFound, Placeholder, placeholders } from './screens/placeholder';
 import { SignIn } from './screens/sign-in';
 import { TaskPage, taskRead } from './screens/task-page';
 import { accessToken, signInShown, signOut } from './session';
+
+// screens an operator opens less often: each a chunk of its own, fetched on the first visit (the
+// Runs screen and the run page share one: fewer chunks split from the entry, a smaller first download)
+const RunsScreen = lazy(() => import('./screens/runs').then((m) => m.RunsScreen));
+const RunPage = lazy(() => import('./screens/runs').then((m) => m.RunPage));
 
 /**
  * The first read of the screen at `url`, for main.tsx to start before the shell renders (the
@@ -74,6 +79,8 @@ function Shell() {
           <InboxScreen path="/" />
           <BoardScreen path="/board" />
           <TaskPage path="/tasks/:id" />
+          <RunsScreen path="/runs" />
+          <RunPage path="/runs/:id" />
           {placeholders.map((p) => (
             <Placeholder key={p.path} path={p.path} screen={p} />
           ))}

@@ -125,6 +125,8 @@ import { runDetailSchema } from '../../core/workflows/run-queries';
 import { budgetStopSchema, operatorStartSchema } from '../../core/workflows/run-session-reports';
 import { claimResultSchema } from '../../core/workflows/run-claim';
 import { createdRunSchema } from '../../core/workflows/run-create';
+import { runPageSchema } from '../../core/workflows/run-page';
+import { runsViewQuerySchema, runsViewSchema } from '../../core/workflows/runs-view';
 
 /** What the OpenAPI document knows of a route beyond its path: the zod schemas its use case parses with. */
 export interface RouteSchemas {
@@ -332,4 +334,6 @@ export const routeSchemas: Readonly<Record<string, RouteSchemas>> = {
   'GET /api/artifacts': { query: listArtifactsQuerySchema, response: listOf('artifacts', artifactSchema) },
   'PATCH /api/artifacts/{id}': { body: updateArtifactSchema, response: artifactSchema },
   'DELETE /api/artifacts/{id}': { response: deleted('id') },
+  'GET /api/views/runs': { query: runsViewQuerySchema, response: runsViewSchema },
+  'GET /api/workflow-runs/{id}/page': { response: runPageSchema },
 };
