@@ -51,10 +51,10 @@ export async function listBlockers(deps: Pick<Deps, 'storage' | 'clock'>): Promi
  * run page, core/workflows/run-page.ts), found by the same conditions.
  */
 export async function readBlockers(db: Db, now: Date, scope?: { runId: string; taskId: string | null }): Promise<Blocker[]> {
-  const tasks =
+  const [tasks, runs] = await Promise.all([
     scope && !scope.taskId
       ? { rows: [] }
-      : await db.query<Blocker>(
+      : db.query<Blocker>(
           `SELECT t.id, 'task' AS "sourceType", t.id AS "sourceId",
             ${blockedTaskTypeSql} AS "blockerType",
             coalesce(nullif(t.metadata->>'blocked_reason', ''), t.title) AS description,
@@ -63,9 +63,9 @@ export async function readBlockers(db: Db, now: Date, scope?: { runId: string; t
        FROM tasks t WHERE t.status = 'blocked' AND t.deleted_at IS NULL AND t.archived_at IS NULL${scope ? ' AND t.id = $1' : ''}
       ORDER BY "createdAt" DESC LIMIT ${MAX_BLOCKERS}`,
           scope ? [scope.taskId] : [],
-        );
-  const runs = await db.query<Blocker>(
-    `SELECT r.id, 'workflow_run' AS "sourceType", r.id AS "sourceId", rule."blockerType", rule.severity,
+        ),
+    db.query<Blocker>(
+      `SELECT r.id, 'workflow_run' AS "sourceType", r.id AS "sourceId", rule."blockerType", rule.severity,
             CASE rule."blockerType" ${runBlockerRules.map((b) => `WHEN '${b.blockerType}' THEN ${b.describe}`).join(' ')} END AS description,
             r.updated_at AS "createdAt"
        FROM workflow_runs r
@@ -74,8 +74,9 @@ export async function readBlockers(db: Db, now: Date, scope?: { runId: string; t
                             WHERE hit ORDER BY ord LIMIT 1) rule
       WHERE r.status IN ${sqlList([...new Set(runBlockerRules.flatMap((b) => b.statuses))])}${scope ? ' AND r.id = $2' : ''}
       ORDER BY r.updated_at DESC LIMIT ${MAX_BLOCKERS}`,
-    scope ? [now, scope.runId] : [now],
-  );
+      scope ? [now, scope.runId] : [now],
+    ),
+  ]);
   const blockers = [...tasks.rows, ...runs.rows].sort((a, b) => new Date(b.createdAt).getTime() - new Date(a.createdAt).getTime());
   return blockers.slice(0, MAX_BLOCKERS);
 }

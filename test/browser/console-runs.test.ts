@@ -142,6 +142,28 @@ describe('the run page', () => {
     await expect.poll(() => page.getByRole('region', { name: 'Blockers' }).textContent()).toContain('Nothing blocks this run.');
   });
 
+  it('shows a text artifact’s text, links a URL artifact, and saves metadata edited as JSON', async () => {
+    const { id } = await waitingForApproval();
+    const session = `agent:writer:subagent:${id.slice(0, 8)}`;
+    const text = await ui.call('POST', `/api/workflow-runs/${id}/artifacts`, { session_id: session, artifact_type: 'text', title: 'Draft', content: 'First line\nsecond line', metadata: { words: 4 } });
+    expect(text.status).toBe(201);
+    expect((await ui.call('POST', `/api/workflow-runs/${id}/artifacts`, { session_id: session, artifact_type: 'url', title: 'Preview', uri: 'https://example.com/preview' })).status).toBe(201);
+    const page = await ui.newPage();
+    await page.goto(`/runs/${id}`);
+    const artifacts = page.getByRole('region', { name: 'Artifacts' });
+    await expect.poll(() => artifacts.locator('pre').textContent()).toBe('First line\nsecond line');
+    expect(await artifacts.getByRole('link', { name: 'https://example.com/preview' }).getAttribute('href')).toBe('https://example.com/preview');
+    const metadata = artifacts.getByLabel('Metadata of Draft (JSON, merged into what it holds)');
+    await metadata.fill('{"words": 5, "reviewed": true}');
+    await artifacts.getByRole('button', { name: 'Save metadata' }).first().click();
+    await expect.poll(async () => (await ui.call('GET', `/api/artifacts?workflow_run_id=${id}`)).body.artifacts.find((a: { id: string }) => a.id === text.body.id)?.metadata).toEqual({ words: 5, reviewed: true });
+    // the page shows the artifact as read back (pretty-printed) before the next edit
+    await expect.poll(() => metadata.inputValue()).toContain('\n  "reviewed": true');
+    await metadata.fill('not json');
+    await artifacts.getByRole('button', { name: 'Save metadata' }).first().click();
+    await expect.poll(() => artifacts.getByRole('alert').textContent()).toBe('The metadata is not valid JSON.');
+  });
+
   it('is where the task page’s run links and the palette’s run id land', async () => {
     const t = (await ui.call('POST', '/api/tasks', { project_id: projectId, title: 'Has a run' })).body.id as string;
     const id = await run({ task_id: t });
