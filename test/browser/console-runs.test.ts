@@ -107,6 +107,28 @@ describe('the Runs screen', () => {
     expect(await statusOf(unrouted)).toBe('queued');
   });
 
+  it('asks for its rows at most once a second while runs keep changing, and shows the last change', async () => {
+    const page = await ui.newPage();
+    await openRuns(page);
+    await expect.poll(() => page.getByRole('status').first().textContent()).toBe('Live');
+    let asked = 0;
+    page.on('request', (r) => {
+      const { pathname } = new URL(r.url());
+      if (pathname.startsWith('/api/') && !pathname.startsWith('/api/events')) asked++;
+    });
+    const started = Date.now();
+    let changes = 0;
+    while (Date.now() - started < 3000) {
+      const replies = await Promise.all(Array.from({ length: 10 }, () => ui.call('POST', '/api/workflow-runs', { workflow_type: 'console-other' })));
+      changes += replies.filter((r) => r.status === 201).length;
+    }
+    const seconds = (Date.now() - started) / 1000;
+    expect(changes).toBeGreaterThan(seconds * 5); // a flow: five changes a second or more
+    expect(asked).toBeLessThanOrEqual(Math.ceil(seconds) + 1);
+    const last = await run();
+    await expect.poll(() => rowOf(page, last).count()).toBe(1);
+  });
+
   it('shows a run created elsewhere without a reload (live rows)', async () => {
     const page = await ui.newPage();
     await openRuns(page);
