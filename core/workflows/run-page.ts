@@ -39,7 +39,7 @@ export type PriceSource = (typeof priceSources)[number];
 
 export function priceSourceOf(run: Pick<WorkflowRun, 'cost_source' | 'cost_estimate' | 'input_tokens' | 'output_tokens'>): PriceSource {
   if (run.cost_source) return run.cost_source;
-  // a cost kept before cost_source was came from the agent: the price table priced nothing then
+  // a cost stored before runs recorded cost_source came from the agent: the price table priced nothing then
   if (run.cost_estimate !== null) return 'reported';
   return (run.input_tokens ?? 0) + (run.output_tokens ?? 0) > 0 ? 'unpriced' : 'none';
 }
