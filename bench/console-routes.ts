@@ -16,7 +16,9 @@ const LIVE_RUNS = 2_000;
  * same substring match with no ranking), GET /api/views/board/as-of (baseline: the live board's
  * rows), and GET /api/inbox with 200 items waiting (150 blocked tasks, 50 failed runs; baseline: the
  * two bare listings of those items), and GET /api/agents/roster of 500 agents holding 2,000 live runs
- * (baseline: the bare heartbeat listing).
+ * (baseline: the bare heartbeat listing),
+ * GET /api/views/runs (baseline: the newest 100 runs' rows) and GET /api/workflow-runs/:id/page of a
+ * failed run (baseline: its row and its audit rows).
  */
 export async function run(): Promise<void> {
   const database = await benchDatabase();
@@ -51,6 +53,16 @@ export async function run(): Promise<void> {
       raw.query(`SELECT id, task_id, last_error FROM workflow_runs WHERE status = 'failed'`),
     ])],
   ];
+  // the Runs screen and a run page (docs/console-api.md): a failed run of the inbox's, with its audit rows
+  const { rows: failedRuns } = await raw.query<{ id: string }>(`SELECT id FROM workflow_runs WHERE status = 'failed' ORDER BY created_at LIMIT 1`);
+  const runId = failedRuns[0]!.id;
+  scenarios.push(
+    ['GET /api/views/runs', '/api/views/runs', () => raw.query(`SELECT * FROM workflow_runs ORDER BY created_at DESC, id DESC LIMIT 100`)],
+    ['GET /api/workflow-runs/:id/page', `/api/workflow-runs/${runId}/page`, () => Promise.all([
+      raw.query('SELECT * FROM workflow_runs WHERE id = $1', [runId]),
+      raw.query(`SELECT * FROM audit_log WHERE entity_type = 'workflow_run' AND entity_id = $1 ORDER BY timestamp, id`, [runId]),
+    ])],
+  );
   for (const [name, target, bare] of scenarios) {
     const ours = await medianMs(async () => {
       const res = await fetch(`${runner.url}${target}`);

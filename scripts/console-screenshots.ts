@@ -19,7 +19,7 @@ async function call(url: string, method: string, target: string, body?: unknown)
   return response.json();
 }
 
-async function demoFleet(url: string): Promise<{ project: string; task: string }> {
+async function demoFleet(url: string): Promise<{ project: string; task: string; run: string }> {
   const project = (await call(url, 'POST', '/api/projects', { name: 'Website relaunch' })).id as string;
   const tasks: [string, Record<string, unknown>][] = [
     ['Write the launch announcement', { status: 'backlog', priority: 'medium', owner: 'writer-agent', labels: ['docs'] }],
@@ -43,7 +43,12 @@ async function demoFleet(url: string): Promise<{ project: string; task: string }
   await call(url, 'POST', `/api/workflow-runs/${run}/claim`, { agent_id: 'editor-agent', session_id: session });
   await call(url, 'POST', `/api/workflow-runs/${run}/start`, { session_id: session });
   await call(url, 'POST', `/api/workflow-runs/${run}/approvals`, { session_id: session, step_name: 'sign-off' });
-  return { project, task: ids[2]! };
+  await call(url, 'POST', `/api/workflow-runs/${run}/artifacts`, { session_id: session, artifact_type: 'text', title: 'Draft copy', content: 'Pricing that fits every team.' });
+  // a second run waits in the queue, a third was cancelled: rows with each of Start, Cancel and Retry
+  await call(url, 'POST', '/api/workflow-runs', { workflow_type: 'copy-review', task_id: ids[0] });
+  const failed = (await call(url, 'POST', '/api/workflow-runs', { workflow_type: 'copy-review', task_id: ids[3] })).id as string;
+  await call(url, 'POST', `/api/workflow-runs/${failed}/cancel`, { reason: 'superseded' });
+  return { project, task: ids[2]!, run };
 }
 
 /** The Agents and Settings screens' demo: agents in each state, a token, a webhook with a failed test, a route with caps. */
@@ -70,7 +75,7 @@ const server = await startBuiltServer({
   WEBHOOK_DELIVERY_INTERVAL_MS: '0',
 });
 try {
-  const { project, task } = await demoFleet(server.url);
+  const { project, task, run } = await demoFleet(server.url);
   await demoAgentsAndSettings(server.url);
   const { default: sparticuz } = await import('@sparticuz/chromium');
   const executablePath = process.env.CHROMIUM_PATH ?? (await sparticuz.executablePath());
@@ -83,6 +88,7 @@ try {
     ['runs', '/runs', 'Runs'],
     ['agents', '/agents', 'Agents'],
     ['settings', '/settings', 'Settings'],
+    ['run', `/runs/${run}`, `Run ${run.slice(0, 8)} · copy-review`],
   ];
   const sizes = [
     { suffix: '', viewport: { width: 1280, height: 800 } },
@@ -97,7 +103,7 @@ try {
       await page.getByRole('status').first().filter({ hasText: 'Live' }).waitFor();
       // a screen still reading its data says so ("Reading what waits…"): shoot what it shows once read
       await page.getByText(/^Reading /).first().waitFor({ state: 'detached', timeout: 60_000 });
-      await page.screenshot({ path: path.join(out, `${name}-${theme}${suffix}.png`), fullPage: name === 'task' || name === 'settings' });
+      await page.screenshot({ path: path.join(out, `${name}-${theme}${suffix}.png`), fullPage: name === 'task' || name === 'settings' || name === 'run' });
       console.log(`wrote docs/screenshots/${name}-${theme}${suffix}.png`);
     }
     await context.close();

@@ -17,6 +17,10 @@ import { accessToken, signInShown, signOut } from './session';
 
 const AgentsScreen = lazy(() => import('./screens/agents').then((m) => m.AgentsScreen));
 const SettingsScreen = lazy(() => import('./screens/settings').then((m) => m.SettingsScreen));
+// screens an operator opens less often: each a chunk of its own, fetched on the first visit (the
+// Runs screen and the run page share one: fewer chunks split from the entry, a smaller first download)
+const RunsScreen = lazy(() => import('./screens/runs').then((m) => m.RunsScreen));
+const RunPage = lazy(() => import('./screens/runs').then((m) => m.RunPage));
 
 /**
  * The first read of the screen at `url`, for main.tsx to start before the shell renders (the
@@ -79,6 +83,8 @@ function Shell() {
           <TaskPage path="/tasks/:id" />
           <AgentsScreen path="/agents" />
           <SettingsScreen path="/settings" />
+          <RunsScreen path="/runs" />
+          <RunPage path="/runs/:id" />
           {placeholders.map((p) => (
             <Placeholder key={p.path} path={p.path} screen={p} />
           ))}

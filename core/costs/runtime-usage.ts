@@ -115,7 +115,7 @@ export interface RuntimeUsagePass {
 type Candidate = WorkflowRun & { window_from: Date };
 
 /** The session keys a run held, newest first, each once (the run's own, then those it left when requeued). */
-function sessionKeysOf(run: Pick<WorkflowRun, 'gateway_session_id' | 'claim_session_id' | 'session_history'>): string[] {
+export function sessionKeysOf(run: Pick<WorkflowRun, 'gateway_session_id' | 'claim_session_id' | 'session_history'>): string[] {
   return [...new Set([run.gateway_session_id, run.claim_session_id, ...[...(run.session_history ?? [])].reverse()].filter((k): k is string => !!k))];
 }
 

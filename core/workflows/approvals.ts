@@ -33,7 +33,7 @@ export const approvalSchema = z.object({
 });
 export type Approval = z.infer<typeof approvalSchema>;
 
-const approvalColumns =
+export const approvalColumns =
   'id, workflow_run_id, step_name, status, approver_id, approval_type, requested_by, decided_by, decided_at, note, escalated_to, escalation_reason, escalated_at, metadata, created_at, updated_at';
 
 const note = z.string().trim().max(5000, 'at most 5000 characters');

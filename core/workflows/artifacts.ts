@@ -29,7 +29,7 @@ export const artifactSchema = z.object({
   updated_at: z.date(),
 });
 export type Artifact = z.infer<typeof artifactSchema>;
-const artifactColumns = 'id, workflow_run_id, artifact_type, title, uri, content, status, metadata, created_at, updated_at';
+export const artifactColumns = 'id, workflow_run_id, artifact_type, title, uri, content, status, metadata, created_at, updated_at';
 
 const title = z.string().trim().min(1).max(500);
 const uri = z.string().trim().min(1).max(4000);

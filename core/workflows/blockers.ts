@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import type { Deps } from '../ports';
+import type { Db, Deps } from '../ports';
 import { requireDb } from '../storage';
 import { closedTaskStatuses } from '../tasks/statuses';
 import { stuckConditionSql } from './run-queries';
@@ -43,30 +43,42 @@ const runBlockerRules = [
 
 /** GET /api/blockers: blocked tasks (type from metadata.blocker_type, else dependency or manual) and blocking runs. */
 export async function listBlockers(deps: Pick<Deps, 'storage' | 'clock'>): Promise<{ blockers: Blocker[] }> {
-  const db = requireDb(deps.storage);
-  const tasks = await db.query<Blocker>(
-    `SELECT t.id, 'task' AS "sourceType", t.id AS "sourceId",
+  return { blockers: await readBlockers(requireDb(deps.storage), deps.clock.now()) };
+}
+
+/**
+ * The blockers by the rules above, newest first: every one, or those of one run and its task (the
+ * run page, core/workflows/run-page.ts), found by the same conditions.
+ */
+export async function readBlockers(db: Db, now: Date, scope?: { runId: string; taskId: string | null }): Promise<Blocker[]> {
+  const [tasks, runs] = await Promise.all([
+    scope && !scope.taskId
+      ? { rows: [] }
+      : db.query<Blocker>(
+          `SELECT t.id, 'task' AS "sourceType", t.id AS "sourceId",
             ${blockedTaskTypeSql} AS "blockerType",
             coalesce(nullif(t.metadata->>'blocked_reason', ''), t.title) AS description,
             CASE t.priority WHEN 'critical' THEN 'high' WHEN 'high' THEN 'high' WHEN 'low' THEN 'low' ELSE 'medium' END AS severity,
             coalesce(t.status_updated_at, t.updated_at) AS "createdAt"
-       FROM tasks t WHERE t.status = 'blocked' AND t.deleted_at IS NULL AND t.archived_at IS NULL
+       FROM tasks t WHERE t.status = 'blocked' AND t.deleted_at IS NULL AND t.archived_at IS NULL${scope ? ' AND t.id = $1' : ''}
       ORDER BY "createdAt" DESC LIMIT ${MAX_BLOCKERS}`,
-  );
-  const runs = await db.query<Blocker>(
-    `SELECT r.id, 'workflow_run' AS "sourceType", r.id AS "sourceId", rule."blockerType", rule.severity,
+          scope ? [scope.taskId] : [],
+        ),
+    db.query<Blocker>(
+      `SELECT r.id, 'workflow_run' AS "sourceType", r.id AS "sourceId", rule."blockerType", rule.severity,
             CASE rule."blockerType" ${runBlockerRules.map((b) => `WHEN '${b.blockerType}' THEN ${b.describe}`).join(' ')} END AS description,
             r.updated_at AS "createdAt"
        FROM workflow_runs r
        LEFT JOIN workflow_agent_routing w ON w.workflow_type = r.workflow_type
        CROSS JOIN LATERAL (SELECT * FROM (VALUES ${runBlockerRules.map((b, i) => `(${i}, '${b.blockerType}', '${b.severity}', ${b.where})`).join(', ')}) AS v(ord, "blockerType", severity, hit)
                             WHERE hit ORDER BY ord LIMIT 1) rule
-      WHERE r.status IN ${sqlList([...new Set(runBlockerRules.flatMap((b) => b.statuses))])}
+      WHERE r.status IN ${sqlList([...new Set(runBlockerRules.flatMap((b) => b.statuses))])}${scope ? ' AND r.id = $2' : ''}
       ORDER BY r.updated_at DESC LIMIT ${MAX_BLOCKERS}`,
-    [deps.clock.now()],
-  );
+      scope ? [now, scope.runId] : [now],
+    ),
+  ]);
   const blockers = [...tasks.rows, ...runs.rows].sort((a, b) => new Date(b.createdAt).getTime() - new Date(a.createdAt).getTime());
-  return { blockers: blockers.slice(0, MAX_BLOCKERS) };
+  return blockers.slice(0, MAX_BLOCKERS);
 }
 
 /** GET /api/blockers/summary: total and, per blocker type, the count and the highest severity seen. */

@@ -68,6 +68,12 @@ export class AdmissionNeedsExclusive extends Error {
   }
 }
 
+/** The fleet cap in force now (what the dispatcher counts against), for what shows it. */
+export async function fleetCapInForce(db: Db, settings: CapSettings): Promise<number | undefined> {
+  const { rows } = await db.query<{ fleet_cap: unknown }>(`SELECT ${storedFleetCapSql} AS fleet_cap`);
+  return fleetCapOf(rows[0]?.fleet_cap, settings);
+}
+
 /** Rows of agent_dispatch_controls that count at $1: a cap, or a pause not yet over. */
 const controlsInForceSql = 'max_concurrent_runs IS NOT NULL OR dispatch_paused_until > $1';
 

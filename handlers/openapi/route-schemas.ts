@@ -128,6 +128,8 @@ import { claimResultSchema } from '../../core/workflows/run-claim';
 import { createdRunSchema } from '../../core/workflows/run-create';
 import { rosterQuerySchema, rosterSchema } from '../../core/agents/roster';
 import { jobRunsQuerySchema } from '../../core/runtime/scheduled-jobs';
+import { runPageSchema } from '../../core/workflows/run-page';
+import { runsViewQuerySchema, runsViewSchema } from '../../core/workflows/runs-view';
 
 /** What the OpenAPI document knows of a route beyond its path: the zod schemas its use case parses with. */
 export interface RouteSchemas {
@@ -337,4 +339,6 @@ export const routeSchemas: Readonly<Record<string, RouteSchemas>> = {
   'DELETE /api/artifacts/{id}': { response: deleted('id') },
   'GET /api/agents/roster': { query: rosterQuerySchema, response: rosterSchema },
   'GET /api/settings/overview': { response: settingsOverviewSchema },
+  'GET /api/views/runs': { query: runsViewQuerySchema, response: runsViewSchema },
+  'GET /api/workflow-runs/{id}/page': { response: runPageSchema },
 };

@@ -60,4 +60,8 @@ export const workflowRoutes: readonly Route[] = [
   { method: 'POST', path: '/api/mcp/telemetry', handler: 'instrumentation/record-mcp-telemetry', agent: agentRead },
 
   { method: 'GET', path: '/api/agents/:agent/bridge', handler: 'agents/get-agent-bridge', agent: { scope: 'agent', selfParam: 'agent' } },
+
+  // the console's Runs screen and run page, each in one request (docs/console-api.md)
+  { method: 'GET', path: '/api/views/runs', handler: 'views/get-runs-view' },
+  { method: 'GET', path: '/api/workflow-runs/:id/page', handler: 'workflow-runs/get-workflow-run-page' },
 ];

@@ -130,7 +130,7 @@ describe('what an agent token may touch', () => {
     // the operator's own surfaces are among them
     expect(checked).toEqual(expect.arrayContaining(['POST /api/agent-tokens', 'PATCH /api/settings', 'POST /api/restore/apply', 'POST /api/budgets', 'PUT /api/workflow-routing/{workflowType}', 'POST /api/import', 'POST /api/snapshots',
       // the operator console's own reads (docs/console-api.md)
-      'GET /api/inbox', 'GET /api/tasks/search', 'GET /api/views/board/as-of']));
+      'GET /api/inbox', 'GET /api/tasks/search', 'GET /api/views/board/as-of', 'GET /api/views/runs', 'GET /api/workflow-runs/{id}/page']));
     const { rows: after } = await app.db.query<{ n: number }>('SELECT count(*)::int AS n FROM audit_log');
     expect(after[0]!.n).toBe(before[0]!.n);
   });
