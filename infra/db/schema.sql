@@ -22,6 +22,7 @@ CREATE TABLE action_receipts (
     CONSTRAINT action_receipts_pkey PRIMARY KEY (action_id)
 );
 CREATE INDEX action_receipts_created ON public.action_receipts USING btree (created_at DESC);
+CREATE INDEX action_receipts_target ON public.action_receipts USING btree (target_id, created_at);
 CREATE TRIGGER action_receipts_touch BEFORE UPDATE ON public.action_receipts FOR EACH ROW EXECUTE FUNCTION touch_updated_at();
 
 CREATE TABLE agent_dispatch_controls (
