@@ -1,5 +1,5 @@
 import { useEffect } from 'preact/hooks';
-import { LocationProvider, Router, useLocation } from 'preact-iso';
+import { lazy, LocationProvider, Router, useLocation } from 'preact-iso';
 import { startLive, stopLive } from './live';
 import { CommandPalette } from './parts/command-palette';
 import { LiveStatus } from './parts/live-status';
@@ -14,6 +14,8 @@ import { NotFound, Placeholder, placeholders } from './screens/placeholder';
 import { SignIn } from './screens/sign-in';
 import { TaskPage, taskRead } from './screens/task-page';
 import { accessToken, signInShown, signOut } from './session';
+
+const SessionPage = lazy(() => import('./screens/session-page').then((m) => m.SessionPage));
 
 /**
  * The first read of the screen at `url`, for main.tsx to start before the shell renders (the
@@ -77,6 +79,7 @@ function Shell() {
           {placeholders.map((p) => (
             <Placeholder key={p.path} path={p.path} screen={p} />
           ))}
+          <SessionPage path="/sessions/:id" />
           <NotFound default />
         </Router>
       </main>
