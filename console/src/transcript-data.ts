@@ -250,8 +250,9 @@ const KEPT = 4;
 
 export function transcriptLines(sessionId: string): TranscriptLines {
   let lines = open.get(sessionId);
-  if (lines) open.delete(sessionId);
-  else lines = new TranscriptLines(sessionId);
+  open.delete(sessionId);
+  // a transcript that could not be read is read anew when it is opened again
+  if (!lines || lines.problem.value !== undefined) lines = new TranscriptLines(sessionId);
   open.set(sessionId, lines);
   for (const old of open.keys()) if (open.size > KEPT) open.delete(old);
   return lines;

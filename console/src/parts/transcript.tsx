@@ -1,6 +1,6 @@
 import { useSignal, type Signal } from '@preact/signals';
 import { elementScroll, observeElementOffset, observeElementRect, Virtualizer } from '@tanstack/virtual-core';
-import type { JSX } from 'preact';
+import type { ComponentChildren, JSX } from 'preact';
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { followTail, loadLine, searchTranscript, transcriptLines, type SearchMatch, type TranscriptEvent, type TranscriptLines } from '../transcript-data';
 import { LocalTime } from './local-time';
@@ -380,40 +380,18 @@ function EventBody(props: { event: TranscriptEvent; needle: string | undefined; 
         </div>
       );
     }
-    case 'tool_call': {
-      const tool = event.tool;
+    case 'tool_call':
       return (
-        <div class="tool-call">
-          <p class="tool-name">
-            Tool call <code>{tool?.name ?? 'unnamed'}</code>
-          </p>
-          {tool?.argsPreview ? <pre class={`tool-text${props.match ? ' match' : ''}`}>{marked(tool.argsPreview, needle)}</pre> : null}
-          {tool?.resultLine ? (
-            <button type="button" class="quiet" onClick={() => props.onJump(tool.resultLine!)}>
-              Result on line {tool.resultLine}
-            </button>
-          ) : (
-            <p class="muted">No result yet.</p>
-          )}
-        </div>
+        <ToolPart class="tool-call" title="Tool call" name={event.tool?.name ?? 'unnamed'} text={event.tool?.argsPreview} {...props}>
+          {event.tool?.resultLine ? <LineLink label="Result" line={event.tool.resultLine} onJump={props.onJump} /> : <p class="muted">No result yet.</p>}
+        </ToolPart>
       );
-    }
-    case 'tool_result': {
-      const tool = event.tool;
+    case 'tool_result':
       return (
-        <div class={`tool-result${event.isError ? ' error' : ''}`}>
-          <p class="tool-name">
-            {event.isError ? 'Failed' : 'Result of'} <code>{tool?.name ?? 'a tool'}</code>
-          </p>
-          {tool?.resultPreview ? <pre class={`tool-text${props.match ? ' match' : ''}`}>{marked(tool.resultPreview, needle)}</pre> : null}
-          {tool?.callLine ? (
-            <button type="button" class="quiet" onClick={() => props.onJump(tool.callLine!)}>
-              Call on line {tool.callLine}
-            </button>
-          ) : null}
-        </div>
+        <ToolPart class={`tool-result${event.isError ? ' error' : ''}`} title={event.isError ? 'Failed' : 'Result of'} name={event.tool?.name ?? 'a tool'} text={event.tool?.resultPreview} {...props}>
+          {event.tool?.callLine ? <LineLink label="Call" line={event.tool.callLine} onJump={props.onJump} /> : null}
+        </ToolPart>
       );
-    }
     case 'compaction':
       return text(`Earlier turns compacted${event.preview ? `: ${event.preview}` : '.'}`);
     default:
@@ -424,6 +402,28 @@ function EventBody(props: { event: TranscriptEvent; needle: string | undefined; 
         </>
       );
   }
+}
+
+/** A tool call or result: the tool's name, its arguments or output as preformatted text, and a link to its other half. */
+function ToolPart(props: { class: string; title: string; name: string; text: string | undefined; needle: string | undefined; match: boolean; children: ComponentChildren }) {
+  return (
+    <div class={props.class}>
+      <p class="tool-name">
+        {props.title} <code>{props.name}</code>
+      </p>
+      {props.text ? <pre class={`tool-text${props.match ? ' match' : ''}`}>{marked(props.text, props.needle)}</pre> : null}
+      {props.children}
+    </div>
+  );
+}
+
+/** Moves the viewer to another line (a tool call's result, a result's call). */
+function LineLink({ label, line, onJump }: { label: string; line: number; onJump(line: number): void }) {
+  return (
+    <button type="button" class="quiet" onClick={() => onJump(line)}>
+      {label} on line {line}
+    </button>
+  );
 }
 
 /** Text with each occurrence of the search's words marked (as text: the words are never HTML). */

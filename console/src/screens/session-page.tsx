@@ -1,3 +1,4 @@
+import type { ComponentChildren } from 'preact';
 import { useMemo } from 'preact/hooks';
 import { LocalTime } from '../parts/local-time';
 import { Transcript } from '../parts/transcript';
@@ -17,42 +18,25 @@ export function SessionPage({ id = '' }: { path: string; id?: string }) {
   const started = meta?.timestamp ?? lines.first('user_message')?.timestamp ?? null;
   const modelEvent = lines.first('model_change');
   const model = modelEvent?.model?.modelId ?? modelEvent?.assistant?.model ?? null;
+  // what the session reader says of the session, in this order; what it does not know (null) is left out
+  const facts: [string, ComponentChildren][] = [
+    ['Agent', session?.agentId ?? '…'],
+    ['Key', session?.key ?? null],
+    ['Started', started ? <LocalTime iso={started} /> : '—'],
+    ['Model', model ?? '—'],
+    ['Status', session?.status ?? null],
+    ['Updated', session?.updatedAt ? <LocalTime iso={new Date(session.updatedAt).toISOString()} /> : null],
+  ];
   return (
     <section aria-labelledby="screen-title" class="screen session-page">
       <h1 id="screen-title">Session {id}</h1>
       <dl class="session-facts">
-        <div>
-          <dt>Agent</dt>
-          <dd>{session?.agentId ?? '…'}</dd>
-        </div>
-        {session?.key ? (
-          <div>
-            <dt>Key</dt>
-            <dd>{session.key}</dd>
+        {facts.filter(([, value]) => value !== null).map(([name, value]) => (
+          <div key={name}>
+            <dt>{name}</dt>
+            <dd>{value}</dd>
           </div>
-        ) : null}
-        <div>
-          <dt>Started</dt>
-          <dd>{started ? <LocalTime iso={started} /> : '—'}</dd>
-        </div>
-        <div>
-          <dt>Model</dt>
-          <dd>{model ?? '—'}</dd>
-        </div>
-        {session?.status ? (
-          <div>
-            <dt>Status</dt>
-            <dd>{session.status}</dd>
-          </div>
-        ) : null}
-        {session?.updatedAt ? (
-          <div>
-            <dt>Updated</dt>
-            <dd>
-              <LocalTime iso={new Date(session.updatedAt).toISOString()} />
-            </dd>
-          </div>
-        ) : null}
+        ))}
       </dl>
       <section aria-labelledby="transcript-title" class="card stack">
         <h2 id="transcript-title">Transcript</h2>
