@@ -58,13 +58,15 @@ export const EVENTS_PER_READ = 200;
 
 /**
  * The session's entry and its agent: the reader's routes take the agent, and a session id alone
- * names the session across agents. A session no index lists is read as agent main's (the reader's
- * default), whose transcript may still be there.
+ * names the session across agents. A run names its session by key (`agent:<agent>:…`, what
+ * workflow runs keep), so a key finds the entry too. A session no index lists is read as agent
+ * main's (the reader's default), whose transcript may still be there.
  */
-export async function findSession(sessionId: string): Promise<SessionEntry> {
+export async function findSession(sessionIdOrKey: string): Promise<SessionEntry> {
   const answer = await expectData(api().GET('/api/rt/sessions', { params: { query: { all: 'true' } } }));
-  const found = (answer.sessions as unknown as SessionEntry[]).find((s) => s.sessionId === sessionId);
-  return found ?? { sessionId, agentId: 'main', key: null, kind: null, channel: null, status: null, updatedAt: null };
+  const sessions = answer.sessions as unknown as SessionEntry[];
+  const found = sessions.find((s) => s.sessionId === sessionIdOrKey) ?? sessions.find((s) => s.key === sessionIdOrKey);
+  return found ?? { sessionId: sessionIdOrKey, agentId: 'main', key: null, kind: null, channel: null, status: null, updatedAt: null };
 }
 
 const sessionPath = (sessionId: string) => ({ sessionId });
@@ -141,8 +143,8 @@ export class TranscriptLines {
   private readonly reads = new Map<number, Promise<void>>();
   private readonly agent: Promise<SessionEntry>;
 
-  constructor(readonly sessionId: string) {
-    this.agent = findSession(sessionId).then((entry) => {
+  constructor(sessionIdOrKey: string) {
+    this.agent = findSession(sessionIdOrKey).then((entry) => {
       this.session.value = entry;
       return entry;
     });
@@ -150,8 +152,10 @@ export class TranscriptLines {
     void this.read(0).finally(() => (this.opened.value = true));
   }
 
-  get agentId(): string | undefined {
-    return this.session.value?.agentId;
+  /** The session's agent and transcript id, once its entry is found (the viewer may have been given its key). */
+  get found(): { agentId: string; sessionId: string } | undefined {
+    const entry = this.session.value;
+    return entry && { agentId: entry.agentId, sessionId: entry.sessionId };
   }
 
   eventsOf(line: number): TranscriptEvent[] | undefined {
@@ -197,11 +201,11 @@ export class TranscriptLines {
   }
 
   private async readPage(afterLine: number): Promise<void> {
-    const { agentId } = await this.agent;
+    const { agentId, sessionId } = await this.agent;
     const end = afterLine + LINES_PER_READ;
     let cursor = afterLine;
     for (;;) {
-      const page = await loadEvents(agentId, this.sessionId, cursor, EVENTS_PER_READ);
+      const page = await loadEvents(agentId, sessionId, cursor, EVENTS_PER_READ);
       // whole lines: every line up to the page's last is read (those without events are blank)
       const upTo = page.hasMore ? page.nextAfterLine : Math.max(page.nextAfterLine, page.totalLines);
       const byLine = new Map<number, TranscriptEvent[]>();

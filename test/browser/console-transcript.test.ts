@@ -56,6 +56,19 @@ describe('the transcript viewer', () => {
     expect(await row(page, long.lines).count()).toBe(0);
   });
 
+  it('opens a session named by its key (as a run names it) on its transcript', async () => {
+    const page = await ui.newPage();
+    await page.goto(`/sessions/${encodeURIComponent(long.key)}`);
+    await page.getByText('Question about turn 0?').waitFor();
+    await expect.poll(() => transcriptStatus(page).textContent()).toContain(`${long.lines} lines`);
+    const search = page.waitForRequest((r) => r.url().includes(`/api/rt/sessions/${long.sessionId}/search?`));
+    const box = page.getByRole('searchbox', { name: 'Search the transcript' });
+    await box.fill('turn 499');
+    await box.press('Enter');
+    await search;
+    await expect.poll(() => transcriptStatus(page).textContent()).toContain('match 1 of');
+  });
+
   it('finds words across the whole transcript through the search field and moves to each match', async () => {
     const page = await ui.newPage();
     await openSession(page, long.sessionId);

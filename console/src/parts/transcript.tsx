@@ -37,7 +37,8 @@ export function Transcript(props: { sessionId: string; live: boolean }): JSX.Ele
   const total = lines.totalLines.value;
   // (read so that a line's arrival redraws the rows)
   void lines.version.value;
-  const agentId = lines.session.value?.agentId;
+  // the session's agent and the transcript's own id (a run may name its session by key)
+  const found = lines.found;
   const root = useRef<HTMLDivElement>(null);
   const scroller = useRef<HTMLDivElement>(null);
   const [, rerender] = useState(0);
@@ -120,11 +121,11 @@ export function Transcript(props: { sessionId: string; live: boolean }): JSX.Ele
   }, []);
   const opened = lines.opened.value;
   useEffect(() => {
-    if (!live || !onScreen.value || !agentId || !opened) return;
+    if (!live || !onScreen.value || !found || !opened) return;
     const stop = new AbortController();
-    void followTail(agentId, sessionId, () => lines.tailCursor(), (event) => lines.addLive(event), stop.signal);
+    void followTail(found.agentId, found.sessionId, () => lines.tailCursor(), (event) => lines.addLive(event), stop.signal);
     return () => stop.abort();
-  }, [live, onScreen.value, agentId, opened, lines]);
+  }, [live, onScreen.value, found?.agentId, found?.sessionId, opened, lines]);
 
   const runSearch = async (q: string) => {
     problem.value = undefined;
@@ -132,10 +133,10 @@ export function Transcript(props: { sessionId: string; live: boolean }): JSX.Ele
       search.value = undefined;
       return;
     }
-    if (!agentId) return;
+    if (!found) return;
     try {
-      const found = await searchTranscript(agentId, sessionId, q);
-      search.value = { q, matches: found.matches, hasMore: found.hasMore, nextAfterLine: found.nextAfterLine, index: -1 };
+      const answer = await searchTranscript(found.agentId, found.sessionId, q);
+      search.value = { q, matches: answer.matches, hasMore: answer.hasMore, nextAfterLine: answer.nextAfterLine, index: -1 };
       moveMatch(1);
     } catch (err) {
       problem.value = `The transcript could not be searched: ${(err as Error).message}`;
@@ -143,12 +144,12 @@ export function Transcript(props: { sessionId: string; live: boolean }): JSX.Ele
   };
   const moveMatch = async (step: 1 | -1) => {
     const s = search.value;
-    if (!s || !agentId) return;
+    if (!s || !found) return;
     let { matches, hasMore, nextAfterLine } = s;
     let index = s.index + step;
     if (index >= matches.length && hasMore) {
       try {
-        const more = await searchTranscript(agentId, sessionId, s.q, nextAfterLine);
+        const more = await searchTranscript(found.agentId, found.sessionId, s.q, nextAfterLine);
         matches = [...matches, ...more.matches];
         ({ hasMore, nextAfterLine } = more);
       } catch (err) {
@@ -254,9 +255,9 @@ export function Transcript(props: { sessionId: string; live: boolean }): JSX.Ele
                     expanded={expanded}
                     onJump={(to) => goTo(to, 'start', true)}
                     onWhole={async () => {
-                      if (!agentId) return;
+                      if (!found) return;
                       try {
-                        lines.setLine(line, await loadLine(agentId, sessionId, line));
+                        lines.setLine(line, await loadLine(found.agentId, found.sessionId, line));
                       } catch (err) {
                         problem.value = `Line ${line} could not be read: ${(err as Error).message}`;
                       }
