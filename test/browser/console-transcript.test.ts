@@ -103,6 +103,12 @@ describe('the transcript viewer', () => {
     await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('data-line'))).toBe(String(call + 1));
     await row(page, call + 1).getByRole('button', { name: `Call on line ${call}` }).click();
     await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('data-line'))).toBe(String(call));
+    // the line is in the URL: a link to it opens there
+    expect(new URL(page.url()).searchParams.get('line')).toBe(String(call));
+    const linked = await ui.newPage();
+    await linked.goto(`/sessions/${long.sessionId}?line=3000`);
+    await row(linked, 3000).waitFor();
+    await expect.poll(() => linked.evaluate(() => document.activeElement?.getAttribute('data-line'))).toBe('3000');
   });
 
   it('keeps thinking collapsed behind a button that expands it', async () => {

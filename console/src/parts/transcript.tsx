@@ -2,6 +2,7 @@ import { useSignal, type Signal } from '@preact/signals';
 import { elementScroll, observeElementOffset, observeElementRect, Virtualizer } from '@tanstack/virtual-core';
 import type { ComponentChildren, JSX } from 'preact';
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { useLocation } from 'preact-iso';
 import { followTail, loadLine, searchTranscript, transcriptLines, type SearchMatch, type TranscriptEvent, type TranscriptLines } from '../transcript-data';
 import { LocalTime } from './local-time';
 import { Problem } from './problem';
@@ -34,6 +35,7 @@ interface Search {
 export function Transcript(props: { sessionId: string; live: boolean }): JSX.Element {
   const { sessionId, live } = props;
   const lines = useMemo(() => transcriptLines(sessionId), [sessionId]);
+  const { path, query, route } = useLocation();
   const total = lines.totalLines.value;
   // (read so that a line's arrival redraws the rows)
   void lines.version.value;
@@ -103,6 +105,7 @@ export function Transcript(props: { sessionId: string; live: boolean }): JSX.Ele
     followed.current = total;
   });
 
+  /** Moves to a line; a move the operator asked for (`focus`) focuses it and puts it in the URL's `line`, to link to. */
   const goTo = (line: number, align: Align, focus: boolean) => {
     if (total === 0) return;
     const clamped = Math.min(Math.max(1, line), total);
@@ -110,7 +113,20 @@ export function Transcript(props: { sessionId: string; live: boolean }): JSX.Ele
     target.current = { line: clamped, align, focus };
     virtualizer.scrollToIndex(clamped - 1, { align });
     void lines.ensure(clamped - 1, clamped + 1).then(() => rerender((n) => n + 1));
+    if (focus && query.line !== String(clamped)) {
+      const next = new URLSearchParams(query);
+      next.set('line', String(clamped));
+      route(`${path}?${next}`, true);
+    }
   };
+  // a link to a line (the URL's `line`) moves there once the transcript's length is known
+  const linked = useRef(false);
+  useEffect(() => {
+    const line = Number(query.line);
+    if (linked.current || total === 0 || !Number.isInteger(line) || line < 1) return;
+    linked.current = true;
+    goTo(line, 'start', true);
+  }, [total, query.line]);
 
   useEffect(() => {
     const el = root.current;
