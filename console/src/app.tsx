@@ -21,6 +21,7 @@ const SettingsScreen = lazy(() => import('./screens/settings').then((m) => m.Set
 // Runs screen and the run page share one: fewer chunks split from the entry, a smaller first download)
 const RunsScreen = lazy(() => import('./screens/runs').then((m) => m.RunsScreen));
 const RunPage = lazy(() => import('./screens/runs').then((m) => m.RunPage));
+const SessionPage = lazy(() => import('./screens/session-page').then((m) => m.SessionPage));
 
 /**
  * The first read of the screen at `url`, for main.tsx to start before the shell renders (the
@@ -88,6 +89,7 @@ function Shell() {
           {placeholders.map((p) => (
             <Placeholder key={p.path} path={p.path} screen={p} />
           ))}
+          <SessionPage path="/sessions/:id" />
           <NotFound default />
         </Router>
       </main>

@@ -19,13 +19,13 @@ export const MESSAGES_MAX_LIMIT = 500;
 
 const SESSION_NOT_FOUND = 'Session not found';
 
-function filesOf(deps: Pick<Deps, 'runtime'>): RuntimeStateFiles {
+export function filesOf(deps: Pick<Deps, 'runtime'>): RuntimeStateFiles {
   if (!deps.runtime.files) throw new RuntimeCallError('the runtime state directory is not available to this server', 'unavailable');
   return deps.runtime.files;
 }
 
 /** A positive whole number from a query string, capped (a huge value is clamped, not refused). */
-const cappedCount = (fallback: number, max: number) =>
+export const cappedCount = (fallback: number, max: number) =>
   z
     .string()
     .regex(/^\d+$/, 'must be a whole number')
@@ -96,7 +96,7 @@ export async function listRuntimeAgents(deps: Pick<Deps, 'runtime'>) {
   return { agents };
 }
 
-const listSessionsQuery = z.strictObject({
+export const runtimeSessionsQuerySchema = z.strictObject({
   agent: agentParam,
   all: booleanParam,
   active: z
@@ -109,7 +109,7 @@ const listSessionsQuery = z.strictObject({
 
 /** GET /api/rt/sessions?agent&all&active: newest first; `active` keeps sessions updated within that many minutes. */
 export async function listRuntimeSessions(deps: Pick<Deps, 'runtime' | 'clock'>, query: unknown) {
-  const q = parseQuery(listSessionsQuery, query);
+  const q = parseQuery(runtimeSessionsQuerySchema, query);
   const files = filesOf(deps);
   const since = q.active === undefined ? undefined : deps.clock.now().getTime() - q.active * 60_000;
   const recent = (s: SessionMetadata) => since === undefined || (s.updatedAt ?? 0) >= since;
@@ -131,7 +131,7 @@ export async function listRuntimeSessions(deps: Pick<Deps, 'runtime' | 'clock'>,
 // Transcript scans
 
 /** Calls `visit` for every line of the transcript, in order, without holding more than one line. */
-async function scan(transcript: TranscriptStream, visit: (lineNo: number, text: string) => void): Promise<number> {
+export async function scan(transcript: TranscriptStream, visit: (lineNo: number, text: string) => void): Promise<number> {
   let n = 0;
   try {
     for await (const text of transcript.lines) visit(++n, text);
@@ -141,14 +141,14 @@ async function scan(transcript: TranscriptStream, visit: (lineNo: number, text: 
   return n;
 }
 
-async function openOr404(files: RuntimeStateFiles, agentId: string, sessionId: string): Promise<TranscriptStream> {
+export async function openOr404(files: RuntimeStateFiles, agentId: string, sessionId: string): Promise<TranscriptStream> {
   const transcript = await files.openTranscript(agentId, sessionId);
   if (!transcript) throw new NotFoundError(SESSION_NOT_FOUND);
   return transcript;
 }
 
 /** Without copying the line (trim would): a long line is blank only if it has no visible character. */
-const isBlank = (text: string) => !/\S/.test(text);
+export const isBlank = (text: string) => !/\S/.test(text);
 
 /**
  * What replay needs to know about a whole transcript, built in one pass per file version and kept
@@ -341,7 +341,7 @@ async function indexedEventsPage(indexed: IndexedTranscript<ReplayIndex>, afterL
   return { events, lastPageLine, hasMore };
 }
 
-const eventsQuery = z.strictObject({
+export const sessionEventsQuerySchema = z.strictObject({
   agent: agentParam,
   afterLine: lineCursor,
   limit: cappedCount(EVENTS_DEFAULT_LIMIT, EVENTS_MAX_LIMIT),
@@ -357,7 +357,7 @@ const eventsQuery = z.strictObject({
  */
 export async function sessionEvents(deps: Pick<Deps, 'runtime'>, rawSessionId: unknown, query: unknown) {
   const sessionId = parseSessionId(rawSessionId);
-  const q = parseQuery(eventsQuery, query);
+  const q = parseQuery(sessionEventsQuerySchema, query);
   const indexed = await indexedOr404(filesOf(deps), q.agent, sessionId);
   if (indexed) {
     const page = await indexedEventsPage(indexed, q.afterLine, q.limit);
@@ -430,7 +430,7 @@ export async function sessionEvents(deps: Pick<Deps, 'runtime'>, rawSessionId: u
 }
 
 const detailLine = z.string().regex(/^\d+$/, 'Invalid line number').transform(Number).pipe(z.number().min(1, 'Invalid line number').max(Number.MAX_SAFE_INTEGER, 'Invalid line number'));
-const detailQuery = z.strictObject({ agent: agentParam });
+export const sessionEventDetailQuerySchema = z.strictObject({ agent: agentParam });
 
 /**
  * GET /api/rt/sessions/:sessionId/events/:line: the line's events with full bodies, its tool pairing,
@@ -441,7 +441,7 @@ export async function sessionEventDetail(deps: Pick<Deps, 'runtime'>, rawSession
   const lineCheck = detailLine.safeParse(rawLine);
   if (!lineCheck.success) throw new ValidationError('Invalid line number', [{ path: 'line', message: 'must be a whole number of 1 or more' }]);
   const line = lineCheck.data;
-  const q = parseQuery(detailQuery, query);
+  const q = parseQuery(sessionEventDetailQuerySchema, query);
   const indexed = await indexedOr404(filesOf(deps), q.agent, sessionId);
   if (indexed) return indexedEventDetail(indexed, sessionId, q.agent, line);
   const transcript = await openOr404(filesOf(deps), q.agent, sessionId);

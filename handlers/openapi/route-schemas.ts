@@ -97,6 +97,8 @@ import { snapshotListEntrySchema } from '../../core/snapshots/manifest';
 import { blockerSchema } from '../../core/workflows/blockers';
 import { activeSessionSchema } from '../../core/workflows/sessions';
 import { sessionTailQuerySchema } from '../../core/runtime/session-tail';
+import { runtimeSessionsQuerySchema, sessionEventDetailQuerySchema, sessionEventsQuerySchema } from '../../core/runtime/session-reader';
+import { sessionSearchQuerySchema, sessionSearchSchema } from '../../core/runtime/session-search';
 import { auditQuerySchema } from '../../core/audit/list-audit';
 import { telemetrySchema } from '../../core/workflows/instrumentation';
 import { createBudgetSchema, updateBudgetSchema } from '../../core/budgets/budget';
@@ -198,11 +200,11 @@ export const routeSchemas: Readonly<Record<string, RouteSchemas>> = {
   'GET /api/runtime/memory/promote': { response: memoryCandidatesSchema },
   'POST /api/runtime/memory/promote': { response: memoryPromotedSchema },
   'GET /api/rt/agents': { response: runtimeSessionAgentsSchema },
-  'GET /api/rt/sessions': { response: runtimeSessionsSchema },
+  'GET /api/rt/sessions': { query: runtimeSessionsQuerySchema, response: runtimeSessionsSchema },
   'GET /api/rt/sessions/{sessionId}': { response: sessionDetailSchema },
   'GET /api/rt/sessions/{sessionId}/messages': { response: sessionMessagesSchema },
-  'GET /api/rt/sessions/{sessionId}/events': { response: sessionEventsSchema },
-  'GET /api/rt/sessions/{sessionId}/events/{line}': { response: sessionEventDetailSchema },
+  'GET /api/rt/sessions/{sessionId}/events': { query: sessionEventsQuerySchema, response: sessionEventsSchema },
+  'GET /api/rt/sessions/{sessionId}/events/{line}': { query: sessionEventDetailQuerySchema, response: sessionEventDetailSchema },
   'GET /api/tasks/{id}/sessions': { response: taskSessionsSchema },
   'POST /api/agent/chat': { response: chatReplySchema },
   'GET /api/agent/chat/history': { response: chatHistorySchema },
@@ -341,4 +343,5 @@ export const routeSchemas: Readonly<Record<string, RouteSchemas>> = {
   'GET /api/settings/overview': { response: settingsOverviewSchema },
   'GET /api/views/runs': { query: runsViewQuerySchema, response: runsViewSchema },
   'GET /api/workflow-runs/{id}/page': { response: runPageSchema },
+  'GET /api/rt/sessions/{sessionId}/search': { query: sessionSearchQuerySchema, response: sessionSearchSchema },
 };

@@ -35,4 +35,6 @@ export const runtimeRoutes: readonly Route[] = [
   { method: 'GET', path: '/api/agent/chat/history', handler: 'chat/get-chat-history' },
 
   { method: 'GET', path: '/api/citation-queue/status', handler: 'citation-queue/get-citation-status' },
+
+  { method: 'GET', path: '/api/rt/sessions/:sessionId/search', handler: 'rt/search-session' },
 ];

@@ -176,14 +176,14 @@ export function TaskPage({ id = '' }: { path: string; id?: string }) {
         })()}
         <h3>Sessions</h3>
         {(() => {
-          const list = (sessions.data.value as { sessions?: { sessionKey?: string; runId?: string; status?: string }[] } | undefined)?.sessions ?? [];
+          const list = (sessions.data.value as { sessions?: { sessionKey?: string | null; sessionId?: string | null; runId?: string; liveness?: string }[] } | undefined)?.sessions ?? [];
           return list.length === 0 ? (
             <p class="muted">No linked sessions.</p>
           ) : (
             <ul class="plain-list">
               {list.map((s, i) => (
-                <li key={s.sessionKey ?? i}>
-                  {s.sessionKey ?? 'session'} {s.status ? `· ${s.status}` : ''}
+                <li key={s.runId ?? i}>
+                  {s.sessionId ? <a href={`/sessions/${encodeURIComponent(s.sessionId)}`}>{s.sessionKey ?? s.sessionId}</a> : (s.sessionKey ?? 'session')} {s.liveness ? `· ${s.liveness}` : ''}
                 </li>
               ))}
             </ul>
