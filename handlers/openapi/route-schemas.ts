@@ -102,6 +102,7 @@ import { createBudgetSchema, updateBudgetSchema } from '../../core/budgets/budge
 import { budgetAnswerSchema } from '../../core/budgets/commands';
 import { budgetViewSchema } from '../../core/budgets/evaluation';
 import { ledgerQuerySchema } from '../../core/budgets/queries';
+import { burnDownsAnswerSchema } from '../../core/budgets/burn-down';
 import { costRollupQuerySchema } from '../../core/costs/rollup';
 import { costSummaryQuerySchema } from '../../core/costs/summary';
 import { createProjectSchema, projectSchema, updateProjectSchema } from '../../core/projects/project';
@@ -332,4 +333,5 @@ export const routeSchemas: Readonly<Record<string, RouteSchemas>> = {
   'GET /api/artifacts': { query: listArtifactsQuerySchema, response: listOf('artifacts', artifactSchema) },
   'PATCH /api/artifacts/{id}': { body: updateArtifactSchema, response: artifactSchema },
   'DELETE /api/artifacts/{id}': { response: deleted('id') },
+  'GET /api/budgets/burn-down': { degrades: true, response: burnDownsAnswerSchema },
 };
