@@ -1,5 +1,5 @@
 import { useEffect } from 'preact/hooks';
-import { LocationProvider, Router, useLocation } from 'preact-iso';
+import { lazy, LocationProvider, Router, useLocation } from 'preact-iso';
 import { startLive, stopLive } from './live';
 import { CommandPalette } from './parts/command-palette';
 import { LiveStatus } from './parts/live-status';
@@ -14,6 +14,9 @@ import { NotFound, Placeholder, placeholders } from './screens/placeholder';
 import { SignIn } from './screens/sign-in';
 import { TaskPage, taskRead } from './screens/task-page';
 import { accessToken, signInShown, signOut } from './session';
+import { costsRead } from './costs-read';
+
+const CostsScreen = lazy(() => import('./screens/costs').then((m) => m.CostsScreen));
 
 /**
  * The first read of the screen at `url`, for main.tsx to start before the shell renders (the
@@ -24,6 +27,7 @@ export function screenRead(url: URL): { key: string; topics: readonly Topic[]; l
   if (url.pathname === '/') return { key: INBOX_KEY, topics: inboxTopics, load: loadInbox };
   if (url.pathname === '/board') return boardRead(url.searchParams.get('project') || undefined, url.searchParams.get('at') || undefined);
   if (task) return taskRead(decodeURIComponent(task[1]!));
+  if (url.pathname === '/costs') return costsRead();
   return undefined;
 }
 
@@ -74,6 +78,7 @@ function Shell() {
           <InboxScreen path="/" />
           <BoardScreen path="/board" />
           <TaskPage path="/tasks/:id" />
+          <CostsScreen path="/costs" />
           {placeholders.map((p) => (
             <Placeholder key={p.path} path={p.path} screen={p} />
           ))}

@@ -114,7 +114,6 @@ describe('the shell in a browser', () => {
     const routes: Record<string, string> = {
       Runs: '/api/workflow-runs',
       Agents: '/api/agents/status',
-      Costs: '/api/budgets',
       Audit: '/api/audit',
       Snapshots: '/api/snapshots',
       Settings: '/api/settings',

@@ -20,7 +20,7 @@ function importsOf(file: string): string[] {
 
 describe('layers (docs/ARCHITECTURE.md)', () => {
   it('the console reaches the server only through the API: from the repository it imports console/, the generated API types and the plain-data statuses', () => {
-    const packages = ['preact', 'preact/hooks', 'preact-iso', '@preact/signals', '@tanstack/virtual-core', 'openapi-fetch', 'eventsource-parser'];
+    const packages = ['preact', 'preact/hooks', 'preact-iso', '@preact/signals', '@tanstack/virtual-core', 'openapi-fetch', 'eventsource-parser', 'uplot', 'uplot/dist/uPlot.min.css'];
     const files = sourceFiles('console/src');
     expect(files.length).toBeGreaterThan(10);
     const offences = files.flatMap((file) =>
