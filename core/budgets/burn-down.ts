@@ -3,8 +3,9 @@ import { degradable } from '../costs/availability';
 import { addDays, isoDay, roundUsd } from '../costs/usage';
 import type { Db, Deps } from '../ports';
 import { BUDGET_STOP_ERROR } from '../workflows/dispatcher';
-import { budgetActions, budgetColumns, type BudgetRow } from './budget';
-import { budgetViewSchema, evaluateBudgets, recordLedgerEvents, viewOf, type EvaluatedBudget } from './evaluation';
+import { budgetActions } from './budget';
+import { budgetViewSchema, viewOf, type EvaluatedBudget } from './evaluation';
+import { evaluateEveryBudget } from './queries';
 import { dailySpendOf, type SpendDay } from './spend';
 
 /**
@@ -166,9 +167,7 @@ function roundForecast(f: Forecast, unit: 'usd' | 'tokens'): Forecast {
 export async function getBurnDowns(deps: Pick<Deps, 'storage' | 'clock' | 'events'>) {
   const now = deps.clock.now();
   return degradable(deps.storage, async (db) => {
-    const { rows } = await db.query<BudgetRow>(`SELECT ${budgetColumns} FROM budgets ORDER BY active DESC, created_at, id`);
-    const evaluated = await evaluateBudgets(db, rows, now);
-    await recordLedgerEvents(db, deps.events, evaluated, now);
+    const evaluated = await evaluateEveryBudget(db, deps.events, now);
     const [days, stopped] = await Promise.all([
       dailySpendOf(db, evaluated.map((e) => ({ ...e.budget, start: e.window.start, end: e.window.end }))),
       stoppedRunsOf(db, evaluated),

@@ -59,6 +59,24 @@ export function CostsScreen(_props: { path: string }) {
 
 const refreshBudgets = () => refetchNow(BURN_DOWNS_KEY);
 
+/** A form's submission: busy while it runs, and its failure, if any, as the form's problem. */
+function useSubmission() {
+  const busy = useSignal(false);
+  const problem = useSignal<string | undefined>(undefined);
+  const run = async (failure: string, work: () => Promise<void>) => {
+    busy.value = true;
+    problem.value = undefined;
+    try {
+      await work();
+    } catch (err) {
+      problem.value = `${failure}: ${(err as Error).message}`;
+    } finally {
+      busy.value = false;
+    }
+  };
+  return { busy, problem, run };
+}
+
 const scopeText = (b: BurnDown['budget']) => (b.scope === 'fleet' ? 'Fleet' : `${b.scope[0]!.toUpperCase()}${b.scope.slice(1)} ${b.scope_id ?? ''}`);
 
 const pastLineText: Record<BurnDown['line']['action'], string> = {
@@ -143,8 +161,7 @@ const actionNames: Record<BurnDown['line']['action'], string> = { warn: 'Warn', 
 
 function BudgetEditor({ budget, unit }: { budget: BurnDown['budget']; unit: BurnDown['unit'] }) {
   const open = useSignal(false);
-  const busy = useSignal(false);
-  const problem = useSignal<string | undefined>(undefined);
+  const { busy, problem, run } = useSubmission();
   const id = `edit-${budget.id}`;
   if (!open.value) {
     return (
@@ -173,17 +190,11 @@ function BudgetEditor({ budget, unit }: { budget: BurnDown['budget']; unit: Burn
       open.value = false;
       return;
     }
-    busy.value = true;
-    problem.value = undefined;
-    try {
+    await run('The budget was not saved', async () => {
       await updateBudget(budget.id, patch as BudgetPatch);
       open.value = false;
       refreshBudgets();
-    } catch (err) {
-      problem.value = `The budget was not saved: ${(err as Error).message}`;
-    } finally {
-      busy.value = false;
-    }
+    });
   };
   return (
     <form id={id} class="inline-form" aria-label={`Edit ${budget.name}`} onSubmit={submit}>
@@ -246,8 +257,7 @@ function BasisField({ value }: { value?: string }) {
 }
 
 function NewBudget() {
-  const busy = useSignal(false);
-  const problem = useSignal<string | undefined>(undefined);
+  const { busy, problem, run } = useSubmission();
   const scope = useSignal('fleet');
   const submit = async (event: Event) => {
     event.preventDefault();
@@ -263,18 +273,12 @@ function NewBudget() {
       action_on_exceed: String(form.get('action')),
       basis: String(form.get('basis')),
     };
-    busy.value = true;
-    problem.value = undefined;
-    try {
+    await run('The budget was not created', async () => {
       await createBudget(body as BudgetCreate);
       formElement.reset();
       scope.value = 'fleet';
       refreshBudgets();
-    } catch (err) {
-      problem.value = `The budget was not created: ${(err as Error).message}`;
-    } finally {
-      busy.value = false;
-    }
+    });
   };
   return (
     <div class="card stack">
@@ -507,8 +511,7 @@ function Prices() {
   const table = useQuery('costs:prices', [], loadPrices);
   const draft = useSignal<ModelDraft[] | undefined>(undefined);
   const newModel = useSignal('');
-  const busy = useSignal(false);
-  const problem = useSignal<string | undefined>(undefined);
+  const { busy, problem, run } = useSubmission();
   const saved = useSignal<string | undefined>(undefined);
   const models = draft.value ?? (table.data.value ? draftOf(table.data.value) : undefined);
   const edit = (change: (models: ModelDraft[]) => void) => {
@@ -520,20 +523,14 @@ function Prices() {
   const save = async (event: Event) => {
     event.preventDefault();
     if (!models) return;
-    busy.value = true;
-    problem.value = undefined;
-    try {
+    await run('The price table was not saved', async () => {
       // the file's models stay the file's unless changed here
       const prices = Object.fromEntries(models.filter((m) => m.source !== 'file' || m.touched).map((m) => [m.model_id, m.prices.map(priceOfDraft)]));
       const answer = await savePrices(prices);
       table.data.value = answer;
       draft.value = undefined;
       saved.value = `Saved: ${answer.models.length} models priced. Usage already priced keeps its cost until a reprice.`;
-    } catch (err) {
-      problem.value = `The price table was not saved: ${(err as Error).message}`;
-    } finally {
-      busy.value = false;
-    }
+    });
   };
   return (
     <section aria-labelledby="prices-title" class="stack">
@@ -634,12 +631,9 @@ function RepriceWindow() {
   const to = useSignal(utcDay(new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate() + 1))));
   const preview = useSignal<Reprice | undefined>(undefined);
   const applied = useSignal<Reprice | undefined>(undefined);
-  const busy = useSignal(false);
-  const problem = useSignal<string | undefined>(undefined);
-  const run = async (dryRun: boolean) => {
-    busy.value = true;
-    problem.value = undefined;
-    try {
+  const { busy, problem, run: submit } = useSubmission();
+  const run = (dryRun: boolean) =>
+    submit(dryRun ? 'The preview failed' : 'The reprice failed', async () => {
       const answer = await reprice(from.value, to.value, dryRun);
       if (dryRun) {
         preview.value = answer;
@@ -651,12 +645,7 @@ function RepriceWindow() {
         refreshBudgets();
         refetchNow('costs:rollup');
       }
-    } catch (err) {
-      problem.value = `${dryRun ? 'The preview' : 'The reprice'} failed: ${(err as Error).message}`;
-    } finally {
-      busy.value = false;
-    }
-  };
+    });
   const usd = (v: number) => formatAmount(v, 'usd');
   const window = (field: typeof from, name: string) => (
     <label class="field inline">
