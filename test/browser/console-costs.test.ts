@@ -139,4 +139,24 @@ describe('the Costs screen', () => {
     // the burn-down follows
     await expect.poll(async () => (await figures(page, 'Fleet this month')).find((r) => r.When!.endsWith('(now)'))?.['Billed spend']).toBe('$9.00');
   });
+
+  it('draws what live runs reserve as a band above spend, from now to the period’s end, following the stream', async () => {
+    const page = await ui.newPage();
+    await openCosts(page);
+    const region = budgetRegion(page, 'Fleet this month');
+    await expect.poll(() => region.locator('canvas').count()).toBeGreaterThan(0);
+    // a live run whose route expects $2 and which has reported nothing
+    await ui.app.db.query(`INSERT INTO workflow_agent_routing (workflow_type, agent_id, expected_cost_usd) VALUES ('live-costs', 'writer', 2)`);
+    await ui.app.db.query(`INSERT INTO workflow_runs (id, workflow_type, status, owner_agent_id, started_at) VALUES (gen_random_uuid(), 'live-costs', 'running', 'writer', now())`);
+    // nothing tells the page of a row written behind the API: the budget's own change does
+    const id = (await ui.call('GET', '/api/budgets')).body.budgets[0].id;
+    expect((await ui.call('PATCH', `/api/budgets/${id}`, { cap_usd: 60 })).status).toBe(200);
+    const reservedColumn = 'Spend and live runs’ reservations';
+    await expect.poll(async () => (await figures(page, 'Fleet this month')).at(-1)?.[reservedColumn]).toBe('$11.00');
+    const rows = await figures(page, 'Fleet this month');
+    expect(rows.find((r) => r.When!.endsWith('(now)'))).toMatchObject({ 'Billed spend': '$9.00', [reservedColumn]: '$11.00' });
+    expect(rows[0]![reservedColumn]).toBe('');
+    expect(await region.getByRole('list', { name: 'Key' }).getByRole('listitem').allTextContents()).toEqual(['Billed spend', reservedColumn, 'Forecast', 'Hard-stop line']);
+    expect(await region.getByText('Reserved by live runs').locator('..').textContent()).toContain('$2.00');
+  });
 });
