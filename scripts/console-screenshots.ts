@@ -64,6 +64,21 @@ async function demoAgentsAndSettings(url: string): Promise<void> {
   await call(url, 'POST', `/api/webhooks/${hook}/test`);
 }
 
+/** Costs: a price table, two budgets (one past its line) and a month of priced and unpriced usage. */
+async function demoCosts(url: string): Promise<void> {
+  await call(url, 'PUT', '/api/costs/prices', { prices: { 'sonnet-demo': [{ input_per_million: 3, output_per_million: 15 }, { effective_from: '2026-11-01', input_per_million: 2.5, output_per_million: 12 }] } });
+  await call(url, 'POST', '/api/budgets', { name: 'Fleet monthly', scope: 'fleet', period: 'monthly', cap_usd: 40, action_on_exceed: 'warn' });
+  await call(url, 'POST', '/api/budgets', { name: 'Editor weekly', scope: 'agent', scope_id: 'editor-agent', period: 'weekly', cap_usd: 2, action_on_exceed: 'hard_stop' });
+  await call(url, 'POST', '/api/workflow-templates', { name: 'research', steps: ['search', 'summarise'] });
+  await call(url, 'PUT', '/api/workflow-routing/research', { agent_id: 'writer-agent' });
+  const now = new Date();
+  for (let day = now.getUTCDate() - 1; day >= 0; day--) {
+    const at = new Date(now.getTime() - day * 86_400_000);
+    const run = (await call(url, 'POST', '/api/workflow-runs', { workflow_type: 'research' })).id as string;
+    await call(url, 'PATCH', `/api/workflow-runs/${run}`, { model_id: day % 5 === 3 ? 'unpriced-demo' : 'sonnet-demo', input_tokens: 200_000 + (day % 4) * 150_000, output_tokens: 20_000, reported_at: at.toISOString() });
+  }
+}
+
 const dataDir = await mkdtemp(path.join(os.tmpdir(), 'console-screenshots-'));
 // the fake agent runtime of the tests gives Settings its scheduled jobs and health; webhooks may point at loopback
 const fakeRuntime = path.join(root, 'test/fixtures/runtime');
@@ -77,9 +92,11 @@ const server = await startBuiltServer({
 try {
   const { project, task, run } = await demoFleet(server.url);
   await demoAgentsAndSettings(server.url);
+  await demoCosts(server.url);
   const { default: sparticuz } = await import('@sparticuz/chromium');
   const executablePath = process.env.CHROMIUM_PATH ?? (await sparticuz.executablePath());
-  const browser = await chromium.launch({ executablePath, args: ['--no-sandbox', '--disable-gpu', '--font-render-hinting=none'] });
+  // under the C locale Chromium's navigator.language is 'en-US@posix', which Intl refuses (uPlot formats numbers with it)
+  const browser = await chromium.launch({ executablePath, args: ['--no-sandbox', '--disable-gpu', '--font-render-hinting=none'], env: { ...process.env, LANG: 'en_US.UTF-8' } });
   await mkdir(out, { recursive: true });
   const screens: [string, string, string][] = [
     ['inbox', '/', 'Inbox'],
@@ -89,6 +106,7 @@ try {
     ['agents', '/agents', 'Agents'],
     ['settings', '/settings', 'Settings'],
     ['run', `/runs/${run}`, `Run ${run.slice(0, 8)} · copy-review`],
+    ['costs', '/costs', 'Costs'],
   ];
   const sizes = [
     { suffix: '', viewport: { width: 1280, height: 800 } },
@@ -103,7 +121,7 @@ try {
       await page.getByRole('status').first().filter({ hasText: 'Live' }).waitFor();
       // a screen still reading its data says so ("Reading what waits…"): shoot what it shows once read
       await page.getByText(/^Reading /).first().waitFor({ state: 'detached', timeout: 60_000 });
-      await page.screenshot({ path: path.join(out, `${name}-${theme}${suffix}.png`), fullPage: name === 'task' || name === 'settings' || name === 'run' });
+      await page.screenshot({ path: path.join(out, `${name}-${theme}${suffix}.png`), fullPage: name === 'task' || name === 'settings' || name === 'run' || name === 'costs' });
       console.log(`wrote docs/screenshots/${name}-${theme}${suffix}.png`);
     }
     await context.close();

@@ -14,6 +14,9 @@ import { NotFound, Placeholder, placeholders } from './screens/placeholder';
 import { SignIn } from './screens/sign-in';
 import { TaskPage, taskRead } from './screens/task-page';
 import { accessToken, signInShown, signOut } from './session';
+import { costsRead } from './costs-read';
+
+const CostsScreen = lazy(() => import('./screens/costs').then((m) => m.CostsScreen));
 
 const AgentsScreen = lazy(() => import('./screens/agents').then((m) => m.AgentsScreen));
 const SettingsScreen = lazy(() => import('./screens/settings').then((m) => m.SettingsScreen));
@@ -32,6 +35,7 @@ export function screenRead(url: URL): { key: string; topics: readonly Topic[]; l
   if (url.pathname === '/') return { key: INBOX_KEY, topics: inboxTopics, load: loadInbox };
   if (url.pathname === '/board') return boardRead(url.searchParams.get('project') || undefined, url.searchParams.get('at') || undefined);
   if (task) return taskRead(decodeURIComponent(task[1]!));
+  if (url.pathname === '/costs') return costsRead();
   return undefined;
 }
 
@@ -86,6 +90,7 @@ function Shell() {
           <SettingsScreen path="/settings" />
           <RunsScreen path="/runs" />
           <RunPage path="/runs/:id" />
+          <CostsScreen path="/costs" />
           {placeholders.map((p) => (
             <Placeholder key={p.path} path={p.path} screen={p} />
           ))}

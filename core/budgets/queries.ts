@@ -2,10 +2,10 @@ import * as z from 'zod';
 import { parseQuery } from '../query-params';
 import { answeringValidation, degradable } from '../costs/availability';
 import { BudgetNotFoundError, ValidationError } from '../errors';
-import type { Db, Deps } from '../ports';
+import type { Db, Deps, EventBus } from '../ports';
 import { uuidSchema } from '../validation';
 import { budgetColumns, type BudgetRow } from './budget';
-import { evaluateBudgets, recordLedgerEvents, viewOf } from './evaluation';
+import { evaluateBudgets, recordLedgerEvents, viewOf, type EvaluatedBudget } from './evaluation';
 import { periodFromKey, periodKeyForms, periodWindow } from './periods';
 import { unpricedRunsOf } from './spend';
 
@@ -23,11 +23,17 @@ export async function findBudget(db: Db, id: string, lock = false): Promise<Budg
 export async function listBudgets(deps: Pick<Deps, 'storage' | 'clock' | 'events'>) {
   const now = deps.clock.now();
   return degradable(deps.storage, async (db) => {
-    const { rows } = await db.query<BudgetRow>(`SELECT ${budgetColumns} FROM budgets ORDER BY active DESC, created_at, id`);
-    const evaluated = await evaluateBudgets(db, rows, now);
-    await recordLedgerEvents(db, deps.events, evaluated, now);
+    const evaluated = await evaluateEveryBudget(db, deps.events, now);
     return { available: true as const, budgets: evaluated.map(viewOf), timestamp: now.toISOString() };
   });
+}
+
+/** Every budget, active first, then oldest first, evaluated for its period containing `now`; ledger events now due are appended. */
+export async function evaluateEveryBudget(db: Db, events: EventBus, now: Date): Promise<EvaluatedBudget[]> {
+  const { rows } = await db.query<BudgetRow>(`SELECT ${budgetColumns} FROM budgets ORDER BY active DESC, created_at, id`);
+  const evaluated = await evaluateBudgets(db, rows, now);
+  await recordLedgerEvents(db, events, evaluated, now);
+  return evaluated;
 }
 
 export const ledgerQuerySchema = z.object({ period: z.string().trim().min(1).default('current') }).loose();

@@ -76,17 +76,17 @@ async function deriveFewSpends(db: Db, budgets: readonly SpendQuery[], from: Dat
 }
 
 /**
- * Derived spend of many budgets in one statement. The usage rollup rows of the union of the
- * budgets' windows are first reduced to one row per (UTC day, agent, project) — periods are whole
- * UTC days, so no precision is lost — and each budget then sums the rows of its scope by equality joins
- * (agent, the agent's department through agent_profiles, the task's project, or everything).
- * USD is rounded to a micro-dollar (costs are double precision), so every path reads the same.
+ * The rows a budget query reads, as SQL with its parameters: `b` (the budgets), `daily` (the usage
+ * rollup rows of the union of their windows reduced to one row per UTC day, agent and project,
+ * summed by spendTotalsSql: periods are whole UTC days, so no precision is lost) and `matched`
+ * (each budget beside the daily rows of its scope, by equality joins: agent, the agent's department
+ * through agent_profiles, the task's project, or everything; with the budget's starts, ends and
+ * basis). Without a fleet budget only the rows of the named scopes are read. A caller keeps the
+ * rows of each budget's own window: `day >= starts AND day < ends` (see inWindowSql).
  */
-export async function deriveSpend(db: Db, budgets: readonly SpendQuery[]): Promise<Map<string, Spend>> {
-  const spend = new Map<string, Spend>(budgets.map((b) => [b.id, { usd: 0, tokens: 0, runs: 0, unpriced_runs: 0 }]));
-  if (budgets.length === 0) return spend;
+function matchedRollupSql(budgets: readonly SpendQuery[]): { sql: string; params: unknown[] } {
   const from = new Date(Math.min(...budgets.map((b) => b.start.getTime())));
-  // Without a fleet budget only the rows of the named scopes can count
+  const to = new Date(Math.max(...budgets.map((b) => b.end.getTime())));
   const scopes = new Set(budgets.map((b) => b.scope));
   const narrowing: string[] = [];
   if (scopes.has('agent')) narrowing.push(`u.agent_id IN (SELECT scope_id FROM b WHERE scope = 'agent')`);
@@ -95,10 +95,8 @@ export async function deriveSpend(db: Db, budgets: readonly SpendQuery[]): Promi
   }
   if (scopes.has('project')) narrowing.push(`u.project_id IN (SELECT scope_id FROM b WHERE scope = 'project')`);
   const rowFilter = scopes.has('fleet') ? '' : `WHERE ${narrowing.join(' OR ')}`;
-  const to = new Date(Math.max(...budgets.map((b) => b.end.getTime())));
-  if (budgets.length <= FILTERED_AGGREGATE_MAX) return deriveFewSpends(db, budgets, from, to);
-  const { rows } = await db.query<{ id: string; usd: number | null; tokens: number; runs: number; unpriced_runs: number }>(
-    `WITH b AS (
+  return {
+    sql: `WITH b AS (
        SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::timestamptz[], $5::timestamptz[], $8::text[])
          AS b(id, scope, scope_id, starts, ends, basis)
      ), daily AS (
@@ -115,13 +113,8 @@ export async function deriveSpend(db: Db, budgets: readonly SpendQuery[]): Promi
          JOIN daily d ON d.agent = ap.agent_id
        UNION ALL
        SELECT b.id, b.starts, b.ends, b.basis, d.* FROM b JOIN daily d ON b.scope = 'project' AND d.project = b.scope_id
-     )
-     SELECT id, coalesce(sum(usd), 0) + CASE WHEN min(basis) = 'list' THEN coalesce(sum(shadow), 0) ELSE 0 END AS usd, coalesce(sum(tokens), 0)::bigint AS tokens, coalesce(sum(runs), 0)::int AS runs,
-            coalesce(sum(unpriced), 0)::int AS unpriced_runs
-       FROM matched
-      WHERE day >= (starts AT TIME ZONE 'UTC')::date AND day < (ends AT TIME ZONE 'UTC')::date
-      GROUP BY id`,
-    [
+     )`,
+    params: [
       budgets.map((b) => b.id),
       budgets.map((b) => b.scope),
       budgets.map((b) => b.scope_id),
@@ -131,9 +124,64 @@ export async function deriveSpend(db: Db, budgets: readonly SpendQuery[]): Promi
       to,
       budgets.map((b) => b.basis),
     ],
+  };
+}
+
+/** The rows of `matched` inside their budget's own window. */
+const inWindowSql = `day >= (starts AT TIME ZONE 'UTC')::date AND day < (ends AT TIME ZONE 'UTC')::date`;
+
+/**
+ * Derived spend of many budgets in one statement over matchedRollupSql's rows, each budget summing
+ * the rows of its window. USD is rounded to a micro-dollar (costs are double precision), so every
+ * path reads the same.
+ */
+export async function deriveSpend(db: Db, budgets: readonly SpendQuery[]): Promise<Map<string, Spend>> {
+  const spend = new Map<string, Spend>(budgets.map((b) => [b.id, { usd: 0, tokens: 0, runs: 0, unpriced_runs: 0 }]));
+  if (budgets.length === 0) return spend;
+  if (budgets.length <= FILTERED_AGGREGATE_MAX) {
+    return deriveFewSpends(db, budgets, new Date(Math.min(...budgets.map((b) => b.start.getTime()))), new Date(Math.max(...budgets.map((b) => b.end.getTime()))));
+  }
+  const matched = matchedRollupSql(budgets);
+  const { rows } = await db.query<{ id: string; usd: number | null; tokens: number; runs: number; unpriced_runs: number }>(
+    `${matched.sql}
+     SELECT id, coalesce(sum(usd), 0) + CASE WHEN min(basis) = 'list' THEN coalesce(sum(shadow), 0) ELSE 0 END AS usd, coalesce(sum(tokens), 0)::bigint AS tokens, coalesce(sum(runs), 0)::int AS runs,
+            coalesce(sum(unpriced), 0)::int AS unpriced_runs
+       FROM matched
+      WHERE ${inWindowSql}
+      GROUP BY id`,
+    matched.params,
   );
   for (const row of rows) spend.set(row.id, { usd: roundUsd(row.usd ?? 0), tokens: row.tokens, runs: row.runs, unpriced_runs: row.unpriced_runs });
   return spend;
+}
+
+/** One UTC day of a budget's window: its billed USD, its subscription runs' shadow USD and its tokens (not cumulative). */
+export interface SpendDay {
+  day: string;
+  billed: number;
+  shadow: number;
+  tokens: number;
+}
+
+/**
+ * The days of each budget's window that had usage in its scope, in one statement over the same
+ * rows as deriveSpend (so a budget's days add up to its derived spend), by budget id, day ascending.
+ */
+export async function dailySpendOf(db: Db, budgets: readonly SpendQuery[]): Promise<Map<string, SpendDay[]>> {
+  const days = new Map<string, SpendDay[]>(budgets.map((b) => [b.id, []]));
+  if (budgets.length === 0) return days;
+  const matched = matchedRollupSql(budgets);
+  const { rows } = await db.query<{ id: string; day: string; billed: number; shadow: number; tokens: number }>(
+    `${matched.sql}
+     SELECT id, to_char(day, 'YYYY-MM-DD') AS day, coalesce(sum(usd), 0) AS billed, coalesce(sum(shadow), 0) AS shadow, coalesce(sum(tokens), 0)::float8 AS tokens
+       FROM matched
+      WHERE ${inWindowSql}
+      GROUP BY id, day HAVING sum(runs) <> 0
+      ORDER BY id, day`,
+    matched.params,
+  );
+  for (const row of rows) days.get(row.id)!.push({ day: row.day, billed: roundUsd(row.billed), shadow: roundUsd(row.shadow), tokens: Number(row.tokens) });
+  return days;
 }
 
 /** The joins runInScopeSql reads: the run's task (t) and its agent's profile (ap). */

@@ -2,18 +2,25 @@ import * as z from 'zod';
 import { parseQuery } from '../query-params';
 import type { Deps } from '../ports';
 import { answeringValidation, degradable } from './availability';
+import { unpricedRunsOf } from '../budgets/spend';
 import { roundUsd, UNASSIGNED, unpricedOf } from './usage';
-import { rollupTotalsSql, usageRollupSql } from './usage-rollup';
+import { rollupTotalsSql, runUsageRowsSql, usageRollupSql } from './usage-rollup';
 import { costWindow, windowDaysSchema } from './window';
 
-/** What a rollup groups by, and the SQL of each key (a run without one lands in "Unassigned"). */
-export const rollupGroupings = {
+const groupings = ['agent', 'department', 'workflow_type', 'project', 'model'] as const;
+export type RollupGrouping = (typeof groupings)[number];
+
+/**
+ * What a rollup groups by, and the SQL of each key (a run without one lands in "Unassigned"). The
+ * usage rollup keeps no model: by model reads the window's runs (runUsageRowsSql) instead.
+ */
+export const rollupGroupings: Record<RollupGrouping, { key: string; join: string; fromRuns?: true }> = {
   agent: { key: "nullif(u.agent_id, '')", join: '' },
   department: { key: 'ap.department_id', join: 'LEFT JOIN agent_profiles ap ON ap.agent_id = u.agent_id' },
   workflow_type: { key: 'u.workflow_type', join: '' },
-} as const;
-export type RollupGrouping = keyof typeof rollupGroupings;
-const groupings = Object.keys(rollupGroupings) as [RollupGrouping, ...RollupGrouping[]];
+  project: { key: "nullif(u.project_id, '')", join: '' },
+  model: { key: 'u.model_id', join: '', fromRuns: true },
+};
 
 export const costRollupQuerySchema = z
   .object({
@@ -43,10 +50,14 @@ interface Group {
   series: Array<{ date: string; cost: number }>;
 }
 
+/** How many of the window's unpriced runs a rollup lists (newest first), so a reader can open them. */
+export const UNPRICED_RUNS_LISTED = 20;
+
 /**
  * GET /api/costs/rollup: totals per group over the window, each with its daily series (one point per
  * day that had runs, date ascending); groups by cost descending, then key. Costs are billed costs;
- * subscription runs' shadow cost is answered apart as subscription_cost, since nobody is billed it.
+ * subscription runs' shadow cost is answered apart as subscription_cost. When the window
+ * holds unpriced runs, the newest of them are listed (unpriced_run_list), read from the runs only then.
  */
 export async function getCostRollup(deps: Pick<Deps, 'storage' | 'clock'>, query: unknown) {
   return answeringValidation(async () => {
@@ -61,7 +72,7 @@ export async function getCostRollup(deps: Pick<Deps, 'storage' | 'clock'>, query
         const { rows } = await db.query<Row>(
           `SELECT g.key, to_char(g.day, 'YYYY-MM-DD') AS day, g.cost, g.subscription_cost, g.runs, g.input, g.output, g.unpriced_runs, g.unpriced_input, g.unpriced_output FROM (
              SELECT ${grouping.key} AS key, u.day, ${rollupTotalsSql}
-               FROM ${usageRollupSql('$1', '$2')} u ${grouping.join}
+               FROM ${grouping.fromRuns ? runUsageRowsSql('$1', '$2') : usageRollupSql('$1', '$2')} u ${grouping.join}
               GROUP BY 1, 2 HAVING sum(u.runs) <> 0) g
             ORDER BY g.day`,
           [window.start, window.end],
@@ -86,6 +97,8 @@ export async function getCostRollup(deps: Pick<Deps, 'storage' | 'clock'>, query
           if (last?.date === row.day) last.cost = roundUsd(last.cost + cost);
           else group.series.push({ date: row.day, cost: roundUsd(cost) });
         }
+        const unpriced = unpricedOf(rows);
+        const unpricedRuns = unpriced.unpriced_runs > 0 ? await unpricedRunsOf(db, { scope: 'fleet', scope_id: null }, window, UNPRICED_RUNS_LISTED) : [];
         const sorted = [...groups.values()]
           .map((g) => ({ ...g, cost: roundUsd(g.cost) }))
           .sort((a, b) => b.cost - a.cost || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
@@ -98,7 +111,8 @@ export async function getCostRollup(deps: Pick<Deps, 'storage' | 'clock'>, query
           groups: sorted,
           total_window: roundUsd(sorted.reduce((sum, g) => sum + g.cost, 0)),
           subscription_cost: roundUsd(subscriptionCost),
-          ...unpricedOf(rows),
+          ...unpriced,
+          unpriced_run_list: unpricedRuns,
           timestamp,
         };
       },

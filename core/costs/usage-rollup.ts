@@ -4,6 +4,7 @@ import { recordChange } from '../audit/record-change';
 import type { Db, Deps } from '../ports';
 import { requireDb } from '../storage';
 import { parseInput } from '../validation';
+import { runAgentSql, unpricedRunSql, usageAtSql } from './usage';
 
 /**
  * The usage rollup (migration 0960): run usage per UTC day x agent x project x workflow type x
@@ -27,6 +28,21 @@ export function usageRollupSql(from: string, to: string): string {
   const cols = 'day, agent_id, project_id, workflow_type, billing, runs, cost, input_tokens, output_tokens, unpriced_runs, unpriced_input, unpriced_output';
   const where = `day >= ${utcDayOf(from)} AND day < ${utcDayOf(to)}`;
   return `(SELECT ${cols} FROM run_usage_daily WHERE ${where} UNION ALL SELECT ${cols} FROM run_usage_delta WHERE ${where})`;
+}
+
+/**
+ * The runs whose usage falls in [from, to) as rows of the rollup's shape (one a run, with the same
+ * attribution and measures), plus model_id: for what the rollup does not keep (spend by model). It
+ * reads the runs of the window (through the usage-day index), so it costs what the window holds.
+ */
+export function runUsageRowsSql(from: string, to: string): string {
+  const unpriced = unpricedRunSql;
+  return `(SELECT (${usageAtSql} AT TIME ZONE 'UTC')::date AS day, coalesce(${runAgentSql}, '') AS agent_id, r.workflow_type, r.model_id,
+            CASE WHEN r.billing = 'subscription' THEN 'subscription' ELSE 'metered' END AS billing, 1 AS runs,
+            coalesce(r.cost_estimate, 0)::numeric AS cost, coalesce(r.input_tokens, 0) AS input_tokens, coalesce(r.output_tokens, 0) AS output_tokens,
+            ${unpriced}::int AS unpriced_runs, CASE WHEN ${unpriced} THEN coalesce(r.input_tokens, 0) ELSE 0 END AS unpriced_input,
+            CASE WHEN ${unpriced} THEN coalesce(r.output_tokens, 0) ELSE 0 END AS unpriced_output
+       FROM workflow_runs r WHERE ${usageAtSql} >= ${from} AND ${usageAtSql} < ${to})`;
 }
 
 /** Billed and shadow (subscription) cost of rollup rows `u`, as float8 sums. */

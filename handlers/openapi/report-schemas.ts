@@ -284,17 +284,37 @@ export const costSummarySchema = z.looseObject({
   timestamp: z.string(),
 });
 
+/** An unpriced run (tokens, no cost) as the ledger and the rollup list it (core/budgets/spend.ts, UnpricedRun). */
+const unpricedRunSchema = z.object({
+  id: z.string(),
+  workflow_type: z.string(),
+  agent_id: z.string().nullable(),
+  model_id: z.string().nullable(),
+  input_tokens: z.number().nullable(),
+  output_tokens: z.number().nullable(),
+  usage_at: z.date(),
+});
+
 export const costRollupSchema = z.looseObject({
   available: z.literal(true),
   group_by: z.string(),
   window_days: z.number().int(),
   currency: z.literal('USD'),
   group_count: z.number().int(),
-  groups: z.array(anyObject),
+  groups: z.array(
+    z.object({
+      key: z.string(),
+      cost: z.number(),
+      runs: z.number().int(),
+      tokens: z.object({ input: z.number(), output: z.number() }),
+      series: z.array(z.object({ date: z.string(), cost: z.number() })),
+    }),
+  ),
   total_window: z.number(),
   subscription_cost: z.number(),
   unpriced_runs: z.number().int(),
   unpriced_tokens: z.object({ input: z.number(), output: z.number() }),
+  unpriced_run_list: z.array(unpricedRunSchema),
   timestamp: z.string(),
 });
 
@@ -308,17 +328,7 @@ export const budgetLedgerSchema = z.object({
   pct_of_cap: z.number(),
   status: z.string(),
   events: z.array(anyObject),
-  unpriced_runs: z.array(
-    z.object({
-      id: z.string(),
-      workflow_type: z.string(),
-      agent_id: z.string().nullable(),
-      model_id: z.string().nullable(),
-      input_tokens: z.number().nullable(),
-      output_tokens: z.number().nullable(),
-      usage_at: z.date(),
-    }),
-  ),
+  unpriced_runs: z.array(unpricedRunSchema),
   timestamp: z.string(),
 });
 

@@ -105,6 +105,7 @@ import { createBudgetSchema, updateBudgetSchema } from '../../core/budgets/budge
 import { budgetAnswerSchema } from '../../core/budgets/commands';
 import { budgetViewSchema } from '../../core/budgets/evaluation';
 import { ledgerQuerySchema } from '../../core/budgets/queries';
+import { burnDownsAnswerSchema } from '../../core/budgets/burn-down';
 import { costRollupQuerySchema } from '../../core/costs/rollup';
 import { costSummaryQuerySchema } from '../../core/costs/summary';
 import { createProjectSchema, projectSchema, updateProjectSchema } from '../../core/projects/project';
@@ -344,4 +345,5 @@ export const routeSchemas: Readonly<Record<string, RouteSchemas>> = {
   'GET /api/views/runs': { query: runsViewQuerySchema, response: runsViewSchema },
   'GET /api/workflow-runs/{id}/page': { response: runPageSchema },
   'GET /api/rt/sessions/{sessionId}/search': { query: sessionSearchQuerySchema, response: sessionSearchSchema },
+  'GET /api/budgets/burn-down': { degrades: true, response: burnDownsAnswerSchema },
 };

@@ -19,4 +19,7 @@ export const costRoutes: readonly Route[] = [
   { method: 'POST', path: '/api/actions/execute', handler: 'actions/execute-action', agent: { scope: 'agent', actor: ['actor'] } },
   { method: 'GET', path: '/api/actions/recent', handler: 'actions/list-recent-actions' },
   { method: 'GET', path: '/api/actions/catalog', handler: 'actions/get-action-catalog', agent: agentRead },
+
+  // the console's Costs screen: every budget's burn-down in one request
+  { method: 'GET', path: '/api/budgets/burn-down', handler: 'budgets/get-budget-burn-downs' },
 ];

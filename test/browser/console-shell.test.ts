@@ -112,7 +112,6 @@ describe('the shell in a browser', () => {
     await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Inbox');
     await expect.poll(() => page.getByRole('status').filter({ hasText: 'Live' }).count()).toBeGreaterThan(0);
     const routes: Record<string, string> = {
-      Costs: '/api/budgets',
       Audit: '/api/audit',
       Snapshots: '/api/snapshots',
     };

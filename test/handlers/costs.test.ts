@@ -140,8 +140,42 @@ describe('GET /api/costs/rollup', () => {
     ]);
   });
 
+  it('groups by project through the run\'s task; runs without a task land in Unassigned', async () => {
+    const { rows } = await app.db.query<{ id: string }>(`INSERT INTO projects (id, name) VALUES (gen_random_uuid(), 'Rolled up') RETURNING id`);
+    const { rows: tasks } = await app.db.query<{ id: string }>(`INSERT INTO tasks (id, project_id, title) VALUES (gen_random_uuid(), $1, 't') RETURNING id`, [rows[0]!.id]);
+    const run = await seedRun({ agent: 'agent-b', cost: 0.75 });
+    await app.db.query('UPDATE workflow_runs SET task_id = $1 WHERE id = $2', [tasks[0]!.id, run]);
+    try {
+      const res = await app.call('GET', '/api/costs/rollup?group_by=project&days=1');
+      expect(res.status).toBe(200);
+      expect(res.body.groups).toEqual([
+        { key: 'Unassigned', cost: 2.5, runs: 1, tokens: { input: 1000, output: 200 }, series: [{ date: '2026-11-20', cost: 2.5 }] },
+        { key: rows[0]!.id, cost: 0.75, runs: 1, tokens: { input: 100, output: 10 }, series: [{ date: '2026-11-20', cost: 0.75 }] },
+      ]);
+    } finally {
+      await app.db.query('DELETE FROM workflow_runs WHERE id = $1', [run]);
+    }
+  });
+
+  it('groups by model from the window\'s runs (the rollup keeps no model), unpriced runs counted apart', async () => {
+    const priced = await seedRun({ agent: 'agent-b', cost: 0.5 });
+    const unpriced = await seedRun({ agent: 'agent-b', cost: null, input: 30, output: 3 });
+    await app.db.query(`UPDATE workflow_runs SET model_id = 'model-x' WHERE id = ANY($1::uuid[])`, [[priced, unpriced]]);
+    try {
+      const res = await app.call('GET', '/api/costs/rollup?group_by=model&days=1');
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ group_by: 'model', total_window: 3, unpriced_runs: 1, unpriced_tokens: { input: 30, output: 3 } });
+      expect(res.body.groups).toEqual([
+        { key: 'Unassigned', cost: 2.5, runs: 1, tokens: { input: 1000, output: 200 }, series: [{ date: '2026-11-20', cost: 2.5 }] },
+        { key: 'model-x', cost: 0.5, runs: 2, tokens: { input: 130, output: 13 }, series: [{ date: '2026-11-20', cost: 0.5 }] },
+      ]);
+    } finally {
+      await app.db.query('DELETE FROM workflow_runs WHERE id = ANY($1::uuid[])', [[priced, unpriced]]);
+    }
+  });
+
   it('refuses an unknown group_by with 400 validation_failed naming the legal values', async () => {
-    const res = await app.call('GET', '/api/costs/rollup?group_by=model');
+    const res = await app.call('GET', '/api/costs/rollup?group_by=colour');
     expect(res.status).toBe(400);
     expect(res.body.error).toBe('validation_failed');
     expect(res.body.details[0]).toMatchObject({ path: 'group_by' });
@@ -185,6 +219,12 @@ describe('unpriced usage', () => {
       expect(again.body).toMatchObject({ unpriced_runs: 2, unpriced_tokens: { input: 140, output: 14 }, total_window: 7.5 });
       const rollup = await app.call('GET', '/api/costs/rollup?group_by=workflow_type');
       expect(rollup.body).toMatchObject({ unpriced_runs: 2, unpriced_tokens: { input: 140, output: 14 } });
+      // the unpriced runs themselves, newest first, so the console can link to each
+      const { rows: seeded } = await app.db.query<{ id: string }>(`SELECT id FROM workflow_runs WHERE cost_estimate IS NULL AND created_at = '2026-11-18T12:00:00Z'`);
+      expect(rollup.body.unpriced_run_list.map((r: { id: string }) => r.id)).toEqual([more, seeded[0]!.id]);
+      expect(rollup.body.unpriced_run_list[0]).toMatchObject({ workflow_type: 'research', agent_id: 'agent-b', input_tokens: 40, output_tokens: 4 });
+      const priced = await app.call('GET', '/api/costs/rollup?days=1&group_by=agent');
+      expect(priced.body.unpriced_run_list.map((r: { id: string }) => r.id)).toEqual([more]);
       const narrow = await app.call('GET', '/api/costs/summary?days=1');
       expect(narrow.body).toMatchObject({ unpriced_runs: 1, unpriced_tokens: { input: 40, output: 4 } });
     } finally {

@@ -180,7 +180,19 @@ describe('POST /api/costs/reprice', () => {
     await putPrices({ m: { input_per_million: 5, output_per_million: 5 }, 'new-model': { input_per_million: 2, output_per_million: 2 } });
     const res = await app.call('POST', '/api/costs/reprice', { body: { from: '2026-11-20', to: '2026-11-21' } });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    expect(res.body).toEqual({ from: '2026-11-20T00:00:00.000Z', to: '2026-11-21T00:00:00.000Z', examined: 2, changed: 2, reported_by_agent: 1, without_price: 0 });
+    expect(res.body).toMatchObject({
+      from: '2026-11-20T00:00:00.000Z',
+      to: '2026-11-21T00:00:00.000Z',
+      examined: 2,
+      changed: 2,
+      reported_by_agent: 1,
+      without_price: 0,
+      dry_run: false,
+      cost_before: 1,
+      cost_after: 7,
+      unpriced_before: 1,
+    });
+    expect(res.body.changes.map((c: { id: string }) => c.id)).toEqual([tablePriced.id, unpriced.id]);
     expect(await runStatus(app, tablePriced.id)).toMatchObject({ cost_estimate: 5, cost_source: 'table' });
     expect(await runStatus(app, unpriced.id)).toMatchObject({ cost_estimate: 2, cost_source: 'table', currency: 'USD' });
     expect(await runStatus(app, agentPriced.id)).toMatchObject({ cost_estimate: 9, cost_source: 'reported' });
@@ -197,6 +209,42 @@ describe('POST /api/costs/reprice', () => {
     expect(await runStatus(app, tablePriced.id)).toMatchObject({ cost_estimate: 5 });
   });
 
+  it('previews a reprice with dry_run: what would change and by how much, changing nothing; the reprice then does exactly that', async () => {
+    await putPrices({ m: { input_per_million: 1, output_per_million: 1 } });
+    const cheap = await createRun(app, type);
+    await report(cheap.id, { model_id: 'm', input_tokens: 1_000_000 });
+    const big = await createRun(app, type);
+    await report(big.id, { model_id: 'm', input_tokens: 3_000_000 });
+    const unpriced = await createRun(app, type);
+    await report(unpriced.id, { model_id: 'later-model', input_tokens: 500_000 });
+    await putPrices({ m: { input_per_million: 2, output_per_million: 2 }, 'later-model': { input_per_million: 4, output_per_million: 4 } });
+    const auditRows = async () => (await app.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM audit_log WHERE action = 'repriced'`)).rows[0]!.n;
+    const before = await auditRows();
+    const events = (await outbox('run-updated')).length;
+
+    const preview = await app.call('POST', '/api/costs/reprice', { body: { from: '2026-11-20', to: '2026-11-21', dry_run: true } });
+    expect(preview.status, JSON.stringify(preview.body)).toBe(200);
+    expect(preview.body).toMatchObject({ dry_run: true, examined: 3, changed: 3, cost_before: 4, cost_after: 10, unpriced_before: 1 });
+    // the largest change first: 3 → 6, then the unpriced run's 0 → 2, then 1 → 2
+    expect(preview.body.changes).toEqual([
+      { id: big.id, workflow_type: type, model_id: 'm', cost_before: 3, cost_after: 6, billing_before: 'metered', billing_after: 'metered' },
+      { id: unpriced.id, workflow_type: type, model_id: 'later-model', cost_before: null, cost_after: 2, billing_before: 'metered', billing_after: 'metered' },
+      { id: cheap.id, workflow_type: type, model_id: 'm', cost_before: 1, cost_after: 2, billing_before: 'metered', billing_after: 'metered' },
+    ]);
+    expect(await runStatus(app, big.id)).toMatchObject({ cost_estimate: 3 });
+    expect(await runStatus(app, unpriced.id)).toMatchObject({ cost_estimate: null, cost_source: null });
+    expect(await auditRows()).toBe(before);
+    expect((await outbox('run-updated')).length).toBe(events);
+
+    const applied = await app.call('POST', '/api/costs/reprice', { body: { from: '2026-11-20', to: '2026-11-21' } });
+    expect(applied.body).toMatchObject({ dry_run: false, examined: 3, changed: 3, cost_before: 4, cost_after: 10, unpriced_before: 1 });
+    expect(applied.body.changes).toEqual(preview.body.changes);
+    expect(await runStatus(app, big.id)).toMatchObject({ cost_estimate: 6, cost_source: 'table' });
+    expect(await auditRows()).toBe(before + 3);
+    const nothingLeft = await app.call('POST', '/api/costs/reprice', { body: { from: '2026-11-20', to: '2026-11-21', dry_run: true } });
+    expect(nothingLeft.body).toMatchObject({ examined: 3, changed: 0, cost_before: 0, cost_after: 0, changes: [] });
+  });
+
   it('refuses a window that is not one with a 400 naming the field, and changes nothing', async () => {
     const repriced = async () => (await app.db.query(`SELECT 1 FROM audit_log WHERE action = 'repriced'`)).rows.length;
     const before = await repriced();
@@ -206,6 +254,7 @@ describe('POST /api/costs/reprice', () => {
       [{ from: 'last week', to: '2026-11-20' }, /from: must be a day/],
       [{ to: '2026-11-20' }, /from/],
       [{ from: '2026-11-20', to: '2026-11-21', extra: true }, /extra/],
+      [{ from: '2026-11-20', to: '2026-11-21', dry_run: 'yes' }, /dry_run: must be true or false/],
     ] as const) {
       const res = await app.call('POST', '/api/costs/reprice', { body });
       expect(res.status, JSON.stringify(body)).toBe(400);

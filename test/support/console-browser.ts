@@ -66,7 +66,8 @@ export function useConsole(options: { token?: string; env?: Record<string, strin
   beforeAll(async () => {
     dataDir = await mkdtemp(path.join(os.tmpdir(), 'task-server-console-'));
     await startServer();
-    browser = await chromium.launch({ executablePath: inject('chromiumPath'), args: ['--no-sandbox', '--disable-gpu', '--font-render-hinting=none'] });
+    // under the C locale Chromium's navigator.language is 'en-US@posix', which Intl refuses (uPlot formats numbers with it)
+    browser = await chromium.launch({ executablePath: inject('chromiumPath'), args: ['--no-sandbox', '--disable-gpu', '--font-render-hinting=none'], env: { ...process.env, LANG: 'en_US.UTF-8' } });
   });
   afterAll(async () => {
     await browser?.close();

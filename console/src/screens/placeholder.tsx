@@ -9,7 +9,6 @@ export interface PlaceholderScreen {
 }
 
 export const placeholders: readonly PlaceholderScreen[] = [
-  { path: '/costs', name: 'Costs', holds: 'spend against each budget with its burn-down and forecast, and the price table', route: '/api/budgets' },
   { path: '/audit', name: 'Audit', holds: 'the audit log, searchable, with each entity’s history and its state at any moment', route: '/api/audit' },
   { path: '/snapshots', name: 'Snapshots', holds: 'the full-state snapshots, their downloads, and restores previewed before they run', route: '/api/snapshots' },
 ];
