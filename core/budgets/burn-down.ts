@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { degradable } from '../costs/availability';
 import { addDays, isoDay, roundUsd } from '../costs/usage';
 import type { Db, Deps } from '../ports';
-import { BUDGET_STOP_ERROR } from '../workflows/dispatcher';
+import { BUDGET_STOP_ERROR } from '../workflows/budget-stop';
 import { budgetActions } from './budget';
 import { budgetViewSchema, viewOf, type EvaluatedBudget } from './evaluation';
 import { evaluateEveryBudget } from './queries';
