@@ -40,7 +40,7 @@ const post = (url: string, target: string, body: unknown) =>
     return r.json() as Promise<{ id: string }>;
   });
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+export const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const p95 = (values: number[]) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * 0.95))]!;
 
 /** A bare stream reader: resolves each waiter when a task:changed for its task arrives. */
@@ -71,7 +71,7 @@ function bareStream(url: string): { opened: Promise<void>; next(taskId: string):
  * after `shownWhen` (a script expression) holds, in a fresh context each time (nothing cached).
  * The watch is installed before the page's own scripts run, outside its CSP.
  */
-async function navigations(browser: Browser, url: string, shownWhen: string): Promise<number[]> {
+export async function navigations(browser: Browser, url: string, shownWhen: string): Promise<number[]> {
   const times: number[] = [];
   for (let i = 0; i < NAVIGATIONS; i++) {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
@@ -93,7 +93,7 @@ async function navigations(browser: Browser, url: string, shownWhen: string): Pr
 }
 
 /** Median milliseconds of fetching `target` and parsing its JSON inside a page of the console's origin. */
-async function fetchInPage(browser: Browser, origin: string, target: string): Promise<number> {
+export async function fetchInPage(browser: Browser, origin: string, target: string): Promise<number> {
   const context = await browser.newContext();
   const page = await context.newPage();
   await page.goto(`${origin}/config.json`);

@@ -59,7 +59,11 @@ try {
     ['board', `/board?project=${project}`, 'Board'],
     ['task', `/tasks/${task}`, 'Migrate the blog to the new CMS'],
     ['runs', '/runs', 'Runs'],
+    ['audit', '/audit', 'Audit'],
+    ['snapshots', '/snapshots', 'Snapshots'],
   ];
+  // a stored snapshot for the Snapshots screen to list
+  await call(server.url, 'POST', '/api/snapshots', { name: 'before-relaunch' });
   const sizes = [
     { suffix: '', viewport: { width: 1280, height: 800 } },
     { suffix: '-phone', viewport: { width: 390, height: 844 } },

@@ -1,5 +1,5 @@
 import { useEffect } from 'preact/hooks';
-import { LocationProvider, Router, useLocation } from 'preact-iso';
+import { lazy, LocationProvider, Router, useLocation } from 'preact-iso';
 import { startLive, stopLive } from './live';
 import { CommandPalette } from './parts/command-palette';
 import { LiveStatus } from './parts/live-status';
@@ -14,6 +14,9 @@ import { NotFound, Placeholder, placeholders } from './screens/placeholder';
 import { SignIn } from './screens/sign-in';
 import { TaskPage, taskRead } from './screens/task-page';
 import { accessToken, signInShown, signOut } from './session';
+
+const AuditScreen = lazy(() => import('./screens/audit').then((m) => m.AuditScreen));
+const SnapshotsScreen = lazy(() => import('./screens/snapshots').then((m) => m.SnapshotsScreen));
 
 /**
  * The first read of the screen at `url`, for main.tsx to start before the shell renders (the
@@ -74,6 +77,8 @@ function Shell() {
           <InboxScreen path="/" />
           <BoardScreen path="/board" />
           <TaskPage path="/tasks/:id" />
+          <AuditScreen path="/audit" />
+          <SnapshotsScreen path="/snapshots" />
           {placeholders.map((p) => (
             <Placeholder key={p.path} path={p.path} screen={p} />
           ))}

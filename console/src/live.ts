@@ -27,6 +27,8 @@ const topicsOf: Record<string, readonly Topic[]> = {
   'webhook:changed': ['webhooks'],
   'settings:changed': ['settings'],
   'action-update': ['runs'],
+  'restore-progress': ['restores'],
+  'restore:completed': ['restores'],
 };
 
 /** After this many failed attempts in a row the state says Offline (attempts go on, further apart). */

@@ -97,6 +97,9 @@ import { blockerSchema } from '../../core/workflows/blockers';
 import { activeSessionSchema } from '../../core/workflows/sessions';
 import { sessionTailQuerySchema } from '../../core/runtime/session-tail';
 import { auditQuerySchema } from '../../core/audit/list-audit';
+import { auditCsvQuerySchema } from '../../core/audit/export-audit';
+import { restoreStatusSchema } from '../../core/restore/restore-status';
+import { entitySnapshotsQuerySchema } from '../../core/history/state-snapshots';
 import { telemetrySchema } from '../../core/workflows/instrumentation';
 import { createBudgetSchema, updateBudgetSchema } from '../../core/budgets/budget';
 import { budgetAnswerSchema } from '../../core/budgets/commands';
@@ -228,7 +231,7 @@ export const routeSchemas: Readonly<Record<string, RouteSchemas>> = {
   'GET /api/history/{taskId}/snapshot': { response: taskSnapshotAtSchema },
   'GET /api/history/{taskId}/diff': { response: taskDiffSchema },
   'GET /api/state-snapshots': { response: stateSnapshotListSchema },
-  'GET /api/snapshots/{entityType}/{entityId}': { response: stateSnapshotListSchema },
+  'GET /api/snapshots/{entityType}/{entityId}': { query: entitySnapshotsQuerySchema, response: stateSnapshotListSchema },
   'POST /api/snapshots/{snapshotId}/preview-revert': { response: revertPreviewSchema },
   'POST /api/snapshots/{snapshotId}/revert': { response: revertedSchema },
   'GET /api/spaces': { response: z.object({ spaces: z.array(workspaceSchema) }) },
@@ -332,4 +335,6 @@ export const routeSchemas: Readonly<Record<string, RouteSchemas>> = {
   'GET /api/artifacts': { query: listArtifactsQuerySchema, response: listOf('artifacts', artifactSchema) },
   'PATCH /api/artifacts/{id}': { body: updateArtifactSchema, response: artifactSchema },
   'DELETE /api/artifacts/{id}': { response: deleted('id') },
+  'GET /api/audit.csv': { query: auditCsvQuerySchema, contentType: 'text/csv' },
+  'GET /api/restore/{restoreId}': { response: restoreStatusSchema },
 };

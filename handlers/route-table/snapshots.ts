@@ -9,4 +9,5 @@ export const snapshotRoutes: readonly Route[] = [
   { method: 'POST', path: '/api/restore/apply', handler: 'restore/apply-restore', largeBody: true },
   { method: 'GET', path: '/api/settings', handler: 'settings/get-settings' },
   { method: 'PATCH', path: '/api/settings', handler: 'settings/update-settings' },
+  { method: 'GET', path: '/api/restore/:restoreId', handler: 'restore/get-restore-status' },
 ];

@@ -115,8 +115,6 @@ describe('the shell in a browser', () => {
       Runs: '/api/workflow-runs',
       Agents: '/api/agents/status',
       Costs: '/api/budgets',
-      Audit: '/api/audit',
-      Snapshots: '/api/snapshots',
       Settings: '/api/settings',
     };
     for (const [name, route] of Object.entries(routes)) {

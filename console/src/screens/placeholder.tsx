@@ -12,8 +12,6 @@ export const placeholders: readonly PlaceholderScreen[] = [
   { path: '/runs', name: 'Runs', holds: 'the workflow runs with their timelines, approvals, costs and transcripts, and the dispatcher queue', route: '/api/workflow-runs' },
   { path: '/agents', name: 'Agents', holds: 'the agents with their liveness, caps, dispatch pauses, billing and tokens', route: '/api/agents/status' },
   { path: '/costs', name: 'Costs', holds: 'spend against each budget with its burn-down and forecast, and the price table', route: '/api/budgets' },
-  { path: '/audit', name: 'Audit', holds: 'the audit log, searchable, with each entity’s history and its state at any moment', route: '/api/audit' },
-  { path: '/snapshots', name: 'Snapshots', holds: 'the full-state snapshots, their downloads, and restores previewed before they run', route: '/api/snapshots' },
   { path: '/settings', name: 'Settings', holds: 'webhooks, routing, the governance policy, scheduled jobs and the server itself', route: '/api/settings' },
 ];
 
