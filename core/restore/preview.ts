@@ -4,6 +4,7 @@ import type { Db, Deps } from '../ports';
 import { requireDatabase } from '../snapshots/create-snapshot';
 import { describeTable, quoteIdent, useUtc, type LiveTable } from '../snapshots/live-table';
 import { isSecretKey, REDACTED, redactSecrets } from '../secrets/redact';
+import { canonicalJson } from '../snapshots/canonical-json';
 import type { ByteSource } from '../ports';
 import { snapshotTables } from '../snapshots/tables';
 import { previewRequestSchema, readRestoreRequest, settingsSectionDropped, tableRows, type ArtifactLayout } from './artifact';
@@ -60,7 +61,7 @@ function sampleRow(row: Record<string, unknown>): Record<string, unknown> {
 /** The columns of a changed row whose values differ, compared redacted as the diff's hash compares them. */
 function sampleChange(live: LiveTable, row: Record<string, unknown>, current: Record<string, unknown>): RowSample['changed'][number] {
   const known = new Set(live.columns);
-  const shown = (c: string, v: unknown) => JSON.stringify(isSecretKey(c) ? REDACTED : (redactSecrets(v) ?? null));
+  const shown = (c: string, v: unknown) => canonicalJson(isSecretKey(c) ? REDACTED : (redactSecrets(v) ?? null));
   const columns = Object.keys(row)
     .filter((c) => known.has(c) && shown(c, row[c]) !== shown(c, current[c]))
     .map((c) => ({ column: c, live: sampleValue(c, current[c]), snapshot: sampleValue(c, row[c]) }));
