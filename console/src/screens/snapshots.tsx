@@ -143,7 +143,9 @@ export function SnapshotsScreen(_props: { path: string }) {
                         {s.name}
                       </th>
                       <td>
-                        {sizeText(s.size_bytes)} <span class="muted">({s.total_rows.toLocaleString()} rows)</span>
+                        {sizeText(s.size_bytes)} <span class="muted">
+                          ({s.total_rows.toLocaleString()} {s.total_rows === 1 ? 'row' : 'rows'})
+                        </span>
                       </td>
                       <td>
                         <LocalTime iso={s.created_at} />
