@@ -26,6 +26,8 @@ export async function run(): Promise<void> {
     return;
   }
   const database = await benchDatabase();
+  // the server migrates the database as it starts; the rows are loaded behind it
+  const server = await startBuiltServer({ DATABASE_URL: database.url, DATA_DIR: database.dataDir, LOG_LEVEL: 'ERROR' });
   const raw = bareDb(database.url);
   const started = Date.now();
   // the trigram index is rebuilt once after the bulk load instead of being maintained row by row
@@ -43,7 +45,6 @@ export async function run(): Promise<void> {
   console.log(`console-audit bench: ${auditRows.toLocaleString('en-US')} audit rows generated and indexed in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   await raw.close();
 
-  const server = await startBuiltServer({ DATABASE_URL: database.url, DATA_DIR: database.dataDir, LOG_LEVEL: 'ERROR' });
   const { default: sparticuz } = await import('@sparticuz/chromium');
   const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? (await sparticuz.executablePath()), args: ['--no-sandbox', '--disable-gpu'] });
   try {

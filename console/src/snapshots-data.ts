@@ -9,21 +9,8 @@ export type RestoreStatus = operations['restoreGetRestoreStatus']['responses'][2
 export type RestoreApplied = operations['restoreApplyRestore']['responses'][200]['content']['application/json'];
 export type RestoreMode = 'merge' | 'replace';
 
-/** One table of a restore preview (core/restore/preview.ts TablePreview; the OpenAPI entry leaves `tables` open). */
-export interface TablePreview {
-  added: number;
-  updated: number;
-  conflicts: number;
-  unchanged: number;
-  absent: number;
-  added_pks: unknown[];
-  conflict_pks: unknown[];
-  /** A few rows the restore writes: added ones as the snapshot holds them, changed ones column by column (redacted, long values cut). */
-  sample: {
-    added: Array<{ key: unknown; row: Record<string, unknown> }>;
-    changed: Array<{ key: unknown; columns: Array<{ column: string; live: unknown; snapshot: unknown }> }>;
-  };
-}
+/** One table of a restore preview: its counts and a sample of its rows (core/restore/preview.ts). */
+export type TablePreview = RestorePreview['tables'][string];
 
 export const loadSnapshots = () => expectData(api().GET('/api/snapshots')).then((r) => r.snapshots);
 

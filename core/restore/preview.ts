@@ -1,3 +1,4 @@
+import * as z from 'zod';
 import { runStatusGroups } from '../workflows/run-status';
 import { SchemaTooNewError, StorageUnavailableError, NoDatabaseError } from '../errors';
 import type { Db, Deps } from '../ports';
@@ -19,29 +20,29 @@ export interface RestoreWarning {
   message: string;
 }
 
-export interface TablePreview {
-  added: number;
-  updated: number;
-  conflicts: number;
-  unchanged: number;
-  /** Live rows the artifact does not hold: what replace mode would delete. */
-  absent: number;
-  added_pks: unknown[];
-  conflict_pks: unknown[];
-  /** A few of the rows the restore writes, for a person to see what they are (the console's preview). */
-  sample: RowSample;
-}
-
 /**
- * Up to PREVIEW_SAMPLE_ROWS added rows (as the artifact holds them) and as many changed ones (updated
- * or conflicting: each differing column with its live value and the snapshot's). Secret-keyed values
- * are redacted on both sides (live rows hold real secrets) and every value is cut to
- * PREVIEW_SAMPLE_VALUE_CHARS characters of its JSON text, so the sample stays small whatever the rows hold.
+ * One table of the preview. `sample` holds up to PREVIEW_SAMPLE_ROWS added rows (as the artifact
+ * holds them) and as many changed ones (updated or conflicting: each differing column with its live
+ * value and the snapshot's), for a person to see what the rows are (the console's preview).
+ * Secret-keyed values are redacted on both sides (live rows hold real secrets) and every value is cut
+ * to PREVIEW_SAMPLE_VALUE_CHARS characters of its JSON text, so the sample stays small whatever the rows hold.
  */
-export interface RowSample {
-  added: Array<{ key: unknown; row: Record<string, unknown> }>;
-  changed: Array<{ key: unknown; columns: Array<{ column: string; live: unknown; snapshot: unknown }> }>;
-}
+export const tablePreviewSchema = z.object({
+  added: z.number().int(),
+  updated: z.number().int(),
+  conflicts: z.number().int(),
+  unchanged: z.number().int(),
+  /** Live rows the artifact does not hold: what replace mode would delete. */
+  absent: z.number().int(),
+  added_pks: z.array(z.unknown()),
+  conflict_pks: z.array(z.unknown()),
+  sample: z.object({
+    added: z.array(z.object({ key: z.unknown(), row: z.record(z.string(), z.unknown()) })),
+    changed: z.array(z.object({ key: z.unknown(), columns: z.array(z.object({ column: z.string(), live: z.unknown(), snapshot: z.unknown() })) })),
+  }),
+});
+export type TablePreview = z.infer<typeof tablePreviewSchema>;
+type RowSample = TablePreview['sample'];
 
 export const PREVIEW_SAMPLE_ROWS = 3;
 export const PREVIEW_SAMPLE_VALUE_CHARS = 200;

@@ -187,7 +187,7 @@ function RestorePreviewPanel({ snapshot, onClose, onApply }: { snapshot: Snapsho
   const mode = useSignal<RestoreMode>('merge');
   const typed = useSignal('');
   const p = preview.data.value;
-  const tables = p ? Object.entries(p.tables as Record<string, TablePreview>) : [];
+  const tables = p ? Object.entries(p.tables) : [];
   const differing = tables.filter(([, t]) => t.added + t.updated + t.conflicts + (mode.value === 'replace' ? t.absent : 0) > 0);
   return (
     <section aria-labelledby="preview-title" class="card stack restore-preview">
