@@ -101,7 +101,7 @@ describe('the Audit screen', () => {
     await expect.poll(() => entry.getByRole('status').textContent()).toBe('Reverted to the chosen version.');
   });
 
-  it('downloads the search as CSV through the API, the token in the header', async () => {
+  it('downloads the search as CSV: GET /api/audit.csv fetched by the page and saved as a file', async () => {
     const page = await ui.newPage();
     await page.goto('/audit?actor=ana&end_date=2031-03-03');
     await expect.poll(() => summary(page).textContent()).toBe('3 records, newest first');
