@@ -5,7 +5,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { expectNoSeriousAxeViolations, scrollsSideways, useConsole } from '../support/console-browser';
 
 /** The Snapshots screen: a snapshot created and downloaded; a restore previewed (the diff first), confirmed by name, applied, and found again after a reload; a stopped restore resumed. */
-const ui = useConsole();
+// statements may run long here: one test makes a restore's write of tasks take seconds
+const ui = useConsole({ env: { DB_STATEMENT_TIMEOUT_MS: '30000' } });
 let project: string;
 
 beforeAll(async () => {
@@ -80,6 +81,41 @@ describe('the Snapshots screen', () => {
     await expect.poll(() => page.getByRole('region', { name: 'Restore', exact: true }).getByRole('row', { name: /^tasks \d+ 1$/ }).count()).toBe(1);
     await page.getByRole('button', { name: 'Done' }).click();
     await expect.poll(() => new URL(page.url()).search).toBe('');
+  });
+
+  it('shows a restore still running after a reload, its progress from the server, then its result when it ends', async () => {
+    const page = await ui.newPage();
+    await page.goto('/snapshots');
+    const slow = await task('Restored slowly');
+    await createSnapshot(page, 'slow-restore');
+    expect((await ui.call('PATCH', `/api/tasks/${slow}`, { title: 'Changed before the slow restore' })).status).toBe(200);
+    // the restore's write of tasks takes seconds (only inside a restore's step: the apply sets task_server.restoring)
+    await ui.app.db.query(`CREATE FUNCTION slow_restored_tasks() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF current_setting('task_server.restoring', true) = 'on' THEN PERFORM pg_sleep(4); END IF; RETURN NEW; END $$`);
+    await ui.app.db.query('CREATE TRIGGER slow_restored_tasks BEFORE INSERT OR UPDATE ON tasks FOR EACH ROW EXECUTE FUNCTION slow_restored_tasks()');
+    try {
+      await list(page).getByRole('row', { name: /^slow-restore / }).getByRole('button', { name: 'Restore', exact: true }).click();
+      const preview = page.getByRole('region', { name: 'Restore preview: slow-restore' });
+      await preview.getByLabel(/^Type the snapshot’s name/).fill('slow-restore');
+      await preview.getByRole('button', { name: 'Apply restore' }).click();
+      await expect.poll(() => new URL(page.url()).searchParams.get('restore')).toMatch(/^[0-9a-f-]{36}$/);
+      const restoreId = new URL(page.url()).searchParams.get('restore')!;
+      await expect.poll(async () => (await ui.call('GET', `/api/restore/${restoreId}`)).body?.state).toBe('running');
+
+      // the page reloads while the server still applies: the restore of the URL is found running
+      await page.reload();
+      const restore = page.getByRole('region', { name: 'Restore', exact: true });
+      await expect.poll(() => restore.getByRole('status').textContent()).toBe('Restoring…');
+      expect(await restore.getByRole('progressbar', { name: 'Restore progress' }).count()).toBe(1);
+      expect(await restore.getByRole('button', { name: 'Done' }).count()).toBe(0);
+      // restore:completed on the stream brings the result, with no request of the page's own
+      await expect.poll(() => restore.getByRole('status').textContent(), { timeout: 60_000 }).toBe('Restored.');
+      await expect.poll(() => restore.getByRole('row', { name: /^tasks 1 0$/ }).count()).toBe(1);
+      expect((await ui.call('GET', `/api/tasks/${slow}`)).body.title).toBe('Restored slowly');
+    } finally {
+      await ui.app.db.query('DROP TRIGGER slow_restored_tasks ON tasks');
+      await ui.app.db.query('DROP FUNCTION slow_restored_tasks()');
+    }
   });
 
   it('finds a restore that stopped half-way after a reload, and resumes it with the same id', async () => {
