@@ -107,7 +107,11 @@ try {
     ['settings', '/settings', 'Settings'],
     ['run', `/runs/${run}`, `Run ${run.slice(0, 8)} · copy-review`],
     ['costs', '/costs', 'Costs'],
+    ['audit', '/audit', 'Audit'],
+    ['snapshots', '/snapshots', 'Snapshots'],
   ];
+  // a stored snapshot for the Snapshots screen to list
+  await call(server.url, 'POST', '/api/snapshots', { name: 'before-relaunch' });
   const sizes = [
     { suffix: '', viewport: { width: 1280, height: 800 } },
     { suffix: '-phone', viewport: { width: 390, height: 844 } },

@@ -10,7 +10,7 @@ import { INBOX_KEY, inboxTopics, loadInbox } from './inbox-data';
 import { clearQueries, type Topic } from './queries';
 import { BoardScreen, boardRead } from './screens/board';
 import { InboxScreen } from './screens/inbox';
-import { NotFound, Placeholder, placeholders } from './screens/placeholder';
+import { NotFound } from './screens/not-found';
 import { SignIn } from './screens/sign-in';
 import { TaskPage, taskRead } from './screens/task-page';
 import { accessToken, signInShown, signOut } from './session';
@@ -25,6 +25,9 @@ const SettingsScreen = lazy(() => import('./screens/settings').then((m) => m.Set
 const RunsScreen = lazy(() => import('./screens/runs').then((m) => m.RunsScreen));
 const RunPage = lazy(() => import('./screens/runs').then((m) => m.RunPage));
 const SessionPage = lazy(() => import('./screens/session-page').then((m) => m.SessionPage));
+
+const AuditScreen = lazy(() => import('./screens/audit').then((m) => m.AuditScreen));
+const SnapshotsScreen = lazy(() => import('./screens/snapshots').then((m) => m.SnapshotsScreen));
 
 /**
  * The first read of the screen at `url`, for main.tsx to start before the shell renders (the
@@ -91,9 +94,8 @@ function Shell() {
           <RunsScreen path="/runs" />
           <RunPage path="/runs/:id" />
           <CostsScreen path="/costs" />
-          {placeholders.map((p) => (
-            <Placeholder key={p.path} path={p.path} screen={p} />
-          ))}
+          <AuditScreen path="/audit" />
+          <SnapshotsScreen path="/snapshots" />
           <SessionPage path="/sessions/:id" />
           <NotFound default />
         </Router>

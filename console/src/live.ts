@@ -30,6 +30,8 @@ const topicsOf: Record<string, readonly Topic[]> = {
   'agent-billing-changed': ['agents'],
   'agent-token-changed': ['agents'],
   'workflow-routing-updated': ['settings'],
+  'restore-progress': ['restores'],
+  'restore:completed': ['restores'],
 };
 
 /** After this many failed attempts in a row the state says Offline (attempts go on, further apart). */

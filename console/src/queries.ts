@@ -22,7 +22,7 @@ import { useLayoutEffect, useMemo } from 'preact/hooks';
  * the operator's own action fetches at once. bench/console-board.ts measures the requests and the
  * delay. Nothing is refetched without an event: the stream says when something changed.
  */
-export type Topic = 'tasks' | 'projects' | 'runs' | 'approvals' | 'budgets' | 'agents' | 'webhooks' | 'doctor' | 'settings';
+export type Topic = 'tasks' | 'projects' | 'runs' | 'approvals' | 'budgets' | 'agents' | 'webhooks' | 'doctor' | 'settings' | 'restores';
 
 /** A lone change waits this long for the changes that come with it before its queries refetch. */
 export const MERGE_MS = 250;

@@ -3,15 +3,11 @@ import { api, expectData, undescribed } from './api';
 
 /** The task page's reads and writes, each one route of the API. */
 export type TaskDetail = operations['tasksGetTask']['responses'][200]['content']['application/json'];
-export type Version = operations['historyListEntitySnapshots']['responses'][200]['content']['application/json']['snapshots'][number];
-export type RevertPreview = operations['historyPreviewSnapshotRevert']['responses'][200]['content']['application/json'];
 type UpdateBody = NonNullable<operations['tasksUpdateTask']['requestBody']>['content']['application/json'];
 
 const path = (id: string) => ({ params: { path: { id } } });
 
 export const loadTask = (id: string) => expectData(api().GET('/api/tasks/{id}', path(id)));
-export const loadVersions = (id: string) =>
-  expectData(api().GET('/api/snapshots/{entityType}/{entityId}', { params: { path: { entityType: 'task', entityId: id } } })).then((r) => r.snapshots);
 export const loadRuns = (id: string) => expectData(api().GET('/api/workflow-runs', { params: { query: { task_id: id, limit: 20 } } }));
 export const loadSessions = (id: string) => expectData(api().GET('/api/tasks/{id}/sessions', path(id)));
 
@@ -22,7 +18,3 @@ export const linkSubtask = (id: string, child: string) => expectData(api().POST(
 export const archiveTask = (id: string) => expectData(api().POST('/api/tasks/{id}/archive', path(id)));
 export const deleteTask = (id: string) => expectData(api().DELETE('/api/tasks/{id}', path(id)));
 export const retryTask = (id: string) => expectData(api().POST('/api/tasks/{id}/retry', path(id)));
-export const previewRevert = (snapshotId: string) =>
-  expectData(api().POST('/api/snapshots/{snapshotId}/preview-revert', { params: { path: { snapshotId } } }));
-export const revert = (snapshotId: string) =>
-  expectData(api().POST('/api/snapshots/{snapshotId}/revert', { params: { path: { snapshotId } }, body: undescribed({}) }));

@@ -94,7 +94,11 @@ export function auditPageSql(filter: AuditFilter, limit: number, offset: number)
 }
 
 export function parseAuditQuery(query: unknown): z.infer<typeof auditQuerySchema> {
-  const filter = parseQuery(auditQuerySchema, query);
+  return refuseReversedRange(parseQuery(auditQuerySchema, query));
+}
+
+/** A date range that ends before it starts is a 400, not an empty answer (GET /api/audit and its CSV). */
+export function refuseReversedRange<F extends AuditFilter>(filter: F): F {
   if (filter.start_date && filter.end_date && filter.start_date > filter.end_date) {
     throw new ValidationError('start_date must not be after end_date', [{ path: 'start_date', message: 'after end_date' }]);
   }

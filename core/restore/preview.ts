@@ -1,8 +1,11 @@
+import * as z from 'zod';
 import { runStatusGroups } from '../workflows/run-status';
 import { SchemaTooNewError, StorageUnavailableError, NoDatabaseError } from '../errors';
 import type { Db, Deps } from '../ports';
 import { requireDatabase } from '../snapshots/create-snapshot';
-import { describeTable, quoteIdent, useUtc } from '../snapshots/live-table';
+import { describeTable, quoteIdent, useUtc, type LiveTable } from '../snapshots/live-table';
+import { isSecretKey, REDACTED, redactSecrets } from '../secrets/redact';
+import { canonicalJson } from '../snapshots/canonical-json';
 import type { ByteSource } from '../ports';
 import { snapshotTables } from '../snapshots/tables';
 import { previewRequestSchema, readRestoreRequest, settingsSectionDropped, tableRows, type ArtifactLayout } from './artifact';
@@ -17,15 +20,53 @@ export interface RestoreWarning {
   message: string;
 }
 
-export interface TablePreview {
-  added: number;
-  updated: number;
-  conflicts: number;
-  unchanged: number;
+/**
+ * One table of the preview. `sample` holds up to PREVIEW_SAMPLE_ROWS added rows (as the artifact
+ * holds them) and as many changed ones (updated or conflicting: each differing column with its live
+ * value and the snapshot's), for a person to see what the rows are (the console's preview).
+ * Secret-keyed values are redacted on both sides (live rows hold real secrets) and every value is cut
+ * to PREVIEW_SAMPLE_VALUE_CHARS characters of its JSON text, so the sample stays small whatever the rows hold.
+ */
+export const tablePreviewSchema = z.object({
+  added: z.number().int(),
+  updated: z.number().int(),
+  conflicts: z.number().int(),
+  unchanged: z.number().int(),
   /** Live rows the artifact does not hold: what replace mode would delete. */
-  absent: number;
-  added_pks: unknown[];
-  conflict_pks: unknown[];
+  absent: z.number().int(),
+  added_pks: z.array(z.unknown()),
+  conflict_pks: z.array(z.unknown()),
+  sample: z.object({
+    added: z.array(z.object({ key: z.unknown(), row: z.record(z.string(), z.unknown()) })),
+    changed: z.array(z.object({ key: z.unknown(), columns: z.array(z.object({ column: z.string(), live: z.unknown(), snapshot: z.unknown() })) })),
+  }),
+});
+export type TablePreview = z.infer<typeof tablePreviewSchema>;
+type RowSample = TablePreview['sample'];
+
+export const PREVIEW_SAMPLE_ROWS = 3;
+export const PREVIEW_SAMPLE_VALUE_CHARS = 200;
+
+/** A column's value as the sample shows it: redacted, its JSON text cut to PREVIEW_SAMPLE_VALUE_CHARS. */
+function sampleValue(column: string, value: unknown): unknown {
+  if (isSecretKey(column)) return REDACTED;
+  const redacted = redactSecrets(value) ?? null;
+  const text = JSON.stringify(redacted);
+  return text.length <= PREVIEW_SAMPLE_VALUE_CHARS ? redacted : `${text.slice(0, PREVIEW_SAMPLE_VALUE_CHARS)}…`;
+}
+
+function sampleRow(row: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(row).map(([c, v]) => [c, sampleValue(c, v)]));
+}
+
+/** The columns of a changed row whose values differ, compared redacted as the diff's hash compares them. */
+function sampleChange(live: LiveTable, row: Record<string, unknown>, current: Record<string, unknown>): RowSample['changed'][number] {
+  const known = new Set(live.columns);
+  const shown = (c: string, v: unknown) => canonicalJson(isSecretKey(c) ? REDACTED : (redactSecrets(v) ?? null));
+  const columns = Object.keys(row)
+    .filter((c) => known.has(c) && shown(c, row[c]) !== shown(c, current[c]))
+    .map((c) => ({ column: c, live: sampleValue(c, current[c]), snapshot: sampleValue(c, row[c]) }));
+  return { key: pkOf(live, row), columns };
 }
 
 /**
@@ -86,17 +127,19 @@ export async function previewRestore(deps: Deps, body: ByteSource, maxBytes: num
       const totals = { added: 0, updated: 0, conflicts: 0, unchanged: 0 };
       for (const table of artifactTables(layout)) {
         const live = await describeTable(tx, table);
-        const t: TablePreview = { added: 0, updated: 0, conflicts: 0, unchanged: 0, absent: 0, added_pks: [], conflict_pks: [] };
+        const t: TablePreview = { added: 0, updated: 0, conflicts: 0, unchanged: 0, absent: 0, added_pks: [], conflict_pks: [], sample: { added: [], changed: [] } };
         for await (const batch of tableRows(layout, table.name, RESTORE_BATCH_ROWS)) {
           for (const c of await classifyBatch(tx, live, batch, layout.manifest.created_at)) {
             if (c.kind === 'added') {
               t.added++;
               t.added_pks.push(pkOf(live, c.row));
+              if (t.sample.added.length < PREVIEW_SAMPLE_ROWS) t.sample.added.push({ key: pkOf(live, c.row), row: sampleRow(c.row) });
             } else if (c.kind === 'conflict') {
               t.conflicts++;
               t.conflict_pks.push(pkOf(live, c.row));
             } else if (c.kind === 'updated') t.updated++;
             else t.unchanged++;
+            if ((c.kind === 'conflict' || c.kind === 'updated') && t.sample.changed.length < PREVIEW_SAMPLE_ROWS) t.sample.changed.push(sampleChange(live, c.row, c.live!));
           }
         }
         const { rows } = await tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${quoteIdent(table.name)}`);

@@ -44,6 +44,7 @@ export async function listSnapshots(deps: SnapshotPorts): Promise<{ available: t
         total_rows: totalRows(manifest),
         size_bytes: source.size,
         generator: manifest.generator,
+        content_hash: manifest.content_hash,
       });
     } finally {
       await source.close();

@@ -25,6 +25,8 @@ export const snapshotListEntrySchema = z.object({
   total_rows: z.number().int(),
   size_bytes: z.number().int(),
   generator: z.string(),
+  /** The manifest's SHA-256 of the artifact's content, so an operator can tell two snapshots of the same state apart from two of different ones. */
+  content_hash: z.string(),
 });
 export type SnapshotListEntry = z.infer<typeof snapshotListEntrySchema>;
 

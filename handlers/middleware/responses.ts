@@ -116,3 +116,11 @@ export function streamedJsonArray(statusCode: number, pages: AsyncIterable<reado
   }
   return streamed(statusCode, chunks(), { 'content-type': 'application/json; charset=utf-8' });
 }
+
+/** A text response written piece by piece as its source reads it (a CSV export), each piece sent as its UTF-8 bytes. */
+export function streamedText(statusCode: number, pieces: AsyncIterable<string>, headers: Record<string, string>): HttpResult {
+  async function* chunks(): AsyncGenerator<Uint8Array> {
+    for await (const piece of pieces) yield Buffer.from(piece);
+  }
+  return streamed(statusCode, chunks(), headers);
+}

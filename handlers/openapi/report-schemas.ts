@@ -268,6 +268,7 @@ export const agentBridgeSchema = z.object({
 import { budgetRowSchema } from '../../core/budgets/budget';
 import { spendSchema } from '../../core/budgets/status';
 import { receiptSchema } from '../../core/actions/receipts';
+import { tablePreviewSchema } from '../../core/restore/preview';
 
 export const costSummarySchema = z.looseObject({
   available: z.literal(true),
@@ -356,7 +357,7 @@ export const restorePreviewSchema = z.object({
   schema_compat: z.literal('ok'),
   warnings: z.array(z.string()),
   warning_details: z.array(anyObject),
-  tables: z.unknown(),
+  tables: z.record(z.string(), tablePreviewSchema),
   totals: counts,
   settings: z.object({ keys: z.array(z.string()), dropped: z.boolean() }),
   snapshot_id: z.string(),

@@ -100,6 +100,9 @@ import { sessionTailQuerySchema } from '../../core/runtime/session-tail';
 import { runtimeSessionsQuerySchema, sessionEventDetailQuerySchema, sessionEventsQuerySchema } from '../../core/runtime/session-reader';
 import { sessionSearchQuerySchema, sessionSearchSchema } from '../../core/runtime/session-search';
 import { auditQuerySchema } from '../../core/audit/list-audit';
+import { auditCsvQuerySchema } from '../../core/audit/export-audit';
+import { restoreStatusSchema } from '../../core/restore/restore-status';
+import { entitySnapshotsQuerySchema } from '../../core/history/state-snapshots';
 import { telemetrySchema } from '../../core/workflows/instrumentation';
 import { createBudgetSchema, updateBudgetSchema } from '../../core/budgets/budget';
 import { budgetAnswerSchema } from '../../core/budgets/commands';
@@ -236,7 +239,7 @@ export const routeSchemas: Readonly<Record<string, RouteSchemas>> = {
   'GET /api/history/{taskId}/snapshot': { response: taskSnapshotAtSchema },
   'GET /api/history/{taskId}/diff': { response: taskDiffSchema },
   'GET /api/state-snapshots': { response: stateSnapshotListSchema },
-  'GET /api/snapshots/{entityType}/{entityId}': { response: stateSnapshotListSchema },
+  'GET /api/snapshots/{entityType}/{entityId}': { query: entitySnapshotsQuerySchema, response: stateSnapshotListSchema },
   'POST /api/snapshots/{snapshotId}/preview-revert': { response: revertPreviewSchema },
   'POST /api/snapshots/{snapshotId}/revert': { response: revertedSchema },
   'GET /api/spaces': { response: z.object({ spaces: z.array(workspaceSchema) }) },
@@ -346,4 +349,6 @@ export const routeSchemas: Readonly<Record<string, RouteSchemas>> = {
   'GET /api/workflow-runs/{id}/page': { response: runPageSchema },
   'GET /api/rt/sessions/{sessionId}/search': { query: sessionSearchQuerySchema, response: sessionSearchSchema },
   'GET /api/budgets/burn-down': { degrades: true, response: burnDownsAnswerSchema },
+  'GET /api/audit.csv': { query: auditCsvQuerySchema, contentType: 'text/csv' },
+  'GET /api/restore/{restoreId}': { response: restoreStatusSchema },
 };

@@ -11,4 +11,5 @@ export const snapshotRoutes: readonly Route[] = [
   { method: 'GET', path: '/api/settings', handler: 'settings/get-settings' },
   { method: 'PATCH', path: '/api/settings', handler: 'settings/update-settings' },
   { method: 'GET', path: '/api/settings/overview', handler: 'settings/get-settings-overview' },
+  { method: 'GET', path: '/api/restore/:restoreId', handler: 'restore/get-restore-status' },
 ];

@@ -69,4 +69,5 @@ export const taskRoutes: readonly Route[] = [
   { method: 'GET', path: '/api/org/summary', handler: 'org/get-org-summary' },
   { method: 'GET', path: '/api/inbox', handler: 'inbox/get-inbox' },
   { method: 'GET', path: '/api/agents/roster', handler: 'agents/list-agent-roster' },
+  { method: 'GET', path: '/api/audit.csv', handler: 'audit/export-audit-csv' },
 ];

@@ -97,7 +97,7 @@ describe('snapshot create', () => {
 });
 
 describe('snapshot list and download', () => {
-  it('lists artifacts newest first with total_rows and on-disk size, skipping unreadable and foreign files', async () => {
+  it('lists artifacts newest first with total_rows, on-disk size and content hash, skipping unreadable and foreign files', async () => {
     const older = await app.call('POST', '/api/snapshots', { body: { name: 'older' } });
     await app.db.query(`INSERT INTO workflows (id, name) VALUES (gen_random_uuid(), 'later')`);
     const later = new Date(Date.parse(older.body.manifest.created_at) + 60_000);
@@ -131,6 +131,7 @@ describe('snapshot list and download', () => {
       total_rows: Object.values(older.body.manifest.counts as Record<string, number>).reduce((a, b) => a + b, 0),
       size_bytes: size,
       generator: 'fleet-task-server@0.1.0',
+      content_hash: older.body.manifest.content_hash,
     });
     const times = res.body.snapshots.map((s: { created_at: string }) => Date.parse(s.created_at));
     expect([...times].sort((a, b) => b - a)).toEqual(times);

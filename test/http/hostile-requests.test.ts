@@ -225,7 +225,7 @@ describe('fuzz over the route table', () => {
   );
 
   /** Routes whose success is not JSON; their refusals (>= 400) are JSON {error} like every other route's. */
-  const NON_JSON_SUCCESS = new Set(['GET /api/metrics', 'GET /api/events', 'GET /api/events/stream', 'GET /api/snapshots/:id/download']);
+  const NON_JSON_SUCCESS = new Set(['GET /api/metrics', 'GET /api/events', 'GET /api/events/stream', 'GET /api/snapshots/:id/download', 'GET /api/audit.csv']);
 
   function expectWellFormed(route: (typeof routes)[number], path: string, res: RawReply): void {
     const what = `${route.method} ${path.slice(0, 200)} -> ${res.status} ${res.text.slice(0, 300)}`;

@@ -10,18 +10,15 @@ import {
   loadRuns,
   loadSessions,
   loadTask,
-  loadVersions,
-  previewRevert,
   retryTask,
-  revert,
   updateTask,
-  type RevertPreview,
   type TaskDetail,
-  type Version,
 } from '../task-data';
+import { loadVersions } from '../history-data';
 import { statusLabel } from '../task-words';
-import { LocalTime, localTimeText } from '../parts/local-time';
+import { LocalTime } from '../parts/local-time';
 import { Problem } from '../parts/problem';
+import { sameValue, valueText, VersionHistory, type FieldView } from '../parts/version-history';
 
 /**
  * One task: every field editable, its dependencies and subtasks, its claim, runs and sessions, and its
@@ -43,8 +40,6 @@ const fieldNames: Record<string, string> = {
   parent_task_id: 'Parent task',
 };
 
-const shown = (value: unknown) => (value === null || value === undefined || value === '' ? '—' : Array.isArray(value) ? value.join(', ') || '—' : String(value));
-const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
 const dateOnly = (value: string | null) => (value ? value.slice(0, 10) : '');
 
 /** The page's first read (also started early: app.tsx's screenRead). */
@@ -54,7 +49,7 @@ export function TaskPage({ id = '' }: { path: string; id?: string }) {
   const { route } = useLocation();
   const read = taskRead(id);
   const task = useQuery(read.key, read.topics, read.load);
-  const versions = useQuery(`task-versions:${id}`, ['tasks'], () => loadVersions(id));
+  const versions = useQuery(`task-versions:${id}`, ['tasks'], () => loadVersions('task', id));
   const runs = useQuery(`task-runs:${id}`, ['runs'], () => loadRuns(id));
   const sessions = useQuery(`task-sessions:${id}`, ['runs'], () => loadSessions(id));
   const problem = useSignal<string | undefined>(undefined);
@@ -216,7 +211,13 @@ export function TaskPage({ id = '' }: { path: string; id?: string }) {
         </div>
       </section>
 
-      <History versions={versions.data.value ?? []} known={knownTitles(t)} onReverted={() => act(async () => undefined, 'Reverted to the chosen version.')} />
+      <VersionHistory
+        versions={versions.data.value ?? []}
+        view={taskFieldView(knownTitles(t))}
+        headingId="history-title"
+        title="History"
+        onReverted={() => act(async () => undefined, 'Reverted to the chosen version.')}
+      />
     </section>
   );
 }
@@ -244,7 +245,7 @@ function TaskForm({ task, onSave }: { task: TaskDetail; onSave(body: Parameters<
         .filter(Boolean),
     };
     const before: Record<string, unknown> = { ...task, start_date: dateOnly(task.start_date) || null, due_date: dateOnly(task.due_date) || null };
-    const changed = Object.fromEntries(Object.entries(next).filter(([k, v]) => !same(before[k], v)));
+    const changed = Object.fromEntries(Object.entries(next).filter(([k, v]) => !sameValue(before[k], v)));
     if (Object.keys(changed).length > 0) onSave(changed);
   };
   return (
@@ -347,7 +348,7 @@ const dateFields: ReadonlySet<string> = new Set(['start_date', 'due_date']);
 /** A field's value in a diff: dates in the reader's time zone; the tasks that dependency_ids and parent_task_id name, by title, linked to their page. */
 function FieldValue({ field, value, known }: { field: (typeof diffFields)[number]; value: unknown; known: ReadonlyMap<string, string> }) {
   if (dateFields.has(field) && typeof value === 'string' && value) return <LocalTime iso={value} />;
-  if (field !== 'dependency_ids' && field !== 'parent_task_id') return <>{shown(value)}</>;
+  if (field !== 'dependency_ids' && field !== 'parent_task_id') return <>{valueText(value)}</>;
   const ids = (Array.isArray(value) ? value : value ? [value] : []).map(String);
   if (ids.length === 0) return <>—</>;
   return (
@@ -383,121 +384,11 @@ function FetchedTaskRef({ id }: { id: string }) {
   );
 }
 
-function History({ versions, known, onReverted }: { versions: Version[]; known: ReadonlyMap<string, string>; onReverted(): void }) {
-  const preview = useSignal<{ version: Version; diff: RevertPreview } | undefined>(undefined);
-  const problem = useSignal<string | undefined>(undefined);
-  // newest first; each version shows what changed from the one before it
-  const ordered = [...versions].sort((a, b) => Date.parse(b.created_at) - Date.parse(a.created_at));
-  return (
-    <section aria-labelledby="history-title" class="card stack">
-      <h2 id="history-title">History</h2>
-      <Problem text={problem.value} />
-      {ordered.length === 0 ? <p class="muted">No versions recorded yet.</p> : null}
-      <ol class="history-list">
-        {ordered.map((version, i) => {
-          const older = ordered[i + 1];
-          const changes = diffFields.filter((f) => !same(version.state[f], older?.state[f]) && (older || version.state[f] !== undefined));
-          return (
-            <li key={version.id} aria-label={`Version of ${localTimeText(version.created_at)}`}>
-              <p>
-                <strong>
-                  <LocalTime iso={version.created_at} />
-                </strong>{' '}
-                by {version.actor} ({version.reason})
-              </p>
-              {older ? (
-                <table class="diff">
-                  <caption class="visually-hidden">Changes in this version</caption>
-                  <thead>
-                    <tr>
-                      <th scope="col">Field</th>
-                      <th scope="col">Before</th>
-                      <th scope="col">After</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {changes.map((f) => (
-                      <tr key={f}>
-                        <th scope="row">{fieldNames[f]}</th>
-                        <td>
-                          <FieldValue field={f} value={older.state[f]} known={known} />
-                        </td>
-                        <td>
-                          <FieldValue field={f} value={version.state[f]} known={known} />
-                        </td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              ) : (
-                <p class="muted">The first recorded version.</p>
-              )}
-              {i > 0 ? (
-                <button
-                  type="button"
-                  onClick={async () => {
-                    problem.value = undefined;
-                    try {
-                      preview.value = { version, diff: await previewRevert(version.id) };
-                    } catch (err) {
-                      problem.value = (err as Error).message;
-                    }
-                  }}
-                >
-                  Revert to this version
-                </button>
-              ) : null}
-              {preview.value?.version.id === version.id ? (
-                <div class="inline-form revert-preview" role="group" aria-label="Revert preview">
-                  <table class="diff">
-                    <caption>Reverting changes these fields</caption>
-                    <thead>
-                      <tr>
-                        <th scope="col">Field</th>
-                        <th scope="col">Now</th>
-                        <th scope="col">After the revert</th>
-                      </tr>
-                    </thead>
-                    <tbody>
-                      {diffFields
-                        .filter((f) => !same(preview.value!.diff.currentState?.[f], preview.value!.diff.snapshotState[f]))
-                        .map((f) => (
-                          <tr key={f}>
-                            <th scope="row">{fieldNames[f]}</th>
-                            <td>
-                              <FieldValue field={f} value={preview.value!.diff.currentState?.[f]} known={known} />
-                            </td>
-                            <td>
-                              <FieldValue field={f} value={preview.value!.diff.snapshotState[f]} known={known} />
-                            </td>
-                          </tr>
-                        ))}
-                    </tbody>
-                  </table>
-                  <button
-                    type="button"
-                    class="primary"
-                    onClick={async () => {
-                      try {
-                        await revert(version.id);
-                        preview.value = undefined;
-                        onReverted();
-                      } catch (err) {
-                        problem.value = (err as Error).message;
-                      }
-                    }}
-                  >
-                    Confirm revert
-                  </button>
-                  <button type="button" onClick={() => (preview.value = undefined)}>
-                    Close
-                  </button>
-                </div>
-              ) : null}
-            </li>
-          );
-        })}
-      </ol>
-    </section>
-  );
+/** The task fields History compares, named as the form names them, with dates and task references as FieldValue shows them. */
+function taskFieldView(known: ReadonlyMap<string, string>): FieldView {
+  return {
+    fields: diffFields,
+    label: (f) => fieldNames[f] ?? f,
+    value: (f, v) => <FieldValue field={f as (typeof diffFields)[number]} value={v} known={known} />,
+  };
 }
