@@ -21,6 +21,7 @@ const listPattern = new RegExp(`${quoted}(?:\\s*,\\s*${quoted})+`, 'g');
 const otherVocabularies = new Map([
   ['core/runtime/proxies.ts', "the runtime's own task statuses, which its CLI validates"],
   ['core/workflows/run.ts', "override-failure's next_status, the request values of spec 03"],
+  ['core/restore/restore-status.ts', 'the states of a restore (GET /api/restore/:restoreId), not of a run'],
 ]);
 
 describe('run status groups (core/workflows/run-status.ts)', () => {
