@@ -1,7 +1,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Runtime } from '../core/ports';
-import { listRuntimeSessions, sessionEvents } from '../core/runtime/session-reader';
+import { listRuntimeSessions } from '../core/runtime/session-reader';
+import { sessionEvents } from '../core/runtime/session-events';
 import { gatewaySessions } from '../infra/runtime/gateway-sessions';
 import { medianMs, report } from './support';
 

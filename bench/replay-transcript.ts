@@ -3,7 +3,7 @@ import { createWriteStream } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { sessionEventDetail, sessionEvents } from '../core/runtime/session-reader';
+import { sessionEventDetail, sessionEvents } from '../core/runtime/session-events';
 import type { Runtime } from '../core/ports';
 import { runtimeStateFiles } from '../infra/runtime/state-files';
 import { report, seconds } from './support';

@@ -4,7 +4,8 @@ import type { Deps } from '../ports';
 import { parseQuery } from '../query-params';
 import { parseSessionId } from './ids';
 import type { ReplayEvent } from './replay';
-import { agentParam, EVENTS_MAX_LIMIT, lineCursor, sessionEvents } from './session-reader';
+import { agentParam, EVENTS_MAX_LIMIT, lineCursor } from './session-reader';
+import { sessionEvents } from './session-events';
 
 /** GET /api/rt/sessions/:sessionId/tail?agent&afterLine (the OpenAPI document reads it too). */
 export const sessionTailQuerySchema = z.strictObject({ agent: agentParam, afterLine: lineCursor });

@@ -48,3 +48,12 @@ export function isRewound(tree: TranscriptTree, id: string | null | undefined): 
   }
   return !tree.kept.ids.has(id);
 }
+
+/** The key that marks a line as an entry of the released runtime's tree, as it stands in the raw JSON text. */
+export const PARENT_ID_NAME = '"parentId"';
+
+/** Sets `rewound` on the events of tree entries: true off the kept branch. */
+export function markRewound<T extends { entryId?: string; rewound?: boolean }>(events: T[], tree: TranscriptTree): T[] {
+  for (const event of events) if (event.entryId !== undefined) event.rewound = isRewound(tree, event.entryId);
+  return events;
+}

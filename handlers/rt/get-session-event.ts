@@ -1,4 +1,4 @@
-import { sessionEventDetail } from '../../core/runtime/session-reader';
+import { sessionEventDetail } from '../../core/runtime/session-events';
 import { httpHandler, json } from '../middleware/http-handler';
 
 /** GET /api/rt/sessions/:sessionId/events/:line?agent */

@@ -1,4 +1,4 @@
-import { sessionEvents } from '../../core/runtime/session-reader';
+import { sessionEvents } from '../../core/runtime/session-events';
 import { httpHandler, json } from '../middleware/http-handler';
 
 /** GET /api/rt/sessions/:sessionId/events?agent&afterLine&limit */

@@ -4,7 +4,7 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Runtime } from '../../core/ports/runtime';
-import { sessionEventDetail, sessionEvents } from '../../core/runtime/session-reader';
+import { sessionEventDetail, sessionEvents } from '../../core/runtime/session-events';
 import { runtimeStateFiles } from '../../infra/runtime/state-files';
 import { useTestApp } from '../support/use-app';
 
