@@ -109,6 +109,8 @@ try {
     ['costs', '/costs', 'Costs'],
     ['audit', '/audit', 'Audit'],
     ['snapshots', '/snapshots', 'Snapshots'],
+    // a session of the fake runtime's state: the transcript viewer on its own page
+    ['session', '/sessions/sess-main-1', 'Session sess-main-1'],
   ];
   // a stored snapshot for the Snapshots screen to list
   await call(server.url, 'POST', '/api/snapshots', { name: 'before-relaunch' });
