@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { auditPageSql, parseAuditQuery } from '../../core/audit/list-audit';
 import { allTasksPageSql } from '../../core/tasks/queries';
-import { boardColumns, boardTasksSql } from '../../core/views/board';
+import { boardColumns, boardCountsSql, boardFirstTasksSql, boardTasksSql } from '../../core/views/board';
 import { movableClock } from '../support/fakes';
 import { useTestApp } from '../support/use-app';
 
@@ -166,6 +166,9 @@ describe('filters are served by indexes', () => {
       allTasksPageSql({}, laterPage),
       allTasksPageSql({ project_id: project, include_archived: false }, laterPage),
       { sql: boardTasksSql, params: [project, boardColumns] },
+      // the board's first screenful (limit_per_column) and its columns' counts
+      { sql: boardFirstTasksSql, params: [project, boardColumns, 20] },
+      { sql: boardCountsSql, params: [project, boardColumns] },
     ]) {
       const text = await plan(sql, params);
       expect(text, text).not.toMatch(/Seq Scan on tasks/);
