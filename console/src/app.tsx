@@ -19,10 +19,10 @@ import { accessToken, signInShown, signOut } from './session';
  * The first read of the screen at `url`, for main.tsx to start before the shell renders (the
  * screens' own useQuery of the same key then finds it in flight). Each screen names its read.
  */
-export function screenRead(url: URL): { key: string; topics: readonly Topic[]; load: () => Promise<unknown> } | undefined {
+export function screenRead(url: URL): { key: string; topics: readonly Topic[]; load: () => Promise<unknown>; first?: () => Promise<unknown> } | undefined {
   const task = /^\/tasks\/([^/]+)$/.exec(url.pathname);
   if (url.pathname === '/') return { key: INBOX_KEY, topics: inboxTopics, load: loadInbox };
-  if (url.pathname === '/board') return boardRead(url.searchParams.get('project') || undefined, url.searchParams.get('at') || undefined);
+  if (url.pathname === '/board') return boardRead(Object.fromEntries(url.searchParams));
   if (task) return taskRead(decodeURIComponent(task[1]!));
   return undefined;
 }

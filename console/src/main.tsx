@@ -10,9 +10,9 @@ applyStoredTheme();
 const config = await loadConsoleConfig();
 connectApi(config.apiBaseUrl);
 // the screen's own read travels while the shell renders
-const first = screenRead(new URL(location.href));
-if (first) {
-  prefetch(first.key, first.topics, first.load);
+const read = screenRead(new URL(location.href));
+if (read) {
+  prefetch(read.key, read.topics, read.load, read.first);
   // the client sends it a few promise steps later: let them run before the shell's render holds the thread
   await new Promise((resolve) => setTimeout(resolve, 0));
 }
