@@ -15,7 +15,7 @@ export { boardColumns };
 export const urgencyOrderOf = (priority: string, createdAt: string, id: string) =>
   `CASE ${priority} WHEN 'critical' THEN 0 WHEN 'high' THEN 1 WHEN 'medium' THEN 2 ELSE 3 END, ${createdAt}, ${id}`;
 
-/** Most urgent first inside a column, then oldest (over tasks aliased t). */
+/** Most urgent first inside a column, then oldest (over tasks aliased t); index `tasks_board_column_order` (migration 1170) holds this order by column, so a change here needs a new index. */
 export const urgencyOrder = urgencyOrderOf('t.priority', 't.created_at', 't.id');
 
 export const projectQuerySchema = z.strictObject({ project_id: uuidSchema.optional() });

@@ -166,13 +166,16 @@ describe('filters are served by indexes', () => {
       allTasksPageSql({}, laterPage),
       allTasksPageSql({ project_id: project, include_archived: false }, laterPage),
       { sql: boardTasksSql, params: [project, boardColumns] },
-      // the board's first screenful (limit_per_column) and its columns' counts
-      { sql: boardFirstTasksSql, params: [project, boardColumns, 20] },
+      // the columns' counts of the board's first screenful
       { sql: boardCountsSql, params: [project, boardColumns] },
     ]) {
       const text = await plan(sql, params);
       expect(text, text).not.toMatch(/Seq Scan on tasks/);
     }
+    // the board's first screenful (limit_per_column) reads each column's first tasks in order (migration 1170)
+    const firstScreenful = await plan(boardFirstTasksSql, [project, boardColumns, 20]);
+    expect(firstScreenful, firstScreenful).toMatch(/Index Scan using tasks_board_column_order/);
+    expect(firstScreenful, firstScreenful).not.toMatch(/Seq Scan on tasks/);
   });
 
   it('a later page of GET /api/tasks/all seeks to its keyset position in the generic plan of its prepared statement too', async () => {

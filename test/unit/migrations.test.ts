@@ -57,6 +57,7 @@ const landedTexts: ReadonlyArray<readonly [string, string]> = [
   ['1070_task_json_flat_metadata', '21afb82f99075911'],
   ['1100_console_lookups', 'ff1b254f19f393c9'],
   ['1110_runtime_costs', '2b3b0f75d363b465'],
+  ['1170_board_column_order', 'be05e8a92fce040c'],
 ];
 
 describe('the migration list (infra/db/migrations/README.md)', () => {

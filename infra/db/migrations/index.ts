@@ -22,6 +22,7 @@ import taskJsonWholeText from './1060_task_json_whole_text';
 import taskJsonFlatMetadata from './1070_task_json_flat_metadata';
 import consoleLookups from './1100_console_lookups';
 import runtimeCosts from './1110_runtime_costs';
+import boardColumnOrder from './1170_board_column_order';
 import workflowDispatcher from './0200_workflow_dispatcher';
 import workflowOwnerIndex from './0201_workflow_owner_index';
 import chatMessages from './0500_chat_messages';
@@ -69,4 +70,5 @@ export const migrations: ReadonlyArray<{ name: string; sql: string }> = [
   { name: '1070_task_json_flat_metadata', sql: taskJsonFlatMetadata },
   { name: '1100_console_lookups', sql: consoleLookups },
   { name: '1110_runtime_costs', sql: runtimeCosts },
+  { name: '1170_board_column_order', sql: boardColumnOrder },
 ];
