@@ -1,4 +1,4 @@
-import { signal, type Signal } from '@preact/signals';
+import { effect, signal, type Signal } from '@preact/signals';
 import { useLayoutEffect, useMemo } from 'preact/hooks';
 
 /**
@@ -19,8 +19,8 @@ import { useLayoutEffect, useMemo } from 'preact/hooks';
  *   requests to a flow.
  * A query in flight is never fetched a second time beside itself: a change during the fetch makes it
  * due again once it lands. A query may name a smaller first answer (the board's first screenful of
- * each column): asked for beside its first fetch only, never when the stream caused the fetch, and
- * shown until the whole answer lands, which replaces it. Only fetches the stream caused take turns; a screen opening, a sign-in or
+ * each column): asked for by its first fetch only, never when the stream caused the fetch, before
+ * the whole answer, which is asked for once it has landed and replaces it. Only fetches the stream caused take turns; a screen opening, a sign-in or
  * the operator's own action fetches at once. bench/console-board.ts measures the requests and the
  * delay. Nothing is refetched without an event: the stream says when something changed.
  */
@@ -118,17 +118,18 @@ function run(entry: Entry, byStream = false, screen = false): void {
   // only fetches the stream caused take turns: a change right after a screen opens shows at once
   if (byStream) entry.lastStarted = lastTurn = Date.now();
   entry.loading.value = true;
-  // asked for first, so it is not queued behind the whole answer; shown only while nothing else is
-  if (entry.first && entry.data.value === undefined && !byStream) {
-    entry.first().then(
-      (data) => {
-        if (entry.data.value === undefined) entry.data.value = data;
-      },
-      () => undefined, // the whole answer's fetch says what went wrong
-    );
-  }
-  entry
-    .load()
+  // the first answer alone at first, so that nothing competes with it (and the query is still never
+  // fetched twice at once); the whole answer is asked for once it has landed, and replaces it
+  const first =
+    entry.first && entry.data.value === undefined && !byStream
+      ? entry.first().then(
+          (data) => {
+            if (entry.data.value === undefined) entry.data.value = data;
+          },
+          () => undefined, // the whole answer's fetch says what went wrong
+        )
+      : undefined;
+  (first ? first.then(() => entry.load()) : entry.load())
     .then(
       (data) => {
         entry.data.value = data;
@@ -188,10 +189,18 @@ function entryOf(key: string, topics: readonly Topic[], load: () => Promise<unkn
 /**
  * Starts the first read of the screen the page opens on before the shell around it renders, so the
  * request travels while the page draws; the screen's useQuery of the same key finds it in flight.
+ * Resolves once the query has an answer to show (its first, or its whole) or its fetch has ended.
  */
-export function prefetch(key: string, topics: readonly Topic[], load: () => Promise<unknown>, first?: () => Promise<unknown>): void {
+export function prefetch(key: string, topics: readonly Topic[], load: () => Promise<unknown>, first?: () => Promise<unknown>): Promise<void> {
   const entry = entryOf(key, topics, load, first);
   if (!entry.inFlight && entry.data.value === undefined) run(entry, false, true);
+  return new Promise((resolve) => {
+    const stop = effect(() => {
+      if (entry.data.value === undefined && entry.loading.value) return;
+      resolve();
+      queueMicrotask(() => stop());
+    });
+  });
 }
 
 export interface Query<T> {

@@ -259,7 +259,8 @@ describe('the board opening', () => {
     // the dependencies' statuses came with the first screenful
     expect(await card(page, 'Waits on a done task').locator('.stuck').count()).toBe(0);
     expect(await card(page, 'Waits on the backlog’s last').textContent()).toContain('Waiting on 1 unmet dependency');
-    expect(asked.sort()).toEqual(['first screenful', 'whole board']);
+    // the whole board is asked for once the first screenful has landed
+    await expect.poll(() => asked).toEqual(['first screenful', 'whole board']);
 
     // the rest of the backlog has not arrived: the column scrolls through fewer than 40 cards of the least height (64 px), not 202
     const scroller = backlog.locator('.column-scroll');
