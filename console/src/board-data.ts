@@ -8,8 +8,13 @@ export type BoardTask = Board['columns'][string][number];
 export type BoardStuck = NonNullable<Board['stuck']>;
 export type Project = operations['projectsListProjects']['responses'][200]['content']['application/json'][number];
 
-export async function loadBoard(projectId: string | undefined): Promise<Board> {
-  return expectData(api().GET('/api/views/board', { params: { query: { include: 'stuck', ...(projectId ? { project_id: projectId } : {}) } } }));
+/**
+ * The board with its stuck reasons; with `perColumn`, only the first tasks of each column, with
+ * every column's count (`counts`) and the status of the dependencies it leaves out (docs/console-api.md).
+ */
+export async function loadBoard(projectId: string | undefined, perColumn?: number): Promise<Board> {
+  const query = { include: 'stuck' as const, ...(projectId ? { project_id: projectId } : {}), ...(perColumn ? { limit_per_column: String(perColumn) } : {}) };
+  return expectData(api().GET('/api/views/board', { params: { query } }));
 }
 
 /** GET /api/views/board/as-of (docs/console-api.md): the board as it stood at `at`, read-only. */

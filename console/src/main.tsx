@@ -9,11 +9,17 @@ import './styles.css';
 applyStoredTheme();
 const config = await loadConsoleConfig();
 connectApi(config.apiBaseUrl);
-// the screen's own read travels while the shell renders
-const first = screenRead(new URL(location.href));
-if (first) {
-  prefetch(first.key, first.topics, first.load);
-  // the client sends it a few promise steps later: let them run before the shell's render holds the thread
-  await new Promise((resolve) => setTimeout(resolve, 0));
+/**
+ * How long the first render waits for the screen's first answer: one style, layout and paint of the
+ * shell with the screen's content, rather than one of the shell and another once the answer lands
+ * (the board's first screenful comes in a few tens of ms).
+ */
+const FIRST_ANSWER_WAIT_MS = 150;
+
+// the screen's own read goes out before anything else; the shell renders with its answer, or without it once the wait is over
+const read = screenRead(new URL(location.href));
+if (read) {
+  const answered = prefetch(read.key, read.topics, read.load, read.first);
+  await Promise.race([answered, new Promise((resolve) => setTimeout(resolve, FIRST_ANSWER_WAIT_MS))]);
 }
 render(<App />, document.getElementById('app')!);

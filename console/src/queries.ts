@@ -1,4 +1,4 @@
-import { signal, type Signal } from '@preact/signals';
+import { effect, signal, type Signal } from '@preact/signals';
 import { useLayoutEffect, useMemo } from 'preact/hooks';
 
 /**
@@ -18,7 +18,9 @@ import { useLayoutEffect, useMemo } from 'preact/hooks';
  *   fetch of the screen's own is in flight, so it neither delays the screen's first answer nor adds
  *   requests to a flow.
  * A query in flight is never fetched a second time beside itself: a change during the fetch makes it
- * due again once it lands. Only fetches the stream caused take turns; a screen opening, a sign-in or
+ * due again once it lands. A query may name a smaller first answer (the board's first screenful of
+ * each column): asked for by its first fetch only, never when the stream caused the fetch, before
+ * the whole answer, which is asked for once it has landed and replaces it. Only fetches the stream caused take turns; a screen opening, a sign-in or
  * the operator's own action fetches at once. bench/console-board.ts measures the requests and the
  * delay. Nothing is refetched without an event: the stream says when something changed.
  */
@@ -37,6 +39,8 @@ interface Entry {
   loading: Signal<boolean>;
   topics: readonly Topic[];
   load: () => Promise<unknown>;
+  /** A smaller first answer, shown until the first whole one lands. */
+  first: (() => Promise<unknown>) | undefined;
   inFlight: boolean;
   /** Changed while its fetch was in flight: due again once it lands. */
   again: boolean;
@@ -114,8 +118,18 @@ function run(entry: Entry, byStream = false, screen = false): void {
   // only fetches the stream caused take turns: a change right after a screen opens shows at once
   if (byStream) entry.lastStarted = lastTurn = Date.now();
   entry.loading.value = true;
-  entry
-    .load()
+  // the first answer alone at first, so that nothing competes with it (and the query is still never
+  // fetched twice at once); the whole answer is asked for once it has landed, and replaces it
+  const first =
+    entry.first && entry.data.value === undefined && !byStream
+      ? entry.first().then(
+          (data) => {
+            if (entry.data.value === undefined) entry.data.value = data;
+          },
+          () => undefined, // the whole answer's fetch says what went wrong
+        )
+      : undefined;
+  (first ? first.then(() => entry.load()) : entry.load())
     .then(
       (data) => {
         entry.data.value = data;
@@ -160,11 +174,11 @@ export function refetchNow(keyPrefix: string): void {
   for (const [key, entry] of entries) if (key.startsWith(keyPrefix) && shown(entry)) run(entry);
 }
 
-function entryOf(key: string, topics: readonly Topic[], load: () => Promise<unknown>): Entry {
+function entryOf(key: string, topics: readonly Topic[], load: () => Promise<unknown>, first?: () => Promise<unknown>): Entry {
   let found = entries.get(key);
   if (!found) {
     found = {
-      data: signal(undefined), error: signal(undefined), loading: signal(false), topics, load,
+      data: signal(undefined), error: signal(undefined), loading: signal(false), topics, load, first,
       inFlight: false, again: false, stale: true, dueSince: undefined, spacings: [], lastStarted: -Infinity, foregroundUsers: 0, countedForeground: false,
     };
     entries.set(key, found);
@@ -175,10 +189,18 @@ function entryOf(key: string, topics: readonly Topic[], load: () => Promise<unkn
 /**
  * Starts the first read of the screen the page opens on before the shell around it renders, so the
  * request travels while the page draws; the screen's useQuery of the same key finds it in flight.
+ * Resolves once the query has an answer to show (its first, or its whole) or its fetch has ended.
  */
-export function prefetch(key: string, topics: readonly Topic[], load: () => Promise<unknown>): void {
-  const entry = entryOf(key, topics, load);
+export function prefetch(key: string, topics: readonly Topic[], load: () => Promise<unknown>, first?: () => Promise<unknown>): Promise<void> {
+  const entry = entryOf(key, topics, load, first);
   if (!entry.inFlight && entry.data.value === undefined) run(entry, false, true);
+  return new Promise((resolve) => {
+    const stop = effect(() => {
+      if (entry.data.value === undefined && entry.loading.value) return;
+      resolve();
+      queueMicrotask(() => stop());
+    });
+  });
 }
 
 export interface Query<T> {
@@ -190,17 +212,19 @@ export interface Query<T> {
 
 /**
  * The cached answer of `key`, fetched when first shown and refetched when the stream says one of
- * `topics` changed; `spacingMs` lengthens the wait between two fetches while changes keep coming.
+ * `topics` changed; `spacingMs` lengthens the wait between two fetches while changes keep coming;
+ * `first` loads a smaller answer shown while the first whole one travels.
  */
 export function useQuery<T>(
   key: string,
   topics: readonly Topic[],
   load: () => Promise<T>,
-  options: { spacingMs?: number; background?: boolean } = {},
+  options: { spacingMs?: number; background?: boolean; first?: () => Promise<T> } = {},
 ): Query<T> {
   const spacing = options.spacingMs ?? PACE_MS;
   const entry = useMemo(() => entryOf(key, topics, load), [key]);
   entry.load = load; // the latest closure (its arguments come from the key)
+  entry.first = options.first;
   const foreground = !options.background;
   // a layout effect: the first fetch starts in the render's own task, not a frame later
   useLayoutEffect(() => {

@@ -119,7 +119,7 @@ import { taskHitSchema, taskSearchQuerySchema } from '../../core/tasks/search';
 import { createTaskSchema, taskSchema, updateTaskSchema } from '../../core/tasks/task';
 import { taskDetailSchema } from '../../core/tasks/queries';
 import { agentQueueQuerySchema } from '../../core/views/agent-queue';
-import { boardQuerySchema } from '../../core/views/board';
+import { boardFirstTasksFieldsSchema, boardQuerySchema } from '../../core/views/board';
 import { boardStuckSchema } from '../../core/views/board-stuck';
 import { boardAsOfQuerySchema } from '../../core/views/board-as-of';
 import { inboxQuerySchema, inboxSchema } from '../../core/inbox/inbox';
@@ -286,7 +286,7 @@ export const routeSchemas: Readonly<Record<string, RouteSchemas>> = {
   'POST /api/tasks': { body: createTaskSchema, success: [201, 200], response: { 201: taskSchema } },
   'PATCH /api/tasks/{id}': { body: updateTaskSchema, response: taskSchema },
   'GET /api/views/agent': { query: agentQueueQuerySchema, response: agentQueueSchema },
-  'GET /api/views/board': { query: boardQuerySchema, response: boardSchema.extend({ stuck: z.record(z.string(), boardStuckSchema).optional() }) },
+  'GET /api/views/board': { query: boardQuerySchema, response: boardSchema.extend({ stuck: z.record(z.string(), boardStuckSchema).optional(), ...boardFirstTasksFieldsSchema.shape }) },
   'GET /api/views/board/as-of': { query: boardAsOfQuerySchema, response: boardSchema.extend({ as_of: z.date() }) },
   'GET /api/views/timeline': { query: timelineQuerySchema, response: timelineSchema },
   'POST /api/agent/claim': { body: claimSchema, response: taskSchema },

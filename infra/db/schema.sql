@@ -516,6 +516,13 @@ CREATE TABLE tasks (
     CONSTRAINT tasks_parent_task_id_fkey FOREIGN KEY (parent_task_id) REFERENCES tasks(id) ON DELETE SET NULL DEFERRABLE,
     CONSTRAINT tasks_project_id_fkey FOREIGN KEY (project_id) REFERENCES projects(id) ON DELETE CASCADE
 );
+CREATE INDEX tasks_board_column_order ON public.tasks USING btree (project_id, status, (
+CASE priority
+    WHEN 'critical'::text THEN 0
+    WHEN 'high'::text THEN 1
+    WHEN 'medium'::text THEN 2
+    ELSE 3
+END), created_at, id) WHERE ((deleted_at IS NULL) AND (archived_at IS NULL));
 CREATE INDEX tasks_created ON public.tasks USING btree (created_at, id) WHERE (deleted_at IS NULL);
 CREATE INDEX tasks_dependencies ON public.tasks USING gin (dependency_ids);
 CREATE INDEX tasks_due ON public.tasks USING btree (due_date) WHERE (deleted_at IS NULL);

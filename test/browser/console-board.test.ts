@@ -99,6 +99,10 @@ describe('the board', () => {
 
   it('applies the filters the URL carries, with the text filter as a search field', async () => {
     const page = await ui.newPage();
+    const firstScreenfuls: string[] = [];
+    page.on('request', (r) => {
+      if (new URL(r.url()).searchParams.has('limit_per_column')) firstScreenfuls.push(r.url());
+    });
     await openBoard(page, '&q=alpha&owner=bo');
     expect(await page.getByRole('searchbox', { name: 'Filter by title' }).inputValue()).toBe('alpha');
     await expect.poll(() => page.getByRole('article').allTextContents().then((t) => t.length)).toBe(1);
@@ -108,6 +112,8 @@ describe('the board', () => {
     await expect.poll(() => page.url()).toContain('q=release');
     expect(page.url()).not.toContain('owner=');
     await expect.poll(() => page.getByRole('article').allTextContents().then((t) => t.length)).toBe(1);
+    // counts of the cards that match cannot come from a first screenful: a filtered board waits for the whole
+    expect(firstScreenfuls).toEqual([]);
   });
 
   it('shows a change made through the API without a reload', async () => {
@@ -209,6 +215,84 @@ describe('the board', () => {
       const box = (await region.boundingBox())!;
       expect(box.x + box.width).toBeLessThanOrEqual(390);
     }
+  });
+});
+
+describe('the board opening', () => {
+  it('paints the first screenful of each column with every column’s count while the whole board travels, then the rest, where the operator had scrolled', async () => {
+    const long = (await ui.call('POST', '/api/projects', { name: 'Long board' })).body.id as string;
+    // oldest first among equals: Long task 001 heads the backlog after the critical tasks below
+    await ui.app.db.query(
+      `INSERT INTO tasks (id, project_id, title, status, priority, created_at)
+       SELECT gen_random_uuid(), $1, 'Long task ' || lpad(g::text, 3, '0'), CASE WHEN g <= 200 THEN 'backlog' ELSE 'completed' END, 'medium', now() - (1000 - g) * interval '1 second'
+         FROM generate_series(1, 260) g`,
+      [long],
+    );
+    const idOf = async (title: string) => (await ui.app.db.query<{ id: string }>('SELECT id FROM tasks WHERE project_id = $1 AND title = $2', [long, title])).rows[0]!.id;
+    // both at the head of the backlog, each waiting on a task far down a column, out of the first screenful
+    for (const [title, dependency] of [['Waits on a done task', 'Long task 260'], ['Waits on the backlog’s last', 'Long task 200']] as const) {
+      const made = await ui.call('POST', '/api/tasks', { project_id: long, title, status: 'backlog', priority: 'critical', dependency_ids: [await idOf(dependency)] });
+      expect(made.status).toBe(201);
+    }
+
+    const page = await ui.newPage();
+    const asked: string[] = [];
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    // the whole board's request waits until released; the first screenful's goes through
+    await page.route(
+      (url) => url.pathname === '/api/views/board',
+      async (route) => {
+        const search = new URL(route.request().url()).searchParams;
+        asked.push(search.has('limit_per_column') ? 'first screenful' : 'whole board');
+        if (!search.has('limit_per_column')) await held;
+        await route.continue();
+      },
+    );
+    await page.goto(`/board?project=${long}`);
+    const backlog = column(page, 'Backlog');
+    await expect.poll(() => backlog.getByRole('heading', { level: 2 }).textContent()).toBe('Backlog 202');
+    expect(await column(page, 'Completed').getByRole('heading', { level: 2 }).textContent()).toBe('Completed 60');
+    expect(await column(page, 'Ready').getByRole('heading', { level: 2 }).textContent()).toBe('Ready 0');
+    await expect.poll(() => card(page, 'Long task 001').count()).toBe(1);
+    expect(await column(page, 'Completed').getByRole('article').first().getByRole('heading', { level: 3 }).textContent()).toBe('Long task 201');
+    // the dependencies' statuses came with the first screenful
+    expect(await card(page, 'Waits on a done task').locator('.stuck').count()).toBe(0);
+    expect(await card(page, 'Waits on the backlog’s last').textContent()).toContain('Waiting on 1 unmet dependency');
+    // the whole board is asked for once the first screenful has landed
+    await expect.poll(() => asked).toEqual(['first screenful', 'whole board']);
+
+    // the rest of the backlog has not arrived: the column scrolls through fewer than 40 cards of the least height (64 px), not 202
+    const scroller = backlog.locator('.column-scroll');
+    const heightBefore = await scroller.evaluate((el) => el.scrollHeight);
+    expect(heightBefore).toBeLessThan(40 * 64);
+    await scroller.evaluate((el) => (el.scrollTop = 150));
+    await expect.poll(() => scroller.evaluate((el) => el.scrollTop)).toBe(150);
+    const topCard = () =>
+      scroller.evaluate((el) => {
+        const top = el.getBoundingClientRect().top;
+        return Array.from(el.querySelectorAll('article')).find((a) => a.getBoundingClientRect().bottom > top)?.querySelector('h3')?.textContent;
+      });
+    const seenFirst = await topCard();
+    expect(seenFirst).toBeTruthy();
+
+    release();
+    // the whole board lands in place: the column grows below, the operator's place and the counts stay
+    await expect.poll(() => scroller.evaluate((el) => el.scrollHeight)).toBeGreaterThan(heightBefore * 5);
+    expect(await scroller.evaluate((el) => el.scrollTop)).toBe(150);
+    expect(await topCard()).toBe(seenFirst);
+    expect(await backlog.getByRole('heading', { level: 2 }).textContent()).toBe('Backlog 202');
+    expect(await backlog.getByRole('article').count()).toBeLessThan(60);
+    expect(await card(page, 'Waits on the backlog’s last').textContent()).toContain('Waiting on 1 unmet dependency');
+    expect(await card(page, 'Waits on a done task').locator('.stuck').count()).toBe(0);
+    await scroller.evaluate((el) => (el.scrollTop = el.scrollHeight));
+    await expect.poll(() => card(page, 'Long task 200').count()).toBe(1);
+
+    // a change the stream brings refetches the whole board only: the first screenful was the opening's
+    await expect.poll(() => page.getByRole('status').first().textContent()).toBe('Live');
+    expect((await ui.call('POST', `/api/tasks/${await idOf('Long task 001')}/move`, { status: 'ready' })).status).toBe(200);
+    await expect.poll(() => column(page, 'Ready').getByRole('heading', { level: 2 }).textContent()).toBe('Ready 1');
+    expect(asked.filter((a) => a === 'first screenful')).toHaveLength(1);
   });
 });
 

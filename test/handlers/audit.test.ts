@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { auditPageSql, parseAuditQuery } from '../../core/audit/list-audit';
 import { allTasksPageSql } from '../../core/tasks/queries';
-import { boardColumns, boardTasksSql } from '../../core/views/board';
+import { boardColumns, boardCountsSql, boardFirstTasksSql, boardTasksSql } from '../../core/views/board';
 import { movableClock } from '../support/fakes';
 import { useTestApp } from '../support/use-app';
 
@@ -166,10 +166,16 @@ describe('filters are served by indexes', () => {
       allTasksPageSql({}, laterPage),
       allTasksPageSql({ project_id: project, include_archived: false }, laterPage),
       { sql: boardTasksSql, params: [project, boardColumns] },
+      // the columns' counts of the board's first screenful
+      { sql: boardCountsSql, params: [project, boardColumns] },
     ]) {
       const text = await plan(sql, params);
       expect(text, text).not.toMatch(/Seq Scan on tasks/);
     }
+    // the board's first screenful (limit_per_column) reads each column's first tasks in order (migration 1170)
+    const firstScreenful = await plan(boardFirstTasksSql, [project, boardColumns, 20]);
+    expect(firstScreenful, firstScreenful).toMatch(/Index Scan using tasks_board_column_order/);
+    expect(firstScreenful, firstScreenful).not.toMatch(/Seq Scan on tasks/);
   });
 
   it('a later page of GET /api/tasks/all seeks to its keyset position in the generic plan of its prepared statement too', async () => {

@@ -107,6 +107,26 @@ describe('GET /api/views/board?include=stuck', () => {
     expect(Object.keys(plain.body)).toEqual(['project', 'workflow', 'columns']);
   });
 
+  it('with limit_per_column names only the tasks the answer lists', async () => {
+    const shown = (await app.call('POST', '/api/projects', { body: { name: 'First screenful, stuck' } })).body.id as string;
+    const claimed = async (title: string, priority: string) => {
+      const res = await app.call('POST', '/api/tasks', { body: { project_id: shown, title, priority, status: 'in_progress' } });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      await app.db.query(`UPDATE tasks SET locked_by = 'paused-holder' WHERE id = $1`, [res.body.id]);
+      return res.body.id as string;
+    };
+    const listed = await claimed('first of its column', 'critical');
+    const left = await claimed('second of its column', 'low');
+    await app.db.query(`INSERT INTO agent_dispatch_controls (agent_id, dispatch_paused_until) VALUES ('paused-holder', $1)`, [new Date(app.clock().now().getTime() + 60_000)]);
+    const reason = { kind: 'agent_paused', reason: 'Its agent paused-holder is paused' };
+    expect(await stuck(shown)).toEqual({ [listed]: reason, [left]: reason });
+    const first = await app.call('GET', `/api/views/board?project_id=${shown}&include=stuck&limit_per_column=1`);
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    expect(first.body.columns.in_progress.map((t: { id: string }) => t.id)).toEqual([listed]);
+    expect(first.body.stuck).toEqual({ [listed]: reason });
+    expect(first.body.counts.in_progress).toBe(2);
+  });
+
   it('refuses an include it does not know with 400 naming the field', async () => {
     const res = await app.call('GET', `/api/views/board?project_id=${project}&include=everything`);
     expect(res.status).toBe(400);

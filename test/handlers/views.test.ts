@@ -126,6 +126,61 @@ describe('built-in views', () => {
     expect(ignored.headers['x-ignored-params']).toBe('nonsense');
   });
 
+  it('board with limit_per_column: the first tasks of each column in the board’s order, every column’s count, the status of the dependencies left out', async () => {
+    const project = (await app.call('POST', '/api/projects', { body: { name: 'First screenful' } })).body.id as string;
+    const mk = async (fields: Record<string, unknown>) => {
+      const res = await app.call('POST', '/api/tasks', { body: { project_id: project, title: 't', ...fields } });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      return res.body.id as string;
+    };
+    const done = [await mk({ status: 'completed', priority: 'high' }), await mk({ status: 'completed', priority: 'low' })];
+    const readyLow = await mk({ status: 'ready', priority: 'low' });
+    const readyCritical = await mk({ status: 'ready', priority: 'critical' });
+    await mk({ status: 'ready', priority: 'medium' });
+    // the first of the backlog waits on a completed task and a ready one, neither in the answer; the second on one that is
+    const waiting = await mk({ status: 'backlog', priority: 'critical', dependency_ids: [done[1], readyLow, readyCritical] });
+    await mk({ status: 'backlog', priority: 'low', dependency_ids: [waiting] });
+    const archived = await mk({ status: 'review' });
+    expect((await app.call('POST', `/api/tasks/${archived}/archive`)).status).toBe(200);
+    const deleted = await mk({ status: 'review' });
+    expect((await app.call('DELETE', `/api/tasks/${deleted}`)).status).toBe(200);
+    await mk({ status: 'drafting' });
+
+    const whole = await app.call('GET', `/api/views/board?project_id=${project}`);
+    const first = await app.call('GET', `/api/views/board?project_id=${project}&limit_per_column=1`);
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    expect(Object.keys(first.body)).toEqual(['project', 'workflow', 'columns', 'counts', 'dependency_statuses']);
+    expect(first.body.project).toEqual(whole.body.project);
+    expect(first.body.workflow).toEqual(whole.body.workflow);
+    // each column is the whole board's column cut to its first task, field for field
+    expect(first.body.columns).toEqual(Object.fromEntries(Object.entries(whole.body.columns as Record<string, unknown[]>).map(([c, tasks]) => [c, tasks.slice(0, 1)])));
+    expect(first.body.columns.ready.map((t: { id: string }) => t.id)).toEqual([readyCritical]);
+    expect(first.body.counts).toEqual({ backlog: 2, ready: 3, in_progress: 0, blocked: 0, review: 0, completed: 2 });
+    // readyCritical is in the answer; the others are not (the archived and deleted ones would not be on the board at all)
+    expect(first.body.dependency_statuses).toEqual({ [done[1]!]: 'completed', [readyLow]: 'ready' });
+
+    const enough = await app.call('GET', `/api/views/board?project_id=${project}&limit_per_column=500`);
+    expect(enough.body.columns).toEqual(whole.body.columns);
+    expect(enough.body.dependency_statuses).toEqual({});
+    expect(enough.body.counts).toEqual({ backlog: 2, ready: 3, in_progress: 0, blocked: 0, review: 0, completed: 2 });
+    const withStuck = await app.call('GET', `/api/views/board?project_id=${project}&limit_per_column=2&include=stuck`);
+    expect(Object.keys(withStuck.body)).toEqual(['project', 'workflow', 'columns', 'stuck', 'counts', 'dependency_statuses']);
+    const empty = (await app.call('POST', '/api/projects', { body: { name: 'Empty first screenful' } })).body.id as string;
+    const none = await app.call('GET', `/api/views/board?project_id=${empty}&limit_per_column=3`);
+    expect(none.body.counts).toEqual({ backlog: 0, ready: 0, in_progress: 0, blocked: 0, review: 0, completed: 0 });
+    expect(none.body.columns).toEqual({ backlog: [], ready: [], in_progress: [], blocked: [], review: [], completed: [] });
+  });
+
+  it('board refuses a limit_per_column that is not a whole number from 1 to 500 with 400 naming it; an unknown project is 404 all the same', async () => {
+    for (const value of ['0', '501', '-1', '1.5', 'abc', '', '1e2']) {
+      const res = await app.call('GET', `/api/views/board?project_id=${otherProject}&limit_per_column=${encodeURIComponent(value)}`);
+      expect(res.status, value).toBe(400);
+      expect(JSON.stringify(res.body), value).toContain('limit_per_column');
+    }
+    expect((await app.call('GET', `/api/views/board?project_id=${UNKNOWN}&limit_per_column=5`)).status).toBe(404);
+    expect((await app.call('GET', `/api/views/board?limit_per_column=5`)).status).toBe(200);
+  });
+
   it('timeline: dated tasks within the range, subtasks nested, dependencies with their dates', async () => {
     const project = (await app.call('POST', '/api/projects', { body: { name: 'Timeline' } })).body.id;
     const mk = async (fields: Record<string, unknown>) => (await app.call('POST', '/api/tasks', { body: { project_id: project, title: 't', ...fields } })).body;

@@ -61,6 +61,7 @@ const landedTexts: ReadonlyArray<readonly [string, string]> = [
   ['1100_console_lookups', 'ff1b254f19f393c9'],
   ['1110_runtime_costs', '2b3b0f75d363b465'],
   ['1120_receipts_by_target', '603b875c0b88c402'],
+  ['1170_board_column_order', 'be05e8a92fce040c'],
 ];
 
 describe('the migration list (infra/db/migrations/README.md)', () => {

@@ -22,12 +22,29 @@ function matches(task: BoardTask, f: Filters): boolean {
   return true;
 }
 
-/** The board's one read for the URL's project and time-travel instant (also started early: app.tsx's screenRead). */
-export function boardRead(projectId: string | undefined, at: string | undefined) {
-  return at
-    ? { key: `board-as-of:${projectId ?? ''}:${at}`, topics: [] as Topic[], load: () => loadBoardAsOf(projectId, at) }
-    : { key: `board:${projectId ?? ''}`, topics: ['tasks', 'projects'] as Topic[], load: (): Promise<BoardAsOf | Board> => loadBoard(projectId) };
+const filterNames = ['q', 'owner', 'priority', 'label'] as const;
+
+/**
+ * The board's read for the URL's project and time-travel instant (also started early: app.tsx's
+ * screenRead). The live board opens on its first screenful of each column, with every column's
+ * count, painted while the whole board travels; a board opened with filters waits for the whole
+ * (its counts are of the cards that match), as does the board as of a moment.
+ */
+export function boardRead(query: Readonly<Record<string, string | undefined>>) {
+  const projectId = query.project || undefined;
+  const at = query.at || undefined;
+  if (at) return { key: `board-as-of:${projectId ?? ''}:${at}`, topics: [] as Topic[], load: (): Promise<BoardAsOf | Board> => loadBoardAsOf(projectId, at), first: undefined };
+  const filtered = filterNames.some((name) => query[name]);
+  return {
+    key: `board:${projectId ?? ''}`,
+    topics: ['tasks', 'projects'] as Topic[],
+    load: (): Promise<BoardAsOf | Board> => loadBoard(projectId),
+    first: filtered ? undefined : (): Promise<BoardAsOf | Board> => loadBoard(projectId, firstScreenfulPerColumn()),
+  };
 }
+
+/** Only an answer of the first screenful carries `counts` (GET /api/views/board with limit_per_column). */
+const firstScreenfulOf = (data: BoardAsOf | Board | undefined) => (data && 'counts' in data && data.counts ? { counts: data.counts, dependencies: data.dependency_statuses ?? {} } : undefined);
 
 export function BoardScreen(_props: { path: string }) {
   const { query, path, route } = useLocation();
@@ -42,8 +59,8 @@ export function BoardScreen(_props: { path: string }) {
   };
 
   const projects = useQuery('projects', ['projects'], loadProjects);
-  const read = boardRead(projectId, at);
-  const board = useQuery(read.key, read.topics, read.load);
+  const read = boardRead(query);
+  const board = useQuery(read.key, read.topics, read.load, { first: read.first });
   // moves made here show at once; the refetch the stream triggers replaces them
   const moved = useSignal<ReadonlyMap<string, string>>(new Map());
   const problem = useSignal<string | undefined>(undefined);
@@ -86,7 +103,15 @@ export function BoardScreen(_props: { path: string }) {
       const status = moved.value.get(task.id) ?? task.status;
       lists.get(status)?.push(task);
     }
-    return { lists, byId };
+    // the first screenful: the server's count of each column, with the moves made here since
+    const first = firstScreenfulOf(data);
+    const unfiltered = !filterNames.some((name) => filters[name]);
+    const counts = new Map(
+      boardColumns.map((c) => [c, first && unfiltered ? (first.counts[c] ?? 0) + lists.get(c)!.length - (data?.columns[c]?.length ?? 0) : lists.get(c)!.length]),
+    );
+    // a dependency the first screenful leaves out: its status as the server gave it
+    const statusOf = (id: string) => byId.get(id)?.status ?? first?.dependencies[id];
+    return { lists, byId, counts, statusOf };
   }, [data, moved.value, filters.q, filters.owner, filters.priority, filters.label]);
 
   const stuck: BoardStuck = (data && 'stuck' in data ? data.stuck : undefined) ?? {};
@@ -167,7 +192,9 @@ export function BoardScreen(_props: { path: string }) {
               key={status}
               status={status}
               tasks={columns.lists.get(status) ?? []}
+              count={columns.counts.get(status) ?? 0}
               byId={columns.byId}
+              statusOf={columns.statusOf}
               stuck={stuck}
               readOnly={readOnly}
               onMove={move}
@@ -214,10 +241,21 @@ function columnHeightAtMost(): number {
   return Math.max(CARD_ESTIMATE_PX, window.innerHeight - 16 * rem);
 }
 
+/** The least height of a card (a one-line title, one line of facts, its Move to button): the first screenful is counted in it. */
+const CARD_LEAST_PX = 64;
+
+/** How many cards of each column the first screenful holds: as many as the tallest column shows at the least card height, and the ones rendered beyond them. */
+function firstScreenfulPerColumn(): number {
+  return Math.ceil(columnHeightAtMost() / CARD_LEAST_PX) + OVERSCAN;
+}
+
 function BoardColumn(props: {
   status: string;
   tasks: BoardTask[];
+  /** The column's number of cards: more than `tasks` holds while only the first screenful has arrived. */
+  count: number;
   byId: ReadonlyMap<string, BoardTask>;
+  statusOf(id: string): string | undefined;
   stuck: BoardStuck;
   readOnly: boolean;
   onMove(task: BoardTask, status: string): void;
@@ -266,7 +304,7 @@ function BoardColumn(props: {
     <section
       role="region"
       aria-labelledby={headingId}
-      class={`board-column${tasks.length === 0 ? ' empty' : ''}${dropping.value ? ' dropping' : ''}`}
+      class={`board-column${props.count === 0 ? ' empty' : ''}${dropping.value ? ' dropping' : ''}`}
       onDragOver={(e) => {
         if (props.readOnly) return;
         e.preventDefault();
@@ -281,7 +319,7 @@ function BoardColumn(props: {
       }}
     >
       <h2 id={headingId}>
-        {statusLabel(status)} <span class="count">{tasks.length}</span>
+        {statusLabel(status)} <span class="count">{props.count}</span>
       </h2>
       {!props.readOnly ? (
         adding.value ? (
@@ -323,7 +361,7 @@ function BoardColumn(props: {
               <div key={task.id} class="card-slot" data-index={item.index} ref={(el) => {
                   if (el) virtualizer.measureElement(el);
                 }} style={{ transform: `translateY(${item.start}px)` }}>
-                <TaskCard task={task} status={status} byId={props.byId} stuck={props.stuck[task.id]?.reason} readOnly={props.readOnly} onMove={props.onMove} />
+                <TaskCard task={task} status={status} statusOf={props.statusOf} stuck={props.stuck[task.id]?.reason} readOnly={props.readOnly} onMove={props.onMove} />
               </div>
             );
           })}
@@ -338,13 +376,13 @@ function BoardColumn(props: {
  * found about its runs and agents (`server`: an approval waiting, a budget holding it, its agent
  * paused or silent); unmet dependencies; a lapsed claim.
  */
-function whyStuck(task: BoardTask, server: string | undefined, byId: ReadonlyMap<string, BoardTask>, now: number): string | undefined {
+function whyStuck(task: BoardTask, server: string | undefined, statusOf: (id: string) => string | undefined, now: number): string | undefined {
   if (task.status === 'blocked') {
     const reason = (task.metadata as { blocked_reason?: unknown }).blocked_reason;
     return `Blocked: ${typeof reason === 'string' && reason ? reason : 'no reason given'}`;
   }
   if (server && task.status !== 'completed') return server;
-  const unmet = task.dependency_ids.filter((id) => byId.get(id)?.status !== 'completed');
+  const unmet = task.dependency_ids.filter((id) => statusOf(id) !== 'completed');
   if (unmet.length > 0 && task.status !== 'completed') return `Waiting on ${unmet.length} unmet ${unmet.length === 1 ? 'dependency' : 'dependencies'}`;
   if (task.locked_by && task.lease_expires_at && Date.parse(task.lease_expires_at) < now) return `The claim of ${task.locked_by} lapsed`;
   return undefined;
@@ -357,11 +395,11 @@ function leaseLeft(until: string, now: number): string {
   return `lease ends in ${Math.round(minutes / 60)} h`;
 }
 
-function TaskCard(props: { task: BoardTask; status: string; byId: ReadonlyMap<string, BoardTask>; stuck: string | undefined; readOnly: boolean; onMove(task: BoardTask, status: string): void }) {
+function TaskCard(props: { task: BoardTask; status: string; statusOf(id: string): string | undefined; stuck: string | undefined; readOnly: boolean; onMove(task: BoardTask, status: string): void }) {
   const { task } = props;
   const menuOpen = useSignal(false);
   const now = Date.now();
-  const stuck = whyStuck(task, props.stuck, props.byId, now);
+  const stuck = whyStuck(task, props.stuck, props.statusOf, now);
   const titleId = `card-${task.id}`;
   return (
     <article
