@@ -20,16 +20,19 @@ describe('Lambda bundles', () => {
   // tail and the board's stuck reasons (every bundle builds the same Deps and migrates; 394.1 to 407.5 KB).
   // 410 KB until the migrations became plain .sql files: migration 0960's SQL, which TypeScript helpers
   // wrote out at run time, is now carried as the text it ran (~16.5 KB where the helpers took ~7 KB;
-  // 407.5 to 416.8 KB).
-  // The lever for a real cut is zod (~105 KB of each bundle; zod/mini would be a fraction of it).
-  it('are under 420 KB at the median (zod tree-shaken, the AWS SDK left to the runtime)', () => {
+  // 407.5 to 416.8 KB). 420 KB until the console's part 2: the core of its one-request routes (runs view,
+  // run page, roster, settings overview, burn-downs, session search, audit CSV, restore status) and
+  // migrations 1120 and 1170, carried by every bundle through the shared Deps and route table (416.8 to 420.7 KB).
+  // The levers for a real cut: zod (~105 KB of each bundle; zod/mini would be a fraction of it) and the
+  // migrations' SQL (~92 KB in every bundle, where only the function that migrates needs it).
+  it('are under 425 KB at the median (zod tree-shaken, the AWS SDK left to the runtime)', () => {
     const sizes = bundles()
       .map((f) => statSync(path.join(lambdaDir, f)).size)
       .sort((a, b) => a - b);
     expect(sizes.length).toBeGreaterThan(30);
     const mid = sizes.length >> 1;
     const median = sizes.length % 2 ? sizes[mid]! : (sizes[mid - 1]! + sizes[mid]!) / 2;
-    expect(median).toBeLessThan(420 * 1024);
+    expect(median).toBeLessThan(425 * 1024);
     // the AWS SDK is the runtime's, loaded only by the code that needs it (S3 store, SSM secrets)
     for (const file of bundles()) {
       const text = readFileSync(path.join(lambdaDir, file), 'utf8');
