@@ -21,8 +21,18 @@ const column = (page: Page, name: string) => page.getByRole('region', { name: ne
 const card = (page: Page, title: string) => page.getByRole('article', { name: title });
 const statusOf = async (title: string) => (await ui.call('GET', `/api/tasks/${ids[title]}`)).body.status as string;
 
+/**
+ * Opens the board and waits for its whole answer: an unfiltered board shows its first screenful
+ * first and the whole board after it, so a change made behind the board's back before the whole
+ * board has landed would show in it.
+ */
 async function openBoard(page: Page, query = '') {
+  const whole = page.waitForResponse((r) => {
+    const url = new URL(r.url());
+    return url.pathname === '/api/views/board' && !url.searchParams.has('limit_per_column');
+  });
   await page.goto(`/board?project=${projectId}${query}`);
+  await whole;
   await expect.poll(() => page.getByRole('region', { name: /^Backlog \d+$/ }).count()).toBe(1);
 }
 
