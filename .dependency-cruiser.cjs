@@ -13,21 +13,24 @@ module.exports = {
     {
       name: 'no-circular',
       severity: 'error',
-      comment: 'Modules that import each other, directly or around a longer circle: one of them holds what both need, or a type moves to where both can import it.',
+      comment:
+        'Modules that import each other, directly or around a longer circle: one of them holds what both need, or a type moves to where both can import it.',
       from: {},
       to: { circular: true },
     },
     {
       name: 'core-stays-in-core',
       severity: 'error',
-      comment: 'core is the domain: it reaches the world only through the ports (Deps), never through infra, handlers or any other part of this repository.',
+      comment:
+        'core is the domain: it reaches the world only through the ports (Deps), never through infra, handlers or any other part of this repository.',
       from: { path: '^core/' },
       to: { path: outsideCore },
     },
     {
       name: 'core-no-adapters',
       severity: 'error',
-      comment: 'core runs unchanged under Lambda, the runner, tests and MCP: no pg, node:http or middy in it (they belong to infra and handlers/middleware).',
+      comment:
+        'core runs unchanged under Lambda, the runner, tests and MCP: no pg, node:http or middy in it (they belong to infra and handlers/middleware).',
       from: { path: '^core/' },
       to: { path: ['(^|/)node_modules/(@types/)?pg/', '(^|/)node_modules/@middy/', '^(node:)?http$'] },
     },
@@ -50,15 +53,20 @@ module.exports = {
     {
       name: 'metrics-handler-reads-the-registry-only',
       severity: 'error',
-      comment: 'The prom-client registry is carried only by the bundles that serve GET /api/metrics, so it cannot be a Deps member that every Lambda bundle would build.',
+      comment:
+        'The prom-client registry is carried only by the bundles that serve GET /api/metrics, so it cannot be a Deps member that every Lambda bundle would build.',
       from: { path: '^handlers/health/get-metrics\\.ts$' },
       to: { path: '^(infra|mcp|console|scripts|bench|test)/', pathNot: '^infra/metrics/metrics\\.ts$' },
     },
     {
       name: 'handlers-import-no-packages',
       severity: 'error',
-      comment: 'A handler module is one line over its use case; only the route table and the OpenAPI document, which describe endpoints, use zod.',
-      from: { path: '^handlers/', pathNot: ['^handlers/middleware/', '^handlers/route-table/', '^handlers/openapi/', '^handlers/routes\\.ts$'] },
+      comment:
+        'A handler module is one line over its use case; only the route table and the OpenAPI document, which describe endpoints, use zod.',
+      from: {
+        path: '^handlers/',
+        pathNot: ['^handlers/middleware/', '^handlers/route-table/', '^handlers/openapi/', '^handlers/routes\\.ts$'],
+      },
       to: { dependencyTypes: [...packages, 'core'] },
     },
     {

@@ -108,7 +108,11 @@ function serverlessYaml(areas, routeKeyOf) {
   }
   // The workflow dispatcher tick (spec 03): EventBridge schedules run at most once a minute.
   lines.push('  dispatcher:', '    handler: dist/lambda/dispatcher.handler', '    timeout: 120', '    package:');
-  lines.push('      patterns: ["dist/lambda/dispatcher.mjs", "dist/lambda/dispatcher.mjs.map"]', '    events:', '      - schedule: rate(1 minute)');
+  lines.push(
+    '      patterns: ["dist/lambda/dispatcher.mjs", "dist/lambda/dispatcher.mjs.map"]',
+    '    events:',
+    '      - schedule: rate(1 minute)',
+  );
   return `${lines.join('\n')}\n`;
 }
 
@@ -128,7 +132,13 @@ await mkdir(path.join(root, 'dist/lambda'), { recursive: true });
 
 // dist/openapi.json: the same document GET /api/openapi.json serves, generated from the route table
 {
-  const out = await build({ ...common, entryPoints: [path.join(root, 'handlers/openapi/openapi-document.ts')], write: false, sourcemap: false, banner: {} });
+  const out = await build({
+    ...common,
+    entryPoints: [path.join(root, 'handlers/openapi/openapi-document.ts')],
+    write: false,
+    sourcemap: false,
+    banner: {},
+  });
   const { openApiDocument } = await import(`data:text/javascript;base64,${Buffer.from(out.outputFiles[0].text).toString('base64')}`);
   const { version } = JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8'));
   await writeFile(path.join(root, 'dist/openapi.json'), `${JSON.stringify(openApiDocument(undefined, version), null, 2)}\n`);
@@ -172,14 +182,19 @@ await Promise.all(
       ...imports,
       `export const handler = areaRouter({\n${table.join('\n')}\n});`,
     ].join('\n');
-    return build({ ...lambdaBundle(lambdaFile(area)), stdin: { contents, resolveDir: root, sourcefile: `lambda-${area}.ts`, loader: 'ts' } });
+    return build({
+      ...lambdaBundle(lambdaFile(area)),
+      stdin: { contents, resolveDir: root, sourcefile: `lambda-${area}.ts`, loader: 'ts' },
+    });
   }),
 );
 
 const bundleNames = [...areas.keys(), 'dispatcher'];
 if (!shipMaps) {
   await mkdir(path.join(root, 'dist/sourcemaps/lambda'), { recursive: true });
-  await Promise.all(bundleNames.map((name) => rename(`${lambdaFile(name)}.map`, path.join(root, `dist/sourcemaps/lambda/${name}.mjs.map`))));
+  await Promise.all(
+    bundleNames.map((name) => rename(`${lambdaFile(name)}.map`, path.join(root, `dist/sourcemaps/lambda/${name}.mjs.map`))),
+  );
 }
 
 /** One line per Lambda bundle, largest first, then the median: a dependency that bloats them shows here. */
@@ -191,7 +206,9 @@ async function printBundleSizes() {
   const sorted = sizes.map((s) => s.bytes).sort((a, b) => a - b);
   const mid = sorted.length >> 1;
   const median = sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-  console.log(`  median Lambda bundle ${kb(median)}; source maps ${shipMaps ? 'inside the zips (LAMBDA_SOURCE_MAPS=1)' : 'in dist/sourcemaps/, outside the zips'}`);
+  console.log(
+    `  median Lambda bundle ${kb(median)}; source maps ${shipMaps ? 'inside the zips (LAMBDA_SOURCE_MAPS=1)' : 'in dist/sourcemaps/, outside the zips'}`,
+  );
 }
 await printBundleSizes();
 
@@ -201,4 +218,6 @@ console.log(`  dist/console/${consoleFiles.script}${consoleFiles.style ? ` and $
 
 // dist/ is ESM whatever the package.json beside it says.
 await writeFile(path.join(root, 'dist/package.json'), '{ "type": "module" }\n');
-console.log(`built dist/server.js, dist/mcp.js and ${areas.size} Lambda bundles; serverless.yml ${current === yaml ? 'unchanged' : 'updated'}`);
+console.log(
+  `built dist/server.js, dist/mcp.js and ${areas.size} Lambda bundles; serverless.yml ${current === yaml ? 'unchanged' : 'updated'}`,
+);

@@ -85,7 +85,10 @@ export async function run(): Promise<void> {
 
     ids = await seed(client);
     const baseline = await race(ids, async (id, agent) => {
-      const res = await pool.query(`UPDATE workflow_runs SET status = 'claimed', claim_session_id = $2 WHERE id = $1 AND status = 'dispatched'`, [id, `agent-${agent}`]);
+      const res = await pool.query(
+        `UPDATE workflow_runs SET status = 'claimed', claim_session_id = $2 WHERE id = $1 AND status = 'dispatched'`,
+        [id, `agent-${agent}`],
+      );
       return res.rowCount === 1;
     });
     report(
@@ -110,7 +113,10 @@ export async function run(): Promise<void> {
     );
     taskIds = await seedTasks(client);
     const baselineTasks = await race(taskIds, async (id, agent) => {
-      const res = await pool.query(`UPDATE tasks SET locked_by = $2, locked_at = now() WHERE id = $1 AND locked_by IS NULL`, [id, `agent-${agent}`]);
+      const res = await pool.query(`UPDATE tasks SET locked_by = $2, locked_at = now() WHERE id = $1 AND locked_by IS NULL`, [
+        id,
+        `agent-${agent}`,
+      ]);
       return res.rowCount === 1;
     });
     report(

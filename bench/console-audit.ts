@@ -42,11 +42,16 @@ export async function run(): Promise<void> {
   await raw.query('SELECT audit_search_fold(2147483647)');
   await raw.query('CREATE INDEX audit_search_text_trgm ON audit_search USING gin (search_text gin_trgm_ops)');
   await raw.query('ANALYZE');
-  console.log(`console-audit bench: ${auditRows.toLocaleString('en-US')} audit rows generated and indexed in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  console.log(
+    `console-audit bench: ${auditRows.toLocaleString('en-US')} audit rows generated and indexed in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+  );
   await raw.close();
 
   const { default: sparticuz } = await import('@sparticuz/chromium');
-  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? (await sparticuz.executablePath()), args: ['--no-sandbox', '--disable-gpu'] });
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? (await sparticuz.executablePath()),
+    args: ['--no-sandbox', '--disable-gpu'],
+  });
   try {
     // the days lie inside the generated span (about 11.6 days before 2031-06-30 for a million rows)
     const searches: Array<[string, URLSearchParams]> = [
@@ -57,7 +62,13 @@ export async function run(): Promise<void> {
       const shown = await navigations(browser, `${server.url}/audit?${search}`, `document.querySelector('.audit-list li') !== null`);
       // the very request the page makes for the first page
       const fetched = await fetchInPage(browser, server.url, `/api/audit?${search}&limit=100&offset=0`);
-      report(`console: audit search (${name}), first page shown`, median(shown), fetched, 'ms', `(${auditRows.toLocaleString('en-US')} audit rows; median of 5 navigations; baseline: the same search's JSON fetched and parsed in the page; goal <= 500 ms)`);
+      report(
+        `console: audit search (${name}), first page shown`,
+        median(shown),
+        fetched,
+        'ms',
+        `(${auditRows.toLocaleString('en-US')} audit rows; median of 5 navigations; baseline: the same search's JSON fetched and parsed in the page; goal <= 500 ms)`,
+      );
     }
   } finally {
     await browser.close();

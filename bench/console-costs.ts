@@ -39,12 +39,16 @@ export async function run(): Promise<void> {
     console.log(`console-costs: seeding ${RUNS} runs…`);
     // the budgets below are the only ones (an earlier scenario may have left others in a shared database)
     await raw.query('TRUNCATE budgets CASCADE');
-    await raw.query(`INSERT INTO departments (id, name) SELECT 'cdept-' || d, 'Department ' || d FROM generate_series(0, 9) d ON CONFLICT DO NOTHING`);
+    await raw.query(
+      `INSERT INTO departments (id, name) SELECT 'cdept-' || d, 'Department ' || d FROM generate_series(0, 9) d ON CONFLICT DO NOTHING`,
+    );
     await raw.query(
       `INSERT INTO agent_profiles (agent_id, department_id) SELECT 'cagent-' || a, 'cdept-' || (a % 10) FROM generate_series(0, 49) a
        ON CONFLICT (agent_id) DO UPDATE SET department_id = excluded.department_id`,
     );
-    await raw.query(`INSERT INTO projects (id, name) SELECT ('00000000-0000-4000-a000-' || lpad(p::text, 12, '0'))::uuid, 'Costs ' || p FROM generate_series(0, 19) p`);
+    await raw.query(
+      `INSERT INTO projects (id, name) SELECT ('00000000-0000-4000-a000-' || lpad(p::text, 12, '0'))::uuid, 'Costs ' || p FROM generate_series(0, 19) p`,
+    );
     await raw.query(
       `INSERT INTO tasks (id, project_id, title)
        SELECT ('00000000-0000-4000-a100-' || lpad(t::text, 12, '0'))::uuid, ('00000000-0000-4000-a000-' || lpad((t % 20)::text, 12, '0'))::uuid, 'T' || t
@@ -59,7 +63,9 @@ export async function run(): Promise<void> {
               now() - ((i % (60 * 86400)) || ' seconds')::interval, now() - interval '61 days'
          FROM generate_series(1, ${RUNS}) i`,
     );
-    await raw.query(`INSERT INTO workflow_agent_routing (workflow_type, agent_id, priority, timeout_minutes, expected_cost_usd) VALUES ('live-bench', 'cagent-0', 0, 60, 3) ON CONFLICT DO NOTHING`);
+    await raw.query(
+      `INSERT INTO workflow_agent_routing (workflow_type, agent_id, priority, timeout_minutes, expected_cost_usd) VALUES ('live-bench', 'cagent-0', 0, 60, 3) ON CONFLICT DO NOTHING`,
+    );
     await raw.query(
       `INSERT INTO workflow_runs (id, workflow_type, status, owner_agent_id, started_at) SELECT gen_random_uuid(), 'live-bench', 'running', 'cagent-' || (g % 50), now() FROM generate_series(1, 40) g`,
     );
@@ -77,7 +83,11 @@ export async function run(): Promise<void> {
     );
     await raw.query('VACUUM ANALYZE');
 
-    const drawn = await navigations(browser, `${server.url}/costs`, `document.querySelectorAll('.budget-burn-down canvas').length >= ${BUDGETS}`);
+    const drawn = await navigations(
+      browser,
+      `${server.url}/costs`,
+      `document.querySelectorAll('.budget-burn-down canvas').length >= ${BUDGETS}`,
+    );
     const fetched = await fetchInPage(browser, server.url, '/api/budgets/burn-down');
     report(
       `console: costs page over ${RUNS} runs to burn-downs`,

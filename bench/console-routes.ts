@@ -39,29 +39,54 @@ export async function run(): Promise<void> {
      SELECT gen_random_uuid(), 'bench', t.id, 'failed', 'bench failure' FROM tasks t WHERE t.status = 'ready' ORDER BY t.created_at LIMIT ${FAILED}`,
   );
   await raw.query('ANALYZE');
-  console.log(`console bench: ${TASKS} tasks and their snapshots, ${BLOCKED + FAILED} inbox items generated in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  console.log(
+    `console bench: ${TASKS} tasks and their snapshots, ${BLOCKED + FAILED} inbox items generated in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+  );
 
   const runner = await startRunner({ host: '127.0.0.1', port: 0, largeBodyLimit: 1024 });
   const project = '00000000-0000-4000-b000-000000000001';
   const at = new Date().toISOString();
   const scenarios: Array<[string, string, () => Promise<unknown>]> = [
-    ['GET /api/tasks/search (100k tasks)', `/api/tasks/search?q=${encodeURIComponent('task 4242')}`, () => raw.query(`SELECT id, title FROM tasks WHERE deleted_at IS NULL AND title ILIKE '%task 4242%' LIMIT 20`)],
-    ['GET /api/views/board/as-of', `/api/views/board/as-of?project_id=${project}&at=${encodeURIComponent(at)}`,
-      () => raw.query(`SELECT ${taskColumns} FROM tasks t WHERE t.project_id = $1 AND t.deleted_at IS NULL AND t.archived_at IS NULL AND t.status = ANY($2::text[]) ORDER BY ${urgencyOrder}`, [project, boardColumns])],
-    ['GET /api/inbox (200 items)', '/api/inbox', () => Promise.all([
-      raw.query(`SELECT id, title, metadata FROM tasks WHERE status = 'blocked' AND deleted_at IS NULL`),
-      raw.query(`SELECT id, task_id, last_error FROM workflow_runs WHERE status = 'failed'`),
-    ])],
+    [
+      'GET /api/tasks/search (100k tasks)',
+      `/api/tasks/search?q=${encodeURIComponent('task 4242')}`,
+      () => raw.query(`SELECT id, title FROM tasks WHERE deleted_at IS NULL AND title ILIKE '%task 4242%' LIMIT 20`),
+    ],
+    [
+      'GET /api/views/board/as-of',
+      `/api/views/board/as-of?project_id=${project}&at=${encodeURIComponent(at)}`,
+      () =>
+        raw.query(
+          `SELECT ${taskColumns} FROM tasks t WHERE t.project_id = $1 AND t.deleted_at IS NULL AND t.archived_at IS NULL AND t.status = ANY($2::text[]) ORDER BY ${urgencyOrder}`,
+          [project, boardColumns],
+        ),
+    ],
+    [
+      'GET /api/inbox (200 items)',
+      '/api/inbox',
+      () =>
+        Promise.all([
+          raw.query(`SELECT id, title, metadata FROM tasks WHERE status = 'blocked' AND deleted_at IS NULL`),
+          raw.query(`SELECT id, task_id, last_error FROM workflow_runs WHERE status = 'failed'`),
+        ]),
+    ],
   ];
   // the Runs screen and a run page (docs/console-api.md): a failed run of the inbox's, with its audit rows
-  const { rows: failedRuns } = await raw.query<{ id: string }>(`SELECT id FROM workflow_runs WHERE status = 'failed' ORDER BY created_at LIMIT 1`);
+  const { rows: failedRuns } = await raw.query<{ id: string }>(
+    `SELECT id FROM workflow_runs WHERE status = 'failed' ORDER BY created_at LIMIT 1`,
+  );
   const runId = failedRuns[0]!.id;
   scenarios.push(
     ['GET /api/views/runs', '/api/views/runs', () => raw.query(`SELECT * FROM workflow_runs ORDER BY created_at DESC, id DESC LIMIT 100`)],
-    ['GET /api/workflow-runs/:id/page', `/api/workflow-runs/${runId}/page`, () => Promise.all([
-      raw.query('SELECT * FROM workflow_runs WHERE id = $1', [runId]),
-      raw.query(`SELECT * FROM audit_log WHERE entity_type = 'workflow_run' AND entity_id = $1 ORDER BY timestamp, id`, [runId]),
-    ])],
+    [
+      'GET /api/workflow-runs/:id/page',
+      `/api/workflow-runs/${runId}/page`,
+      () =>
+        Promise.all([
+          raw.query('SELECT * FROM workflow_runs WHERE id = $1', [runId]),
+          raw.query(`SELECT * FROM audit_log WHERE entity_type = 'workflow_run' AND entity_id = $1 ORDER BY timestamp, id`, [runId]),
+        ]),
+    ],
   );
   for (const [name, target, bare] of scenarios) {
     const ours = await medianMs(async () => {
@@ -93,7 +118,13 @@ export async function run(): Promise<void> {
     if (res.status !== 200) throw new Error(`roster: HTTP ${res.status} ${await res.text()}`);
     await res.arrayBuffer();
   });
-  report(`GET /api/agents/roster (${AGENTS} agents)`, roster, await medianMs(() => raw.query('SELECT agent_name, last_seen_at, status FROM agent_heartbeats')), 'µs', '(median latency; baseline = bare SQL)');
+  report(
+    `GET /api/agents/roster (${AGENTS} agents)`,
+    roster,
+    await medianMs(() => raw.query('SELECT agent_name, last_seen_at, status FROM agent_heartbeats')),
+    'µs',
+    '(median latency; baseline = bare SQL)',
+  );
 
   await raw.close();
   await runner.close();

@@ -38,9 +38,15 @@ export async function run(): Promise<void> {
   console.log(`costs and budgets: seeding ${RUNS} runs over 90 days and 200 budgets…`);
   // the 200 budgets below are the only ones: in a full run, snapshot-restore has left ~7,400 in this database
   await db.query('TRUNCATE budgets CASCADE');
-  await db.query(`INSERT INTO departments (id, name) SELECT 'dept-' || d, 'Department ' || d FROM generate_series(0, ${DEPARTMENTS - 1}) d`);
-  await db.query(`INSERT INTO agent_profiles (agent_id, department_id) SELECT 'agent-' || a, 'dept-' || (a % ${DEPARTMENTS}) FROM generate_series(0, ${AGENTS - 1}) a`);
-  await db.query(`INSERT INTO projects (id, name) SELECT ('00000000-0000-4000-8000-' || lpad(p::text, 12, '0'))::uuid, 'P' || p FROM generate_series(0, ${PROJECTS - 1}) p`);
+  await db.query(
+    `INSERT INTO departments (id, name) SELECT 'dept-' || d, 'Department ' || d FROM generate_series(0, ${DEPARTMENTS - 1}) d`,
+  );
+  await db.query(
+    `INSERT INTO agent_profiles (agent_id, department_id) SELECT 'agent-' || a, 'dept-' || (a % ${DEPARTMENTS}) FROM generate_series(0, ${AGENTS - 1}) a`,
+  );
+  await db.query(
+    `INSERT INTO projects (id, name) SELECT ('00000000-0000-4000-8000-' || lpad(p::text, 12, '0'))::uuid, 'P' || p FROM generate_series(0, ${PROJECTS - 1}) p`,
+  );
   await db.query(
     `INSERT INTO tasks (id, project_id, title)
      SELECT ('00000000-0000-4000-9000-' || lpad(t::text, 12, '0'))::uuid, ('00000000-0000-4000-8000-' || lpad((t % ${PROJECTS})::text, 12, '0'))::uuid, 'T' || t
@@ -83,9 +89,18 @@ export async function run(): Promise<void> {
            FROM workflow_runs r WHERE ${usageAtSql} >= $1 AND ${usageAtSql} < $2 GROUP BY 1 ORDER BY 1`,
         [windowStart, windowEnd],
       ),
-      db.query(`SELECT id, cost_estimate FROM workflow_runs r WHERE ${usageAtSql} >= $1 AND ${usageAtSql} < $2 ORDER BY cost_estimate DESC NULLS LAST LIMIT 1`, [windowStart, windowEnd]),
+      db.query(
+        `SELECT id, cost_estimate FROM workflow_runs r WHERE ${usageAtSql} >= $1 AND ${usageAtSql} < $2 ORDER BY cost_estimate DESC NULLS LAST LIMIT 1`,
+        [windowStart, windowEnd],
+      ),
     ]);
-  report('GET /api/costs/summary?days=90 (median)', await medianMs(() => getCostSummary(deps, { days: '90' })), await medianMs(bareDaily), 'ms', `${RUNS} runs`);
+  report(
+    'GET /api/costs/summary?days=90 (median)',
+    await medianMs(() => getCostSummary(deps, { days: '90' })),
+    await medianMs(bareDaily),
+    'ms',
+    `${RUNS} runs`,
+  );
 
   const bareRollup = () =>
     db.query(
@@ -94,7 +109,12 @@ export async function run(): Promise<void> {
         WHERE ${usageAtSql} >= $1 AND ${usageAtSql} < $2 GROUP BY 1, 2`,
       [windowStart, windowEnd],
     );
-  report('GET /api/costs/rollup?group_by=department&days=90', await medianMs(() => getCostRollup(deps, { group_by: 'department', days: '90' })), await medianMs(bareRollup), 'ms');
+  report(
+    'GET /api/costs/rollup?group_by=department&days=90',
+    await medianMs(() => getCostRollup(deps, { group_by: 'department', days: '90' })),
+    await medianMs(bareRollup),
+    'ms',
+  );
   const bareRollup7 = () =>
     db.query(
       `SELECT r.owner_agent_id, (${usageAtSql} AT TIME ZONE 'UTC')::date AS day, sum(cost_estimate), count(*)
@@ -116,12 +136,26 @@ export async function run(): Promise<void> {
         WHERE ${usageAtSql} >= $1 AND ${usageAtSql} < $2`,
       [monthStart, windowEnd, chain.projectId],
     );
-  report('budget headroom probe (200 active budgets)', await medianMs(() => probeHeadroom(db, outboxEventBus, chain, now)), await medianMs(bareProbe), 'ms', 'chain with a monthly fleet budget');
+  report(
+    'budget headroom probe (200 active budgets)',
+    await medianMs(() => probeHeadroom(db, outboxEventBus, chain, now)),
+    await medianMs(bareProbe),
+    'ms',
+    'chain with a monthly fleet budget',
+  );
   const agentOnly = { agents: ['agent-7'], departmentId: null, projectId: null };
   await db.query(`UPDATE budgets SET active = false WHERE scope = 'fleet'`);
   const bareAgentProbe = () =>
-    db.query(`SELECT sum(cost_estimate) FROM workflow_runs r WHERE ${usageAtSql} >= $1 AND ${usageAtSql} < $2 AND r.owner_agent_id = 'agent-7'`, [monthStart, windowEnd]);
-  report('budget headroom probe (agent chain, no fleet)', await medianMs(() => probeHeadroom(db, outboxEventBus, agentOnly, now)), await medianMs(bareAgentProbe), 'ms');
+    db.query(
+      `SELECT sum(cost_estimate) FROM workflow_runs r WHERE ${usageAtSql} >= $1 AND ${usageAtSql} < $2 AND r.owner_agent_id = 'agent-7'`,
+      [monthStart, windowEnd],
+    );
+  report(
+    'budget headroom probe (agent chain, no fleet)',
+    await medianMs(() => probeHeadroom(db, outboxEventBus, agentOnly, now)),
+    await medianMs(bareAgentProbe),
+    'ms',
+  );
 
   await db.close();
   await database.close();

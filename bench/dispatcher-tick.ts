@@ -44,7 +44,9 @@ export async function run(): Promise<void> {
   await client.connect();
   try {
     await client.query(`INSERT INTO workflow_templates (name, steps) VALUES ('bench-flow', '["a","b","c"]') ON CONFLICT DO NOTHING`);
-    await client.query(`INSERT INTO workflow_agent_routing (workflow_type, agent_id) VALUES ('bench-flow', 'bench-agent') ON CONFLICT DO NOTHING`);
+    await client.query(
+      `INSERT INTO workflow_agent_routing (workflow_type, agent_id) VALUES ('bench-flow', 'bench-agent') ON CONFLICT DO NOTHING`,
+    );
     const deps = benchDeps(db, database.dataDir);
 
     await seed(client);
@@ -70,7 +72,13 @@ export async function run(): Promise<void> {
     await client.query('COMMIT');
     const baseline = performance.now() - started;
 
-    report(`dispatcher tick (${queued} queued + ${stale} stale)`, ours, baseline, 'ms', `dispatched ${summary.dispatched}, redispatched ${summary.recovered.redispatched}; its ${folded} audit rows indexed by the next tick in ${Math.round(fold)} ms`);
+    report(
+      `dispatcher tick (${queued} queued + ${stale} stale)`,
+      ours,
+      baseline,
+      'ms',
+      `dispatched ${summary.dispatched}, redispatched ${summary.recovered.redispatched}; its ${folded} audit rows indexed by the next tick in ${Math.round(fold)} ms`,
+    );
   } finally {
     await client.end();
     await db.close();

@@ -41,7 +41,6 @@ const heapSnapshotDir = process.env.BENCH_SOAK_HEAP_SNAPSHOTS;
 /** The runner's glibc malloc arenas (MALLOC_ARENA_MAX), 2 as deployed. */
 const mallocArenaMax = process.env.BENCH_SOAK_MALLOC_ARENA_MAX ?? '2';
 
-
 let runner: ChildProcess | undefined;
 process.once('exit', () => runner?.kill('SIGKILL'));
 
@@ -85,21 +84,25 @@ const agent = new http.Agent({ keepAlive: true, maxSockets: maxInFlight });
 function call(base: string, method: string, target: string, body?: unknown): Promise<{ status: number; json: unknown }> {
   return new Promise((resolve, reject) => {
     const payload = body === undefined ? undefined : JSON.stringify(body);
-    const req = http.request(`${base}${target}`, { method, agent, headers: payload ? { 'content-type': 'application/json' } : {} }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString();
-        let json: unknown;
-        try {
-          json = text ? JSON.parse(text) : undefined;
-        } catch {
-          json = text;
-        }
-        resolve({ status: res.statusCode ?? 0, json });
-      });
-      res.on('error', reject);
-    });
+    const req = http.request(
+      `${base}${target}`,
+      { method, agent, headers: payload ? { 'content-type': 'application/json' } : {} },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString();
+          let json: unknown;
+          try {
+            json = text ? JSON.parse(text) : undefined;
+          } catch {
+            json = text;
+          }
+          resolve({ status: res.statusCode ?? 0, json });
+        });
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(payload);
   });
@@ -140,18 +143,39 @@ const mix: Array<[number, string, (base: string, s: Seeds) => Promise<{ status: 
   [3, 'GET /api/health', (base) => call(base, 'GET', '/api/health')],
   [2, 'GET /api/metrics', (base) => call(base, 'GET', '/api/metrics')],
   [2, 'GET (unknown route)', (base) => call(base, 'GET', '/api/nothing-here')],
-  [6, 'POST /api/tasks', async (base, s) => {
-    const res = await call(base, 'POST', '/api/tasks', { project_id: s.projectId, title: `${pick(words)} ${Date.now()}`, status: 'ready', metadata: { n: Math.random() } });
-    remember(s.taskIds, (res.json as { id?: unknown })?.id);
-    return res;
-  }],
-  [8, 'PATCH /api/tasks/:id', (base, s) => call(base, 'PATCH', `/api/tasks/${pick(s.taskIds)}`, { title: `${pick(words)} ${Math.floor(Math.random() * 1e6)}` })],
-  [8, 'POST /api/tasks/:id/move', (base, s) => call(base, 'POST', `/api/tasks/${pick(s.taskIds)}/move`, { status: pick(['ready', 'in_progress', 'review']) })],
-  [5, 'POST /api/workflow-runs', async (base, s) => {
-    const res = await call(base, 'POST', '/api/workflow-runs', { workflow_type: s.workflowType, input_payload: { topic: pick(words) } });
-    remember(s.runIds, (res.json as { id?: unknown })?.id);
-    return res;
-  }],
+  [
+    6,
+    'POST /api/tasks',
+    async (base, s) => {
+      const res = await call(base, 'POST', '/api/tasks', {
+        project_id: s.projectId,
+        title: `${pick(words)} ${Date.now()}`,
+        status: 'ready',
+        metadata: { n: Math.random() },
+      });
+      remember(s.taskIds, (res.json as { id?: unknown })?.id);
+      return res;
+    },
+  ],
+  [
+    8,
+    'PATCH /api/tasks/:id',
+    (base, s) => call(base, 'PATCH', `/api/tasks/${pick(s.taskIds)}`, { title: `${pick(words)} ${Math.floor(Math.random() * 1e6)}` }),
+  ],
+  [
+    8,
+    'POST /api/tasks/:id/move',
+    (base, s) => call(base, 'POST', `/api/tasks/${pick(s.taskIds)}/move`, { status: pick(['ready', 'in_progress', 'review']) }),
+  ],
+  [
+    5,
+    'POST /api/workflow-runs',
+    async (base, s) => {
+      const res = await call(base, 'POST', '/api/workflow-runs', { workflow_type: s.workflowType, input_payload: { topic: pick(words) } });
+      remember(s.runIds, (res.json as { id?: unknown })?.id);
+      return res;
+    },
+  ],
 ];
 const totalWeight = mix.reduce((sum, [w]) => sum + w, 0);
 function pickRequest(): (typeof mix)[number] {
@@ -173,16 +197,20 @@ function streamClient(base: string): { stop(): void; received(): number } {
   let req: http.ClientRequest | undefined;
   const connect = () => {
     if (stopped) return;
-    req = http.get(`${base}/api/events`, { headers: { accept: 'text/event-stream', ...(lastId ? { 'last-event-id': lastId } : {}) } }, (res) => {
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        for (const match of chunk.matchAll(/^id: (\d+)$/gm)) {
-          lastId = match[1];
-          received += 1;
-        }
-      });
-      res.on('error', () => undefined);
-    });
+    req = http.get(
+      `${base}/api/events`,
+      { headers: { accept: 'text/event-stream', ...(lastId ? { 'last-event-id': lastId } : {}) } },
+      (res) => {
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          for (const match of chunk.matchAll(/^id: (\d+)$/gm)) {
+            lastId = match[1];
+            received += 1;
+          }
+        });
+        res.on('error', () => undefined);
+      },
+    );
     req.on('error', () => undefined);
     const current = req;
     setTimeout(() => {
@@ -211,7 +239,8 @@ async function seed(base: string): Promise<Seeds> {
   await must('PUT', `/api/workflow-routing/${workflowType}`, { agent_id: 'soak-agent' });
   const projectId = (await must('POST', '/api/projects', { name: 'soak' })).id;
   const seeds: Seeds = { projectId, taskIds: [], runIds: [], workflowType };
-  for (let i = 0; i < 50; i++) remember(seeds.taskIds, (await must('POST', '/api/tasks', { project_id: projectId, title: `seed ${i}`, status: 'ready' })).id);
+  for (let i = 0; i < 50; i++)
+    remember(seeds.taskIds, (await must('POST', '/api/tasks', { project_id: projectId, title: `seed ${i}`, status: 'ready' })).id);
   remember(seeds.runIds, (await must('POST', '/api/workflow-runs', { workflow_type: workflowType })).id);
   return seeds;
 }
@@ -221,7 +250,9 @@ async function seedTasks(url: string): Promise<void> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    const { rows } = await client.query<{ id: string }>(`INSERT INTO projects (id, name) VALUES (gen_random_uuid(), 'soak seeded') RETURNING id`);
+    const { rows } = await client.query<{ id: string }>(
+      `INSERT INTO projects (id, name) VALUES (gen_random_uuid(), 'soak seeded') RETURNING id`,
+    );
     await client.query(
       `INSERT INTO tasks (id, project_id, title, status, priority, description)
        SELECT gen_random_uuid(), $1, 'seeded task ' || g, (ARRAY['backlog', 'ready', 'in_progress', 'review'])[1 + g % 4], 'medium', repeat('words ', 40)
@@ -241,7 +272,9 @@ export async function run(): Promise<void> {
   try {
     const { proc, base } = await startRunnerProcess(database.url, dataDir);
     const pid = proc.pid!;
-    console.error(`memory soak: runner pid ${pid} at ${base}, ${seededTasks} tasks seeded, ${minutes} min at ${rate} req/s, then ${idleSeconds} s idle, MALLOC_ARENA_MAX ${mallocArenaMax}`);
+    console.error(
+      `memory soak: runner pid ${pid} at ${base}, ${seededTasks} tasks seeded, ${minutes} min at ${rate} req/s, then ${idleSeconds} s idle, MALLOC_ARENA_MAX ${mallocArenaMax}`,
+    );
     await seedTasks(database.url);
     const seeds = await seed(base);
     const streams = Array.from({ length: streamClients }, () => streamClient(base));
@@ -312,25 +345,43 @@ export async function run(): Promise<void> {
     const endHeap = await heapFigures(base);
     if (heapSnapshotDir) {
       proc.kill('SIGUSR2');
-      console.error(`memory soak: heap snapshots of the warm-up and of the end in ${path.resolve(heapSnapshotDir)}; the RSS figures of this run include their writing`);
+      console.error(
+        `memory soak: heap snapshots of the warm-up and of the end in ${path.resolve(heapSnapshotDir)}; the RSS figures of this run include their writing`,
+      );
     }
     agent.destroy();
     await new Promise((r) => setTimeout(r, idleSeconds * 1000));
     const idleRss = rssMb(pid);
     const idleHeap = await heapFigures(base);
 
-    console.error(`memory soak: answers by status ${JSON.stringify(Object.fromEntries(statuses))}; 5xx by route ${JSON.stringify(Object.fromEntries(serverErrors))}; stream events received ${streams.map((c) => c.received()).join(', ')}`);
+    console.error(
+      `memory soak: answers by status ${JSON.stringify(Object.fromEntries(statuses))}; 5xx by route ${JSON.stringify(Object.fromEntries(serverErrors))}; stream events received ${streams.map((c) => c.received()).join(', ')}`,
+    );
     const slope = leastSquaresSlope(samples);
     const errors = [...statuses].filter(([status]) => status >= 500).reduce((sum, [, n]) => sum + n, 0) + failed;
     const achieved = sent / (loadMs / 1000);
     const label = `${minutes} min at ${rate} req/s`;
-    report(`soak RSS at end (${label})`, endRss, warmupRss, 'MB', `slope ${slope.toFixed(2)} MB/min after ${warmupSeconds} s warm-up; ${sent} requests (${achieved.toFixed(0)}/s), ${skipped} skipped at ${maxInFlight} in flight, 5xx or failed ${errors}`);
-    report(`soak RSS after ${idleSeconds} s idle`, idleRss, warmupRss, 'MB', `flat: slope < 0.2 MB/min over 30 min, idle within 10% of warm-up`);
+    report(
+      `soak RSS at end (${label})`,
+      endRss,
+      warmupRss,
+      'MB',
+      `slope ${slope.toFixed(2)} MB/min after ${warmupSeconds} s warm-up; ${sent} requests (${achieved.toFixed(0)}/s), ${skipped} skipped at ${maxInFlight} in flight, 5xx or failed ${errors}`,
+    );
+    report(
+      `soak RSS after ${idleSeconds} s idle`,
+      idleRss,
+      warmupRss,
+      'MB',
+      `flat: slope < 0.2 MB/min over 30 min, idle within 10% of warm-up`,
+    );
     const warmupHeap = heapSamples[0]?.memory;
     if (warmupHeap && endHeap && idleHeap) {
-      const slopeOf = (figure: (m: HeapFigures) => number) => leastSquaresSlope(heapSamples.map((h) => ({ minute: h.minute, mb: figure(h.memory) })));
+      const slopeOf = (figure: (m: HeapFigures) => number) =>
+        leastSquaresSlope(heapSamples.map((h) => ({ minute: h.minute, mb: figure(h.memory) })));
       const outside = (m: HeapFigures) => m.rss - m.heapTotal;
-      const lowestUsed = (from: number, to: number) => Math.min(...heapSamples.filter((h) => h.minute >= from && h.minute < to).map((h) => h.memory.heapUsed));
+      const lowestUsed = (from: number, to: number) =>
+        Math.min(...heapSamples.filter((h) => h.minute >= from && h.minute < to).map((h) => h.memory.heapUsed));
       const span = heapSamples[heapSamples.length - 1]!.minute - heapSamples[0]!.minute;
       const firstFifth = heapSamples[0]!.minute + span / 5;
       report(
@@ -382,7 +433,13 @@ async function heapFigures(base: string): Promise<HeapFigures | undefined> {
       .on('error', reject);
   });
   const kind = (k: string) => Number(new RegExp(`^fleet_process_memory_bytes\\{kind="${k}"\\} (\\S+)$`, 'm').exec(text)?.[1]) / 1024 / 1024;
-  const figures = { rss: kind('rss'), heapTotal: kind('heap_total'), heapUsed: kind('heap_used'), external: kind('external'), arrayBuffers: kind('array_buffers') };
+  const figures = {
+    rss: kind('rss'),
+    heapTotal: kind('heap_total'),
+    heapUsed: kind('heap_used'),
+    external: kind('external'),
+    arrayBuffers: kind('array_buffers'),
+  };
   return Object.values(figures).some(Number.isNaN) ? undefined : figures;
 }
 

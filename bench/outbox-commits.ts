@@ -32,7 +32,9 @@ export async function run(): Promise<void> {
   const db = new PgDb(database.url, { max: connections + 2 });
   await migrate(db);
   try {
-    await db.query('CREATE TABLE IF NOT EXISTS bench_outbox_writes (id bigserial PRIMARY KEY, writer int NOT NULL, at timestamptz NOT NULL)');
+    await db.query(
+      'CREATE TABLE IF NOT EXISTS bench_outbox_writes (id bigserial PRIMARY KEY, writer int NOT NULL, at timestamptz NOT NULL)',
+    );
     await db.query('TRUNCATE bench_outbox_writes, event_outbox');
     // Alternated, best of three each: a shared machine's load drifts over a run, and this keeps it from favouring either side.
     let baseline = 0;
@@ -41,8 +43,16 @@ export async function run(): Promise<void> {
       baseline = Math.max(baseline, await commitsPerSecond(db, false));
       ours = Math.max(ours, await commitsPerSecond(db, true));
     }
-    const { rows } = await db.query<{ waiting: number }>('SELECT count(*) FILTER (WHERE position IS NULL)::int AS waiting FROM event_outbox');
-    report(`event-carrying commits (${connections} connections)`, ours, baseline, 'commits/s', `one event each; ${rows[0]!.waiting} still waiting for a position at the end`);
+    const { rows } = await db.query<{ waiting: number }>(
+      'SELECT count(*) FILTER (WHERE position IS NULL)::int AS waiting FROM event_outbox',
+    );
+    report(
+      `event-carrying commits (${connections} connections)`,
+      ours,
+      baseline,
+      'commits/s',
+      `one event each; ${rows[0]!.waiting} still waiting for a position at the end`,
+    );
   } finally {
     await db.close();
     await database.close();

@@ -23,25 +23,59 @@ function history(): unknown[] {
   const messages: unknown[] = [];
   for (let i = 0; messages.length < messageCount; i++) {
     const meta = (n: number) => ({ id: `m-${i}-${n}`, seq: messages.length + 1, runId: `run-${i}` });
-    messages.push({ role: 'user', content: `request ${i}: ${'lorem ipsum '.repeat(20)}`, timestamp: 1795800000000 + i * 1000, __openclaw: meta(0) });
+    messages.push({
+      role: 'user',
+      content: `request ${i}: ${'lorem ipsum '.repeat(20)}`,
+      timestamp: 1795800000000 + i * 1000,
+      __openclaw: meta(0),
+    });
     messages.push({
       role: 'assistant',
-      content: [{ type: 'text', text: 'working on it' }, { type: 'toolCall', id: `c${i}`, name: 'exec', arguments: { command: 'ls' } }],
+      content: [
+        { type: 'text', text: 'working on it' },
+        { type: 'toolCall', id: `c${i}`, name: 'exec', arguments: { command: 'ls' } },
+      ],
       provider: 'mock',
       model: 'mock-1',
-      usage: { input: 1000, output: 50, totalTokens: 1050, cacheRead: 0, cacheWrite: 0, cost: { input: 0.001, output: 0.0001, cacheRead: 0, cacheWrite: 0, total: 0.0011 } },
+      usage: {
+        input: 1000,
+        output: 50,
+        totalTokens: 1050,
+        cacheRead: 0,
+        cacheWrite: 0,
+        cost: { input: 0.001, output: 0.0001, cacheRead: 0, cacheWrite: 0, total: 0.0011 },
+      },
       stopReason: 'toolUse',
       timestamp: 1795800000000 + i * 1000 + 1,
       __openclaw: meta(1),
     });
-    messages.push({ role: 'toolResult', toolCallId: `c${i}`, toolName: 'exec', content: [{ type: 'text', text: 'file\n'.repeat(40) }], isError: false, timestamp: 1795800000000 + i * 1000 + 2, __openclaw: meta(2) });
+    messages.push({
+      role: 'toolResult',
+      toolCallId: `c${i}`,
+      toolName: 'exec',
+      content: [{ type: 'text', text: 'file\n'.repeat(40) }],
+      isError: false,
+      timestamp: 1795800000000 + i * 1000 + 2,
+      __openclaw: meta(2),
+    });
   }
   return messages.slice(0, messageCount);
 }
 
 export async function run(): Promise<void> {
-  const sessions = Array.from({ length: sessionCount }, (_, i) => ({ key: `agent:main:s${i}`, sessionId: `session-${i}`, agentId: 'main', kind: 'direct', channel: 'unknown', status: 'done', updatedAt: 1795800000000 - i }));
-  const listBody = JSON.stringify({ ok: true, result: { content: [], details: { count: sessions.length, sessions, hasMore: false, limitApplied: 100 } } });
+  const sessions = Array.from({ length: sessionCount }, (_, i) => ({
+    key: `agent:main:s${i}`,
+    sessionId: `session-${i}`,
+    agentId: 'main',
+    kind: 'direct',
+    channel: 'unknown',
+    status: 'done',
+    updatedAt: 1795800000000 - i,
+  }));
+  const listBody = JSON.stringify({
+    ok: true,
+    result: { content: [], details: { count: sessions.length, sessions, hasMore: false, limitApplied: 100 } },
+  });
   const messages = history();
   const historyBody = JSON.stringify({ sessionKey: 'agent:main:s0', items: messages, messages, hasMore: false });
   const server = http.createServer((req, res) => {
@@ -57,14 +91,22 @@ export async function run(): Promise<void> {
     const files = gatewaySessions({ url, token: TOKEN, timeoutMs: 30_000, replayMaxBytes: 20 * 1024 * 1024 });
     const runtime: Runtime = { stateDir: '/nonexistent', run: async () => ({}), files };
     const deps = { runtime, clock: { now: () => new Date() } };
-    const bare = (path: string, method: string) => async () => JSON.parse(await (await fetch(`${url}${path}`, { method, headers: { authorization: `Bearer ${TOKEN}` } })).text()) as unknown;
+    const bare = (path: string, method: string) => async () =>
+      JSON.parse(await (await fetch(`${url}${path}`, { method, headers: { authorization: `Bearer ${TOKEN}` } })).text()) as unknown;
     const bareList = await medianMs(bare('/tools/invoke', 'POST'));
     const bareHistory = await medianMs(bare('/sessions/agent%3Amain%3As0/history', 'GET'));
-    console.log(`session reader through a gateway: ${sessionCount} sessions (${(listBody.length / 1024).toFixed(0)} KB), a history of ${messageCount} messages (${(historyBody.length / 1024 / 1024).toFixed(1)} MB)`);
+    console.log(
+      `session reader through a gateway: ${sessionCount} sessions (${(listBody.length / 1024).toFixed(0)} KB), a history of ${messageCount} messages (${(historyBody.length / 1024 / 1024).toFixed(1)} MB)`,
+    );
     report('gateway session list', await medianMs(() => listRuntimeSessions(deps, { agent: 'main' })), bareList, 'µs');
-    report('gateway events, first page (limit 500)', await medianMs(() => sessionEvents(deps, 'session-0', { agent: 'main', limit: '500' })), bareList + bareHistory, 'µs', 'baseline: list + history fetched and parsed');
+    report(
+      'gateway events, first page (limit 500)',
+      await medianMs(() => sessionEvents(deps, 'session-0', { agent: 'main', limit: '500' })),
+      bareList + bareHistory,
+      'µs',
+      'baseline: list + history fetched and parsed',
+    );
   } finally {
     await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 }
-

@@ -28,8 +28,26 @@ async function writeTranscript(file: string, bytes: number): Promise<number> {
     line++;
     const entries = [
       { type: 'message', message: { role: 'user', content: `request ${line}: ${'lorem ipsum '.repeat(20)}` } },
-      { type: 'message', message: { role: 'assistant', content: [{ type: 'thinking', thinking: 'plan '.repeat(30) }, { type: 'toolCall', id: `c${line}`, name: 'exec', arguments: { command: 'ls' } }] } },
-      { type: 'message', message: { role: 'toolResult', toolCallId: `c${line}`, toolName: 'exec', content: [{ type: 'text', text: 'file\n'.repeat(80) }], details: { status: 'completed', exitCode: 0, durationMs: 3 } } },
+      {
+        type: 'message',
+        message: {
+          role: 'assistant',
+          content: [
+            { type: 'thinking', thinking: 'plan '.repeat(30) },
+            { type: 'toolCall', id: `c${line}`, name: 'exec', arguments: { command: 'ls' } },
+          ],
+        },
+      },
+      {
+        type: 'message',
+        message: {
+          role: 'toolResult',
+          toolCallId: `c${line}`,
+          toolName: 'exec',
+          content: [{ type: 'text', text: 'file\n'.repeat(80) }],
+          details: { status: 'completed', exitCode: 0, durationMs: 3 },
+        },
+      },
     ];
     const text = `${entries.map((e) => JSON.stringify(e)).join('\n')}\n`;
     written += Buffer.byteLength(text);

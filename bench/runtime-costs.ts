@@ -36,7 +36,9 @@ export async function run(): Promise<void> {
     const stateDir = path.join(database.dataDir, 'runtime-state');
     const sessions = path.join(stateDir, 'agents', 'main', 'sessions');
     mkdirSync(sessions, { recursive: true });
-    const rows = JSON.parse(readFileSync(new URL('../test/fixtures/runtime/openclaw-2026.9.6/transcript_main.json', import.meta.url), 'utf8')) as Array<{ ev: string }>;
+    const rows = JSON.parse(
+      readFileSync(new URL('../test/fixtures/runtime/openclaw-2026.9.6/transcript_main.json', import.meta.url), 'utf8'),
+    ) as Array<{ ev: string }>;
     writeFileSync(path.join(sessions, 'sessions.json'), JSON.stringify({ [KEY]: { sessionId: SESSION, updatedAt: 1795804442627 } }));
     writeFileSync(path.join(sessions, `${SESSION}.jsonl`), `${rows.map((r) => r.ev).join('\n')}\n`);
     const deps: Deps = {
@@ -55,7 +57,9 @@ export async function run(): Promise<void> {
       );
     await finished(old, '2026-11-20T12:00:00Z', 'agent:main:task:old');
     await finished(checked, '2026-11-27T12:00:00Z', 'agent:main:task:unknown');
-    await db.query(`INSERT INTO run_runtime_usage (run_id, outcome, session_key) SELECT id, 'no_session', gateway_session_id FROM workflow_runs`);
+    await db.query(
+      `INSERT INTO run_runtime_usage (run_id, outcome, session_key) SELECT id, 'no_session', gateway_session_id FROM workflow_runs`,
+    );
     await db.query('ANALYZE workflow_runs');
     await db.query('ANALYZE run_runtime_usage');
     const idle = await medianMs(() => costRunsFromRuntime(deps));
@@ -109,7 +113,13 @@ export async function run(): Promise<void> {
       withoutTrigger.push(await finishMany());
       await db.query('ALTER TABLE workflow_runs ENABLE TRIGGER run_runtime_usage_queue');
     }
-    report(`finishing ${finishing} runs in one statement`, Math.min(...withTrigger), Math.min(...withoutTrigger), 'ms', 'baseline: the same without the queue trigger (best of 3 each)');
+    report(
+      `finishing ${finishing} runs in one statement`,
+      Math.min(...withTrigger),
+      Math.min(...withoutTrigger),
+      'ms',
+      'baseline: the same without the queue trigger (best of 3 each)',
+    );
   } finally {
     await db.close();
     await database.close();

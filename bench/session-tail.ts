@@ -23,7 +23,8 @@ const lineCount = Number(process.env.BENCH_TAIL_LINES ?? 20_000);
 const appendCount = Number(process.env.BENCH_TAIL_APPENDS ?? 200);
 const APPEND_EVERY_MS = 20;
 
-const lineOf = (i: number) => `${JSON.stringify({ type: 'message', timestamp: new Date(1_795_800_000_000 + i * 1000).toISOString(), message: { role: i % 2 ? 'assistant' : 'user', content: [{ type: 'text', text: `line ${i} ${'lorem ipsum '.repeat(20)}` }] } })}\n`;
+const lineOf = (i: number) =>
+  `${JSON.stringify({ type: 'message', timestamp: new Date(1_795_800_000_000 + i * 1000).toISOString(), message: { role: i % 2 ? 'assistant' : 'user', content: [{ type: 'text', text: `line ${i} ${'lorem ipsum '.repeat(20)}` }] } })}\n`;
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? Number.NaN;
 
@@ -47,16 +48,22 @@ export async function run(): Promise<void> {
   const requests: http.ClientRequest[] = [];
   try {
     await Promise.all(
-      Array.from({ length: tailCount }, () => new Promise<void>((resolve, reject) => {
-        const req = http.get(url, (res) => {
-          const parser = createParser({ onEvent: (e) => latencies.push(performance.now() - (appendedAt.get(Number(e.id)) ?? Number.NaN)) });
-          res.setEncoding('utf8');
-          res.on('data', (chunk: string) => parser.feed(chunk));
-          resolve();
-        });
-        req.on('error', reject);
-        requests.push(req);
-      })),
+      Array.from(
+        { length: tailCount },
+        () =>
+          new Promise<void>((resolve, reject) => {
+            const req = http.get(url, (res) => {
+              const parser = createParser({
+                onEvent: (e) => latencies.push(performance.now() - (appendedAt.get(Number(e.id)) ?? Number.NaN)),
+              });
+              res.setEncoding('utf8');
+              res.on('data', (chunk: string) => parser.feed(chunk));
+              resolve();
+            });
+            req.on('error', reject);
+            requests.push(req);
+          }),
+      ),
     );
     // the bare floor: one watcher that reads what was appended when it fires
     const bare: number[] = [];
@@ -65,7 +72,8 @@ export async function run(): Promise<void> {
     const watcher = watch(file, () => {
       const text = readFileSync(file).subarray(size);
       size += text.length;
-      for (const _ of text.toString('utf8').split('\n').slice(0, -1)) bare.push(performance.now() - (appendedAt.get(++bareLine) ?? Number.NaN));
+      for (const _ of text.toString('utf8').split('\n').slice(0, -1))
+        bare.push(performance.now() - (appendedAt.get(++bareLine) ?? Number.NaN));
     });
     for (let i = 1; i <= appendCount; i++) {
       appendedAt.set(lineCount + i, performance.now());
@@ -77,8 +85,16 @@ export async function run(): Promise<void> {
     watcher.close();
     latencies.sort((a, b) => a - b);
     bare.sort((a, b) => a - b);
-    console.log(`session tails (files): ${tailCount} tails of a ${lineCount}-line transcript, ${appendCount} lines appended every ${APPEND_EVERY_MS} ms; frames received ${latencies.length} of ${tailCount * appendCount}`);
-    report('tail latency p50 (append → frame parsed)', percentile(latencies, 0.5) * 1000, percentile(bare, 0.5) * 1000, 'µs', 'baseline: a bare fs.watch reading the appended bytes');
+    console.log(
+      `session tails (files): ${tailCount} tails of a ${lineCount}-line transcript, ${appendCount} lines appended every ${APPEND_EVERY_MS} ms; frames received ${latencies.length} of ${tailCount * appendCount}`,
+    );
+    report(
+      'tail latency p50 (append → frame parsed)',
+      percentile(latencies, 0.5) * 1000,
+      percentile(bare, 0.5) * 1000,
+      'µs',
+      'baseline: a bare fs.watch reading the appended bytes',
+    );
     report('tail latency p99', percentile(latencies, 0.99) * 1000, percentile(bare, 0.99) * 1000, 'µs');
   } finally {
     for (const req of requests) req.destroy();

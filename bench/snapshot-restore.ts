@@ -61,7 +61,9 @@ export async function run(): Promise<void> {
     let rows = 0;
     await db.transaction(async (tx) => {
       for (const t of snapshotTables) {
-        await tx.query(`DECLARE c NO SCROLL CURSOR FOR SELECT (to_jsonb(x))::text AS row FROM ${t.name} x ORDER BY ${t.primaryKey.join(', ')}`);
+        await tx.query(
+          `DECLARE c NO SCROLL CURSOR FOR SELECT (to_jsonb(x))::text AS row FROM ${t.name} x ORDER BY ${t.primaryKey.join(', ')}`,
+        );
         for (;;) {
           const { rows: got } = await tx.query<{ row: string }>('FETCH 1000 FROM c');
           if (!got.length) break;

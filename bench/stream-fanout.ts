@@ -28,14 +28,16 @@ function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
-
 /** Children still running: a benchmark that fails half-way must not leave runners serving (and holding a database) behind it. */
 const running = new Set<ReturnType<typeof spawn>>();
 process.once('exit', () => {
   for (const proc of running) proc.kill('SIGKILL');
 });
 
-function runChild(args: string[], env: NodeJS.ProcessEnv): { proc: ReturnType<typeof spawn>; output: () => string; exited: Promise<number | null> } {
+function runChild(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): { proc: ReturnType<typeof spawn>; output: () => string; exited: Promise<number | null> } {
   const proc = spawn(process.execPath, ['--import', 'tsx', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   running.add(proc);
   proc.on('exit', () => running.delete(proc));
@@ -96,31 +98,33 @@ async function fanOut(databaseUrl: string, runners: Array<{ child: ReturnType<ty
   const agent = new http.Agent({ keepAlive: false, maxSockets: Infinity });
   const requests: http.ClientRequest[] = [];
   await Promise.all(
-    Array.from({ length: clients }, (_, i) =>
-      new Promise<void>((resolve, reject) => {
-        const { base } = runners[i % runners.length]!;
-        const req = http.get(`${base}/api/events`, { agent, headers: { accept: 'text/event-stream' } }, (res) => {
-          if (res.statusCode !== 200) return reject(new Error(`client ${i}: ${res.statusCode}`));
-          if (i < sampled) {
-            const parser = createParser({
-              onEvent: (e) => {
-                if (e.event !== 'bench:tick') return;
-                if (e.id !== undefined && seen[i]!.has(e.id)) repeats++;
-                else seen[i]!.add(e.id ?? String(seen[i]!.size));
-                latencies.push(wallNow() - (JSON.parse(e.data) as { t: number }).t);
-              },
-            });
-            res.setEncoding('utf8');
-            res.on('data', (chunk: string) => parser.feed(chunk));
-          } else {
-            res.resume();
-          }
-          res.on('error', () => undefined);
-          resolve();
-        });
-        req.on('error', reject);
-        requests.push(req);
-      }),
+    Array.from(
+      { length: clients },
+      (_, i) =>
+        new Promise<void>((resolve, reject) => {
+          const { base } = runners[i % runners.length]!;
+          const req = http.get(`${base}/api/events`, { agent, headers: { accept: 'text/event-stream' } }, (res) => {
+            if (res.statusCode !== 200) return reject(new Error(`client ${i}: ${res.statusCode}`));
+            if (i < sampled) {
+              const parser = createParser({
+                onEvent: (e) => {
+                  if (e.event !== 'bench:tick') return;
+                  if (e.id !== undefined && seen[i]!.has(e.id)) repeats++;
+                  else seen[i]!.add(e.id ?? String(seen[i]!.size));
+                  latencies.push(wallNow() - (JSON.parse(e.data) as { t: number }).t);
+                },
+              });
+              res.setEncoding('utf8');
+              res.on('data', (chunk: string) => parser.feed(chunk));
+            } else {
+              res.resume();
+            }
+            res.on('error', () => undefined);
+            resolve();
+          });
+          req.on('error', reject);
+          requests.push(req);
+        }),
     ),
   );
   const pids = runners.map((r) => r.child.proc.pid!);
@@ -139,7 +143,15 @@ async function fanOut(databaseUrl: string, runners: Array<{ child: ReturnType<ty
 
 export async function run(): Promise<void> {
   const database = await benchDatabase();
-  const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: database.url, DATA_DIR: database.dataDir, PORT: '0', LOG_LEVEL: 'ERROR', DISPATCHER_INTERVAL_MS: '0', CRON_MANAGER_PORT: '0' };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATABASE_URL: database.url,
+    DATA_DIR: database.dataDir,
+    PORT: '0',
+    LOG_LEVEL: 'ERROR',
+    DISPATCHER_INTERVAL_MS: '0',
+    CRON_MANAGER_PORT: '0',
+  };
   delete env.DASHBOARD_AUTH_TOKEN;
   const first = await startRunnerProcess(env);
   const admin = new pg.Client({ connectionString: database.url });

@@ -24,7 +24,8 @@ async function publishOne(n: number): Promise<void> {
     await db.query('SELECT pg_notify($1, $2)', ['bench_bare_notify', JSON.stringify(payload)]);
   } else {
     await db.transaction(async (tx) => {
-      for (let i = 0; i < batch; i++) await outboxEventBus.publish(tx, { name: 'bench:tick', payload: { ...payload, i }, channel: 'events' });
+      for (let i = 0; i < batch; i++)
+        await outboxEventBus.publish(tx, { name: 'bench:tick', payload: { ...payload, i }, channel: 'events' });
     });
     commitMs.push(performance.now() - begun);
   }

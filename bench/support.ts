@@ -115,7 +115,12 @@ export async function insertBenchProjects(raw: PgDb, count: number): Promise<voi
  * `bench task <g>` plus `titleSuffixSql`, status from `statusSql` (an expression of the series
  * number `g`), priorities and owners (`agent-<g % 100>`) in turn, created a second apart going back.
  */
-export async function insertBenchTasks(raw: PgDb, count: number, projects: number, shape: { statusSql: string; titleSuffixSql?: string }): Promise<void> {
+export async function insertBenchTasks(
+  raw: PgDb,
+  count: number,
+  projects: number,
+  shape: { statusSql: string; titleSuffixSql?: string },
+): Promise<void> {
   await raw.query(
     `INSERT INTO tasks (id, project_id, title, status, priority, owner, created_at, updated_at)
      SELECT gen_random_uuid(), ${benchProjectIdSql(`1 + g % ${projects}`)}, 'bench task ' || g${shape.titleSuffixSql ? ` || ${shape.titleSuffixSql}` : ''},

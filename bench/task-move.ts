@@ -42,7 +42,9 @@ export async function run(): Promise<void> {
   const app = await benchAppContext(database);
   const runner = await startRunner({ host: '127.0.0.1', port: 0, largeBodyLimit: 1024 });
   const raw = bareDb(database.url);
-  const { rows: project } = await raw.query<{ id: string }>(`INSERT INTO projects (id, name) VALUES (gen_random_uuid(), 'bench moves') RETURNING id`);
+  const { rows: project } = await raw.query<{ id: string }>(
+    `INSERT INTO projects (id, name) VALUES (gen_random_uuid(), 'bench moves') RETURNING id`,
+  );
   const { rows } = await raw.query<{ id: string }>(
     `INSERT INTO tasks (id, project_id, title, status) SELECT gen_random_uuid(), $1, 'move me ' || g, 'ready' FROM generate_series(1, $2) g RETURNING id`,
     [project[0]!.id, taskCount],
@@ -57,8 +59,14 @@ export async function run(): Promise<void> {
         const id = req.url!.split('/')[3];
         const { status } = JSON.parse(body) as { status: string };
         const task = await raw.transaction(async (tx) => {
-          const { rows: updated } = await tx.query(`UPDATE tasks SET status = $2, status_updated_at = now(), updated_at = now() WHERE id = $1 RETURNING *`, [id, status]);
-          await tx.query(`INSERT INTO audit_log (actor, action, entity_type, entity_id, new_value) VALUES ('operator', 'status_changed', 'task', $1, $2)`, [id, JSON.stringify(updated[0])]);
+          const { rows: updated } = await tx.query(
+            `UPDATE tasks SET status = $2, status_updated_at = now(), updated_at = now() WHERE id = $1 RETURNING *`,
+            [id, status],
+          );
+          await tx.query(
+            `INSERT INTO audit_log (actor, action, entity_type, entity_id, new_value) VALUES ('operator', 'status_changed', 'task', $1, $2)`,
+            [id, JSON.stringify(updated[0])],
+          );
           return updated[0];
         });
         res.writeHead(200, { 'content-type': 'application/json' });

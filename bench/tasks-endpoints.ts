@@ -24,7 +24,9 @@ export async function run(): Promise<void> {
   const raw = bareDb(database.url);
   const started = Date.now();
   await insertBenchProjects(raw, PROJECTS);
-  await insertBenchTasks(raw, TASKS, PROJECTS, { statusSql: `(ARRAY['backlog','ready','in_progress','blocked','review','completed'])[1 + g % 6]` });
+  await insertBenchTasks(raw, TASKS, PROJECTS, {
+    statusSql: `(ARRAY['backlog','ready','in_progress','blocked','review','completed'])[1 + g % 6]`,
+  });
   // the trigram index is rebuilt once after the bulk load instead of being maintained row by row
   await raw.query('DROP INDEX audit_search_text_trgm');
   await raw.query(
@@ -36,7 +38,9 @@ export async function run(): Promise<void> {
   // every audit row folded, these and what earlier scenarios of a full run left queued: the state a dispatcher pass leaves
   await raw.query('SELECT audit_search_fold(2147483647)');
   await raw.query('CREATE INDEX audit_search_text_trgm ON audit_search USING gin (search_text gin_trgm_ops)');
-  const { rows: [task] } = await raw.query<{ id: string }>('SELECT id FROM tasks ORDER BY created_at DESC LIMIT 1');
+  const {
+    rows: [task],
+  } = await raw.query<{ id: string }>('SELECT id FROM tasks ORDER BY created_at DESC LIMIT 1');
   await raw.query(
     `INSERT INTO entity_snapshots (id, entity_type, entity_id, state, reason, actor, created_at)
      SELECT gen_random_uuid(), 'task', t.id::text, to_jsonb(t), 'created', 'bench', t.created_at FROM tasks t`,
@@ -51,11 +55,19 @@ export async function run(): Promise<void> {
   const audit = auditPageSql(search, search.limit, search.offset);
   const scenarios: Array<[string, string, () => Promise<unknown>]> = [
     // baseline: every row in one bare query; ours reads pages of ALL_TASKS_PAGE_ROWS and streams them
-    ['GET /api/tasks/all', '/api/tasks/all', () => raw.query(`SELECT ${taskColumns} FROM tasks WHERE deleted_at IS NULL ORDER BY created_at, id`)],
+    [
+      'GET /api/tasks/all',
+      '/api/tasks/all',
+      () => raw.query(`SELECT ${taskColumns} FROM tasks WHERE deleted_at IS NULL ORDER BY created_at, id`),
+    ],
     // baseline: the board's rows as the endpoint read them before its JSON was built in SQL
     ['GET /api/views/board', `/api/views/board?project_id=${project}`, () => raw.query(boardRowsSql, [project, boardColumns])],
     ['GET /api/audit?q=', `/api/audit?q=${encodeURIComponent('bench row 4242')}`, () => raw.query(audit.sql, audit.params)],
-    ['GET /api/history/:id/snapshot', `/api/history/${task!.id}/snapshot?at=${encodeURIComponent(at.toISOString())}`, () => raw.query(taskStateAtSql, [task!.id, at])],
+    [
+      'GET /api/history/:id/snapshot',
+      `/api/history/${task!.id}/snapshot?at=${encodeURIComponent(at.toISOString())}`,
+      () => raw.query(taskStateAtSql, [task!.id, at]),
+    ],
   ];
   const through = (name: string, target: string) =>
     medianMs(async () => {

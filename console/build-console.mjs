@@ -42,17 +42,15 @@ export async function buildConsole(root, dist) {
   const template = await readFile(path.join(root, 'console/index.html'), 'utf8');
   // config.json is asked for as the HTML arrives, beside the bundle, not after the bundle has run
   // (src/config.ts reads it with a request the preload matches: same URL, mode and credentials)
-  const html = template
-    .replace('<!-- style -->', initial.style ? `<link rel="stylesheet" href="/${initial.style}">` : '')
-    .replace(
-      '<!-- script -->',
-      [
-        '<link rel="preload" href="/config.json" as="fetch" crossorigin>',
-        // the entry's shared chunks travel beside it rather than after it has been parsed
-        ...initial.chunks.map((chunk) => `<link rel="modulepreload" href="/${chunk}">`),
-        `<script type="module" src="/${initial.script}"></script>`,
-      ].join('\n    '),
-    );
+  const html = template.replace('<!-- style -->', initial.style ? `<link rel="stylesheet" href="/${initial.style}">` : '').replace(
+    '<!-- script -->',
+    [
+      '<link rel="preload" href="/config.json" as="fetch" crossorigin>',
+      // the entry's shared chunks travel beside it rather than after it has been parsed
+      ...initial.chunks.map((chunk) => `<link rel="modulepreload" href="/${chunk}">`),
+      `<script type="module" src="/${initial.script}"></script>`,
+    ].join('\n    '),
+  );
   await writeFile(path.join(outdir, 'index.html'), html);
   // the runtime configuration: an empty apiBaseUrl is the console's own origin (docs/console.md)
   await writeFile(path.join(outdir, 'config.json'), `${JSON.stringify({ apiBaseUrl: '' }, null, 2)}\n`);

@@ -39,7 +39,10 @@ export interface ValidationIssue {
 
 export class ValidationError extends DomainError {
   readonly code = 'validation_failed';
-  constructor(message: string, readonly details: ValidationIssue[] = []) {
+  constructor(
+    message: string,
+    readonly details: ValidationIssue[] = [],
+  ) {
     super(message, details.length ? { details } : {});
   }
 }
@@ -131,7 +134,10 @@ export type RuntimeFailure = 'unavailable' | 'failed' | 'timed_out' | 'bad_outpu
 export class RuntimeCallError extends DomainError {
   static override readonly traced = true;
   readonly code = 'runtime_failed';
-  constructor(message: string, readonly failure: RuntimeFailure) {
+  constructor(
+    message: string,
+    readonly failure: RuntimeFailure,
+  ) {
     super(message, { failure });
   }
 }
@@ -233,7 +239,10 @@ export class SnapshotWriteFailedError extends DomainError {
 export class RestoreInProgressError extends DomainError {
   readonly code = 'restore_in_progress';
   constructor(restoreId: string) {
-    super('restore_in_progress', { message: `restore ${restoreId} is being applied by another request; re-send it once that one has answered`, restoreId });
+    super('restore_in_progress', {
+      message: `restore ${restoreId} is being applied by another request; re-send it once that one has answered`,
+      restoreId,
+    });
   }
 }
 
@@ -246,7 +255,10 @@ export class ExecutionFailedError extends DomainError {
 /** Too many requests in a window (chat's CHAT_RATE_LIMIT); `retryAfterSeconds` says when to try again. */
 export class RateLimitedError extends DomainError {
   readonly code = 'rate_limited';
-  constructor(message: string, readonly retryAfterSeconds: number) {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
     super(message, { retryAfterSeconds });
   }
 }
@@ -284,7 +296,10 @@ export type Unavailable = 'no_database' | 'query_failed';
 /** A read or budget command without its data: 200 {available: false, reason, ...context}. */
 export class DegradedError extends DomainError {
   readonly code = 'degraded';
-  constructor(readonly reason: Unavailable, context: Record<string, unknown> = {}) {
+  constructor(
+    readonly reason: Unavailable,
+    context: Record<string, unknown> = {},
+  ) {
     super(`degraded: ${reason}`, context);
   }
   override body() {
@@ -345,7 +360,10 @@ export class StaleRetryError extends DomainError {
  */
 export class GovernanceRejectedError extends DomainError {
   readonly code = 'rejected_governance';
-  constructor(readonly reason: string | undefined, carried: Record<string, unknown>) {
+  constructor(
+    readonly reason: string | undefined,
+    carried: Record<string, unknown>,
+  ) {
     super('rejected_governance', carried);
   }
   override body() {
@@ -356,7 +374,10 @@ export class GovernanceRejectedError extends DomainError {
 /** A dispatch-class action over a blocking budget: 422 {error: 'budget_blocked', action, budgets}; no receipt. */
 export class BudgetBlockedError extends DomainError {
   readonly code = 'budget_blocked';
-  constructor(readonly action: string, readonly budgets: unknown[]) {
+  constructor(
+    readonly action: string,
+    readonly budgets: unknown[],
+  ) {
     super('budget_blocked');
   }
   override body() {
@@ -370,7 +391,11 @@ export class BudgetBlockedError extends DomainError {
  */
 export class ActionFailedError extends DomainError {
   readonly code: 'action_failed' | 'action_target_missing';
-  constructor(message: string, readonly receipt: unknown, targetMissing: boolean) {
+  constructor(
+    message: string,
+    readonly receipt: unknown,
+    targetMissing: boolean,
+  ) {
     super(message);
     this.code = targetMissing ? 'action_target_missing' : 'action_failed';
   }

@@ -21,7 +21,10 @@ export async function pageAndTotal<Row>(
   limit: number,
 ): Promise<ListPage<Row>> {
   const [page, count] = await Promise.all([
-    db.query<Row>(`SELECT ${query.select} FROM ${query.from} WHERE ${query.where} ORDER BY ${query.orderBy} LIMIT $${params.length + 1}`, [...params, limit]),
+    db.query<Row>(`SELECT ${query.select} FROM ${query.from} WHERE ${query.where} ORDER BY ${query.orderBy} LIMIT $${params.length + 1}`, [
+      ...params,
+      limit,
+    ]),
     db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${query.from} WHERE ${query.where}`, params),
   ]);
   const total = count.rows[0]!.n;

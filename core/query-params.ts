@@ -13,7 +13,9 @@ export function queryInt(min: number, max: number) {
     .pipe(z.number().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`));
 }
 
-export const queryBoolean = z.enum(['true', 'false', '1', '0'], { message: 'must be true or false' }).transform((v) => v === 'true' || v === '1');
+export const queryBoolean = z
+  .enum(['true', 'false', '1', '0'], { message: 'must be true or false' })
+  .transform((v) => v === 'true' || v === '1');
 
 /** Spec 01 conventions: `page` defaults to 1 and `limit` to 50. */
 export function pageQuery(maxLimit: number) {

@@ -58,9 +58,26 @@ export function configuredPorts(cfg: Config): Omit<Deps, 'storage' | 'prices'> {
     clock: systemClock,
     ids: randomIds,
     events: outboxEventBus,
-    runtime: cliRuntime({ executable: cfg.runtimeCli, timeoutMs: cfg.runtimeCliTimeoutMs, timeoutsByKind: cfg.runtimeTimeoutsByKind, stateDir: cfg.runtimeStateDir, replayMaxBytes: cfg.sessionReplayMaxBytes, sessions: cfg.runtimeGateway && gatewaySessions({ url: cfg.runtimeGateway.url, token: cfg.runtimeGateway.token, timeoutMs: cfg.runtimeGateway.timeoutMs, replayMaxBytes: cfg.sessionReplayMaxBytes }),
+    runtime: cliRuntime({
+      executable: cfg.runtimeCli,
+      timeoutMs: cfg.runtimeCliTimeoutMs,
+      timeoutsByKind: cfg.runtimeTimeoutsByKind,
+      stateDir: cfg.runtimeStateDir,
+      replayMaxBytes: cfg.sessionReplayMaxBytes,
+      sessions:
+        cfg.runtimeGateway &&
+        gatewaySessions({
+          url: cfg.runtimeGateway.url,
+          token: cfg.runtimeGateway.token,
+          timeoutMs: cfg.runtimeGateway.timeoutMs,
+          replayMaxBytes: cfg.sessionReplayMaxBytes,
+        }),
       // the CLI finds a gateway of its config file itself; one given to this server by variable it is told
-      gateway: cfg.runtimeGateway && cfg.runtimeGateway.source !== 'config file' ? { url: cfg.runtimeGateway.url, token: cfg.runtimeGateway.token } : undefined }),
+      gateway:
+        cfg.runtimeGateway && cfg.runtimeGateway.source !== 'config file'
+          ? { url: cfg.runtimeGateway.url, token: cfg.runtimeGateway.token }
+          : undefined,
+    }),
     snapshots: snapshotStoreFor(cfg),
     generator,
     legacyJobs: legacyJobFiles(legacyJobDir(cfg.dataDir)),
@@ -75,7 +92,10 @@ export function configuredPorts(cfg: Config): Omit<Deps, 'storage' | 'prices'> {
  * Migrations run on a connection of their own without the statement limit (an index build on a
  * large table may take minutes); the service's pool then carries the configured timeouts.
  */
-async function connectAndMigrate(url: string, cfg: Pick<Config, 'dbConnectTimeoutMs' | 'dbStatementTimeoutMs' | 'dbPreparedStatements'>): Promise<{ db: PgDb; version: string }> {
+async function connectAndMigrate(
+  url: string,
+  cfg: Pick<Config, 'dbConnectTimeoutMs' | 'dbStatementTimeoutMs' | 'dbPreparedStatements'>,
+): Promise<{ db: PgDb; version: string }> {
   // DDL changes the shapes a prepared statement was parsed against: migrations send every statement unnamed
   const migrator = new PgDb(url, { max: 1, connectTimeoutMs: cfg.dbConnectTimeoutMs, prepareStatements: false });
   try {
@@ -105,10 +125,7 @@ async function connectAndMigrate(url: string, cfg: Pick<Config, 'dbConnectTimeou
  * - DATABASE_URL set and reachable: use it;
  * - DATABASE_URL set but unreachable: serve the fallback file read-only and retry in the background.
  */
-export async function createAppContext(
-  cfg: Config = loadConfig(),
-  options: { reconnectIntervalMs?: number } = {},
-): Promise<AppContext> {
+export async function createAppContext(cfg: Config = loadConfig(), options: { reconnectIntervalMs?: number } = {}): Promise<AppContext> {
   const reconnectEvery = options.reconnectIntervalMs ?? RECONNECT_INTERVAL_MS;
   const log = logger();
   let embedded: EmbeddedPostgres | undefined;
@@ -210,7 +227,9 @@ export function startFallbackRefresher(ctx: AppContext, intervalMs = 15_000): ()
       current = db;
       writer = new FallbackWriter(db, fallbackPath(ctx.config.dataDir));
     }
-    await writer!.refresh(ctx.deps.clock.now()).catch((err) => logger().warn('fallback copy not written', { error: (err as Error).message }));
+    await writer!
+      .refresh(ctx.deps.clock.now())
+      .catch((err) => logger().warn('fallback copy not written', { error: (err as Error).message }));
   };
   const refresh = () => (running ??= copy().finally(() => (running = undefined)));
   const timer = setInterval(refresh, intervalMs);

@@ -48,14 +48,18 @@ const envSchema = z.object({
     .string()
     .refine(isPostgresUrl, {
       // the value itself is never echoed: it may hold a password
-      message: 'DATABASE_URL must be a connection URL such as postgres://user:password@host:5432/dbname (postgres:// or postgresql://, with a host)',
+      message:
+        'DATABASE_URL must be a connection URL such as postgres://user:password@host:5432/dbname (postgres:// or postgresql://, with a host)',
     })
     .optional(),
   DASHBOARD_AUTH_TOKEN: z.string().min(1).optional(),
   SNAPSHOT_DIR: z.string().min(1).optional(),
   SNAPSHOT_BUCKET: z
     .string()
-    .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'SNAPSHOT_BUCKET must be an S3 bucket name (3-63 lowercase letters, digits, dots, hyphens)')
+    .regex(
+      /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/,
+      'SNAPSHOT_BUCKET must be an S3 bucket name (3-63 lowercase letters, digits, dots, hyphens)',
+    )
     .optional(),
   SNAPSHOT_PREFIX: z
     .string()
@@ -71,9 +75,15 @@ const envSchema = z.object({
   RUNTIME_TURN_TIMEOUT_MS: intFrom('RUNTIME_TURN_TIMEOUT_MS', 1, 3_600_000).default(600_000),
   RUNTIME_STATE_DIR: z.string().min(1).optional(),
   OPENCLAW_STATE_DIR: z.string().min(1).optional(),
-  RUNTIME_GATEWAY_URL: z.string().refine(isGatewayUrl, { message: 'RUNTIME_GATEWAY_URL must be an http(s) or ws(s) URL such as http://127.0.0.1:18789' }).optional(),
+  RUNTIME_GATEWAY_URL: z
+    .string()
+    .refine(isGatewayUrl, { message: 'RUNTIME_GATEWAY_URL must be an http(s) or ws(s) URL such as http://127.0.0.1:18789' })
+    .optional(),
   RUNTIME_GATEWAY_TOKEN: z.string().min(1).optional(),
-  OPENCLAW_GATEWAY_URL: z.string().refine(isGatewayUrl, { message: 'OPENCLAW_GATEWAY_URL must be an http(s) or ws(s) URL such as ws://127.0.0.1:18789' }).optional(),
+  OPENCLAW_GATEWAY_URL: z
+    .string()
+    .refine(isGatewayUrl, { message: 'OPENCLAW_GATEWAY_URL must be an http(s) or ws(s) URL such as ws://127.0.0.1:18789' })
+    .optional(),
   OPENCLAW_GATEWAY_TOKEN: z.string().min(1).optional(),
   RUNTIME_GATEWAY_TIMEOUT_MS: intFrom('RUNTIME_GATEWAY_TIMEOUT_MS', 1, 600_000).default(30_000),
   DISPATCHER_INTERVAL_MS: intFrom('DISPATCHER_INTERVAL_MS', 0, 86_400_000).default(30_000),
@@ -178,7 +188,8 @@ function gatewayOfConfigFile(file: string): { url: string; token: string | undef
   const gateway = typeof doc === 'object' && doc !== null ? (doc as { gateway?: unknown }).gateway : undefined;
   if (typeof gateway !== 'object' || gateway === null) return undefined;
   const g = gateway as { port?: unknown; auth?: { token?: unknown } };
-  const port = typeof g.port === 'number' && Number.isInteger(g.port) && g.port > 0 && g.port < 65536 ? g.port : RUNTIME_GATEWAY_DEFAULT_PORT;
+  const port =
+    typeof g.port === 'number' && Number.isInteger(g.port) && g.port > 0 && g.port < 65536 ? g.port : RUNTIME_GATEWAY_DEFAULT_PORT;
   const token = typeof g.auth?.token === 'string' && g.auth.token.length > 0 && !g.auth.token.startsWith('${') ? g.auth.token : undefined;
   return { url: `http://127.0.0.1:${port}`, token };
 }
@@ -188,11 +199,22 @@ function gatewayOfConfigFile(file: string): { url: string; token: string | undef
  * none of them: no gateway (sessions from the state directory's files). A token set without a URL
  * goes with whichever address is found.
  */
-function runtimeGateway(e: { RUNTIME_GATEWAY_URL?: string; RUNTIME_GATEWAY_TOKEN?: string; OPENCLAW_GATEWAY_URL?: string; OPENCLAW_GATEWAY_TOKEN?: string; RUNTIME_GATEWAY_TIMEOUT_MS: number }, configFile: string): RuntimeGatewayConfig | undefined {
+function runtimeGateway(
+  e: {
+    RUNTIME_GATEWAY_URL?: string;
+    RUNTIME_GATEWAY_TOKEN?: string;
+    OPENCLAW_GATEWAY_URL?: string;
+    OPENCLAW_GATEWAY_TOKEN?: string;
+    RUNTIME_GATEWAY_TIMEOUT_MS: number;
+  },
+  configFile: string,
+): RuntimeGatewayConfig | undefined {
   const explicitToken = e.RUNTIME_GATEWAY_TOKEN ?? e.OPENCLAW_GATEWAY_TOKEN;
   const timeoutMs = e.RUNTIME_GATEWAY_TIMEOUT_MS;
-  if (e.RUNTIME_GATEWAY_URL) return { url: httpBaseOf(e.RUNTIME_GATEWAY_URL), token: explicitToken, timeoutMs, source: 'RUNTIME_GATEWAY_URL' };
-  if (e.OPENCLAW_GATEWAY_URL) return { url: httpBaseOf(e.OPENCLAW_GATEWAY_URL), token: explicitToken, timeoutMs, source: 'OPENCLAW_GATEWAY_URL' };
+  if (e.RUNTIME_GATEWAY_URL)
+    return { url: httpBaseOf(e.RUNTIME_GATEWAY_URL), token: explicitToken, timeoutMs, source: 'RUNTIME_GATEWAY_URL' };
+  if (e.OPENCLAW_GATEWAY_URL)
+    return { url: httpBaseOf(e.OPENCLAW_GATEWAY_URL), token: explicitToken, timeoutMs, source: 'OPENCLAW_GATEWAY_URL' };
   const fromFile = gatewayOfConfigFile(configFile);
   return fromFile && { url: fromFile.url, token: explicitToken ?? fromFile.token, timeoutMs, source: 'config file' };
 }
@@ -227,7 +249,10 @@ export function parseConfig(env: NodeJS.ProcessEnv) {
      * The released runtime's gateway, for sessions and transcripts (docs/adr/0010-reaching-the-released-runtime.md);
      * undefined: the state directory's files, as the contract and older installs keep them.
      */
-    runtimeGateway: runtimeGateway(e, env.OPENCLAW_CONFIG_PATH ? path.resolve(env.OPENCLAW_CONFIG_PATH) : path.join(stateDir, 'openclaw.json')),
+    runtimeGateway: runtimeGateway(
+      e,
+      env.OPENCLAW_CONFIG_PATH ? path.resolve(env.OPENCLAW_CONFIG_PATH) : path.join(stateDir, 'openclaw.json'),
+    ),
     dispatcherIntervalMs: e.DISPATCHER_INTERVAL_MS,
     /** The runner's webhook delivery pass every this many ms (0: off; the scheduled Lambda runs it too). */
     webhookDeliveryIntervalMs: e.WEBHOOK_DELIVERY_INTERVAL_MS,

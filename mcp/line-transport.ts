@@ -123,7 +123,8 @@ export class LineTransport implements Transport {
     }
     const id = idOf(parsed);
     const method = (parsed as { method?: unknown } | null)?.method;
-    const refusal = id !== null && typeof method === 'string' ? this.options.checkRequest?.(method, (parsed as { params?: unknown }).params) : undefined;
+    const refusal =
+      id !== null && typeof method === 'string' ? this.options.checkRequest?.(method, (parsed as { params?: unknown }).params) : undefined;
     if (refusal) {
       void this.sendError(id, refusal.code, refusal.message);
       return;

@@ -10,9 +10,7 @@ import type { paths } from './task-server-paths';
  * generates from the server's own OpenAPI document (`npm run api:types`, run by typecheck and
  * build): a path, path parameter, query parameter or body the server does not have is a compile error.
  */
-export type UpstreamReply =
-  | { reached: true; status: number; body: unknown }
-  | { reached: false; reason: string };
+export type UpstreamReply = { reached: true; status: number; body: unknown } | { reached: false; reason: string };
 
 export type TaskServerApi = Client<paths>;
 
@@ -24,7 +22,12 @@ export interface TaskServerClient {
   reply(call: Promise<{ data?: unknown; error?: unknown; response: Response }>): Promise<UpstreamReply>;
 }
 
-export function taskServerClient(options: { baseUrl: string; token?: string; timeoutMs?: number; fetchImpl?: typeof fetch }): TaskServerClient {
+export function taskServerClient(options: {
+  baseUrl: string;
+  token?: string;
+  timeoutMs?: number;
+  fetchImpl?: typeof fetch;
+}): TaskServerClient {
   const base = options.baseUrl.replace(/\/+$/, '');
   const doFetch = options.fetchImpl ?? fetch;
   const timeoutMs = options.timeoutMs ?? 15_000;
@@ -56,5 +59,9 @@ export function taskServerClient(options: { baseUrl: string; token?: string; tim
 async function textAsJson(response: Response): Promise<Response> {
   if (!response.ok || response.status === 204 || (response.headers.get('content-type') ?? '').includes('json')) return response;
   const text = await response.text();
-  return new Response(JSON.stringify(text), { status: response.status, statusText: response.statusText, headers: { 'content-type': 'application/json' } });
+  return new Response(JSON.stringify(text), {
+    status: response.status,
+    statusText: response.statusText,
+    headers: { 'content-type': 'application/json' },
+  });
 }

@@ -47,7 +47,10 @@ export function argumentsObject<Shape extends z.ZodRawShape>(shape: Shape) {
 }
 
 /** Validates tool arguments; the failure message lists every problem. */
-export function checkArguments<S extends z.ZodType>(schema: S, args: unknown): { ok: true; value: z.output<S> } | { ok: false; message: string } {
+export function checkArguments<S extends z.ZodType>(
+  schema: S,
+  args: unknown,
+): { ok: true; value: z.output<S> } | { ok: false; message: string } {
   const result = schema.safeParse(args ?? {});
   if (result.success) return { ok: true, value: result.data };
   return { ok: false, message: [...new Set(result.error.issues.map((i) => i.message))].join('; ') };

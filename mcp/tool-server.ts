@@ -90,13 +90,19 @@ export function createToolServer(options: { client: TaskServerClient; mutations:
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const tool = byName.get(request.params.name);
     if (!tool) {
-      return toCallResult({ isError: true, payload: { error: 'unknown_tool', message: `no tool ${request.params.name}; tools: ${listed.map((t) => t.name).join(', ')}` } });
+      return toCallResult({
+        isError: true,
+        payload: { error: 'unknown_tool', message: `no tool ${request.params.name}; tools: ${listed.map((t) => t.name).join(', ')}` },
+      });
     }
     if (tool.mutating && !mutations) {
       // Refused before anything leaves the process: no task-server request, no telemetry.
       return toCallResult({
         isError: true,
-        payload: { error: 'mutations_disabled', message: `${tool.name} changes the dashboard; start the tool server with RUNTIME_MCP_MUTATIONS=1 to enable it` },
+        payload: {
+          error: 'mutations_disabled',
+          message: `${tool.name} changes the dashboard; start the tool server with RUNTIME_MCP_MUTATIONS=1 to enable it`,
+        },
       });
     }
     const started = performance.now();

@@ -64,7 +64,8 @@ const receiptOutput = resultWith({ receipt: 'object', duplicate: 'boolean' });
 const ok = (payload: unknown): ToolResult => ({ payload, isError: false });
 const failed = (payload: unknown): ToolResult => ({ payload, isError: true });
 
-export const AUTH_HINT = 'the task server refused the bearer token: set DASHBOARD_AUTH_TOKEN in this tool server\'s environment to the token the task server was started with, or to a live agent token';
+export const AUTH_HINT =
+  "the task server refused the bearer token: set DASHBOARD_AUTH_TOKEN in this tool server's environment to the token the task server was started with, or to a live agent token";
 
 /**
  * Spec 03 failure mapping: 404 is a normal {error: not_found}; 401 an auth_failed error with a
@@ -101,7 +102,11 @@ async function section(
 
 /** The dispatch-safety part of the dispatcher stats: who is paused, and what the last tick held back and why. */
 function dispatchSafety(body: unknown): unknown {
-  const stats = (body ?? {}) as { paused_agents?: unknown; capped?: unknown; last_tick_summary?: { heldByPause?: unknown; leasesExpired?: unknown } | null };
+  const stats = (body ?? {}) as {
+    paused_agents?: unknown;
+    capped?: unknown;
+    last_tick_summary?: { heldByPause?: unknown; leasesExpired?: unknown } | null;
+  };
   return {
     paused_agents: stats.paused_agents ?? [],
     capped: stats.capped ?? null,
@@ -115,12 +120,36 @@ const taskFields = taskColumns.split(', ').map((column) => column.split(' AS ').
 const taskFieldSet: ReadonlySet<string> = new Set(taskFields);
 const fieldsError = `fields must be "all" or a list drawn from ${taskFields.join(', ')}`;
 /** What an agent needs to pick work; full rows cost ~180 tokens each. */
-export const summaryTaskFields = ['id', 'project_id', 'title', 'status', 'priority', 'owner', 'due_date', 'labels', 'dependency_ids', 'updated_at'] as const;
+export const summaryTaskFields = [
+  'id',
+  'project_id',
+  'title',
+  'status',
+  'priority',
+  'owner',
+  'due_date',
+  'labels',
+  'dependency_ids',
+  'updated_at',
+] as const;
 
 /** Fields task.update accepts in its patch (spec 01 Task, writable columns). */
 const patchFields = [
-  'title', 'description', 'status', 'priority', 'owner', 'due_date', 'start_date', 'estimated_effort', 'actual_effort',
-  'parent_task_id', 'dependency_ids', 'labels', 'recurrence_rule', 'metadata', 'project_id',
+  'title',
+  'description',
+  'status',
+  'priority',
+  'owner',
+  'due_date',
+  'start_date',
+  'estimated_effort',
+  'actual_effort',
+  'parent_task_id',
+  'dependency_ids',
+  'labels',
+  'recurrence_rule',
+  'metadata',
+  'project_id',
 ] as const;
 
 const dueDateError = 'due_date must be an ISO date (YYYY-MM-DD or a full ISO timestamp)';
@@ -131,7 +160,12 @@ const missionSections = ['health', 'agents', 'queue', 'runs', 'blockers', 'cron'
 type MissionSection = (typeof missionSections)[number];
 
 /** Governed actions: every mutating tool goes through POST /api/actions/execute with a fresh actionId. */
-async function executeAction(client: TaskServerClient, kind: ActionKind, targetId: string, params: Record<string, unknown>): Promise<ToolResult> {
+async function executeAction(
+  client: TaskServerClient,
+  kind: ActionKind,
+  targetId: string,
+  params: Record<string, unknown>,
+): Promise<ToolResult> {
   const reply = await client.reply(client.api.POST('/api/actions/execute', { body: { actionId: randomUUID(), kind, targetId, params } }));
   return fromReply(reply, (body) => (isObject(body) && body.receipt ? { receipt: body.receipt } : {}));
 }
@@ -152,7 +186,9 @@ export const tools: readonly Tool[] = [
       include_archived: flag('include_archived').default(false).describe('also list archived tasks'),
       // the names are checked here and listed in the error; an enum of all 28 would cost ~450 bytes of tools/list
       fields: z
-        .union([z.literal('all'), z.array(z.string().refine((f) => taskFieldSet.has(f), { error: fieldsError })).min(1)], { error: fieldsError })
+        .union([z.literal('all'), z.array(z.string().refine((f) => taskFieldSet.has(f), { error: fieldsError })).min(1)], {
+          error: fieldsError,
+        })
         .optional()
         .describe(`"all", or task field names; default ${summaryTaskFields.join(', ')}`),
     }),
@@ -163,11 +199,12 @@ export const tools: readonly Tool[] = [
       if (!reply.reached || reply.status !== 200 || !Array.isArray(reply.body)) return fromReply(reply);
       const matching = (reply.body as Array<Record<string, unknown>>).filter(
         (t) =>
-          (args.include_archived || (t.status !== 'archived' && !t.archived_at)) &&
-          (args.status === undefined || t.status === args.status),
+          (args.include_archived || (t.status !== 'archived' && !t.archived_at)) && (args.status === undefined || t.status === args.status),
       );
       const fields = args.fields === 'all' ? undefined : (args.fields ?? summaryTaskFields);
-      const tasks = matching.slice(0, args.limit).map((t) => (fields ? Object.fromEntries(fields.filter((f) => f in t).map((f) => [f, t[f]])) : t));
+      const tasks = matching
+        .slice(0, args.limit)
+        .map((t) => (fields ? Object.fromEntries(fields.filter((f) => f in t).map((f) => [f, t[f]])) : t));
       return ok({ tasks, total: matching.length, truncated: matching.length > tasks.length, include_archived: args.include_archived });
     },
   }),
@@ -201,7 +238,9 @@ export const tools: readonly Tool[] = [
     }),
     output: passThroughOutput,
     async run(args, client) {
-      return fromReply(await client.reply(client.api.GET('/api/costs/rollup', { params: { query: { group_by: args.group_by, days: args.days } } })));
+      return fromReply(
+        await client.reply(client.api.GET('/api/costs/rollup', { params: { query: { group_by: args.group_by, days: args.days } } })),
+      );
     },
   }),
   defineTool({
@@ -229,7 +268,9 @@ export const tools: readonly Tool[] = [
     }),
     async run(args, client) {
       return fromReply(
-        await client.reply(client.api.GET('/api/budgets/{id}/ledger', { params: { path: { id: args.budget_id }, query: { period: args.period } } })),
+        await client.reply(
+          client.api.GET('/api/budgets/{id}/ledger', { params: { path: { id: args.budget_id }, query: { period: args.period } } }),
+        ),
       );
     },
   }),
@@ -258,7 +299,11 @@ export const tools: readonly Tool[] = [
         section('health', client, client.api.GET('/api/health-status')),
         section('agents', client, client.api.GET('/api/agents/status')),
         section('dispatch_safety', client, client.api.GET('/api/workflow-runs/dispatcher/stats'), dispatchSafety),
-        section('running_runs', client, client.api.GET('/api/workflow-runs', { params: { query: { status: 'running', limit: args.running_limit } } })),
+        section(
+          'running_runs',
+          client,
+          client.api.GET('/api/workflow-runs', { params: { query: { status: 'running', limit: args.running_limit } } }),
+        ),
         ...(args.include_stuck ? [section('stuck_runs', client, client.api.GET('/api/workflow-runs/stuck'))] : []),
       ]);
       return composed(parts);
@@ -282,9 +327,14 @@ export const tools: readonly Tool[] = [
       if (wanted.has('health')) jobs.push(section('health', client, client.api.GET('/api/health-status')));
       if (wanted.has('agents')) {
         jobs.push(
-          Promise.all([section('runtime', client, client.api.GET('/api/runtime/agents')), section('liveness', client, client.api.GET('/api/agents/status'))]).then(
-            ([runtime, liveness]) => ({ name: 'agents', value: { runtime: runtime.value, liveness: liveness.value }, reachable: runtime.reachable || liveness.reachable }),
-          ),
+          Promise.all([
+            section('runtime', client, client.api.GET('/api/runtime/agents')),
+            section('liveness', client, client.api.GET('/api/agents/status')),
+          ]).then(([runtime, liveness]) => ({
+            name: 'agents',
+            value: { runtime: runtime.value, liveness: liveness.value },
+            reachable: runtime.reachable || liveness.reachable,
+          })),
         );
       }
       if (wanted.has('queue')) jobs.push(queueSection(client));
@@ -303,7 +353,8 @@ export const tools: readonly Tool[] = [
       }
       if (wanted.has('blockers')) jobs.push(section('blockers', client, client.api.GET('/api/blockers/summary')));
       if (wanted.has('cron')) jobs.push(section('cron', client, client.api.GET('/api/cron/jobs')));
-      if (wanted.has('costs')) jobs.push(section('costs', client, client.api.GET('/api/costs/summary', { params: { query: { days: 7 } } })));
+      if (wanted.has('costs'))
+        jobs.push(section('costs', client, client.api.GET('/api/costs/summary', { params: { query: { days: 7 } } })));
       if (wanted.has('budgets')) jobs.push(section('budgets', client, client.api.GET('/api/budgets')));
       return composed(await Promise.all(jobs));
     },
@@ -333,7 +384,12 @@ export const tools: readonly Tool[] = [
     async run(args, client) {
       // /api/audit answers a bare array; an MCP result's structured content must be an object
       // the audit route reads its query as strings
-      const filters = { ...args, governance_only: String(args.governance_only) as 'true' | 'false', limit: String(args.limit), offset: String(args.offset) };
+      const filters = {
+        ...args,
+        governance_only: String(args.governance_only) as 'true' | 'false',
+        limit: String(args.limit),
+        offset: String(args.offset),
+      };
       const result = fromReply(await client.reply(client.api.GET('/api/audit', { params: { query: filters } })));
       if (result.isError || !Array.isArray(result.payload)) return result;
       const entries = result.payload;
@@ -377,7 +433,9 @@ export const tools: readonly Tool[] = [
           // a partial record reports unknown keys as unrecognized_keys, which its issue type does not declare
           error: (issue) => {
             const keys = (issue as { keys?: string[] }).keys;
-            return keys ? `unknown patch field ${keys.join(', ')}; patch fields must be drawn from ${patchFields.join(', ')}` : 'patch must be an object of field updates';
+            return keys
+              ? `unknown patch field ${keys.join(', ')}; patch fields must be drawn from ${patchFields.join(', ')}`
+              : 'patch must be an object of field updates';
           },
         })
         .describe('the fields to set'),

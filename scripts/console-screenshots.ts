@@ -14,7 +14,11 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const out = path.join(root, 'docs/screenshots');
 
 async function call(url: string, method: string, target: string, body?: unknown): Promise<any> {
-  const response = await fetch(`${url}${target}`, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const response = await fetch(`${url}${target}`, {
+    method,
+    headers: { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   if (!response.ok) throw new Error(`${method} ${target} answered ${response.status}: ${await response.text()}`);
   return response.json();
 }
@@ -32,7 +36,10 @@ async function demoFleet(url: string): Promise<{ project: string; task: string; 
   ];
   const ids: string[] = [];
   for (const [title, fields] of tasks) ids.push((await call(url, 'POST', '/api/tasks', { project_id: project, title, ...fields })).id);
-  await call(url, 'PATCH', `/api/tasks/${ids[2]}`, { description: 'Move every post and its images; keep the URLs.', due_date: '2026-12-15' });
+  await call(url, 'PATCH', `/api/tasks/${ids[2]}`, {
+    description: 'Move every post and its images; keep the URLs.',
+    due_date: '2026-12-15',
+  });
   await call(url, 'POST', `/api/tasks/${ids[2]}/dependencies`, { add: [ids[6]] });
   // a run of the pricing review waits for the operator's approval: an Inbox item and the card's stuck line
   await call(url, 'POST', '/api/workflow-templates', { name: 'copy-review', steps: ['draft', 'sign-off'] });
@@ -43,7 +50,12 @@ async function demoFleet(url: string): Promise<{ project: string; task: string; 
   await call(url, 'POST', `/api/workflow-runs/${run}/claim`, { agent_id: 'editor-agent', session_id: session });
   await call(url, 'POST', `/api/workflow-runs/${run}/start`, { session_id: session });
   await call(url, 'POST', `/api/workflow-runs/${run}/approvals`, { session_id: session, step_name: 'sign-off' });
-  await call(url, 'POST', `/api/workflow-runs/${run}/artifacts`, { session_id: session, artifact_type: 'text', title: 'Draft copy', content: 'Pricing that fits every team.' });
+  await call(url, 'POST', `/api/workflow-runs/${run}/artifacts`, {
+    session_id: session,
+    artifact_type: 'text',
+    title: 'Draft copy',
+    content: 'Pricing that fits every team.',
+  });
   // a second run waits in the queue, a third was cancelled: rows with each of Start, Cancel and Retry
   await call(url, 'POST', '/api/workflow-runs', { workflow_type: 'copy-review', task_id: ids[0] });
   const failed = (await call(url, 'POST', '/api/workflow-runs', { workflow_type: 'copy-review', task_id: ids[3] })).id as string;
@@ -53,29 +65,66 @@ async function demoFleet(url: string): Promise<{ project: string; task: string; 
 
 /** The Agents and Settings screens' demo: agents in each state, a token, a webhook with a failed test, a route with caps. */
 async function demoAgentsAndSettings(url: string): Promise<void> {
-  for (const [agent, status] of [['writer-agent', 'online'], ['qa-agent', 'online'], ['migrator-agent', 'error']] as const) {
+  for (const [agent, status] of [
+    ['writer-agent', 'online'],
+    ['qa-agent', 'online'],
+    ['migrator-agent', 'error'],
+  ] as const) {
     await call(url, 'POST', '/api/agents/heartbeat', { agent_name: agent, status });
   }
   await call(url, 'PUT', '/api/agents/qa-agent/limits', { max_concurrent_runs: 2 });
   await call(url, 'PUT', '/api/agents/writer-agent/billing', { billing: 'subscription' });
   await call(url, 'POST', '/api/agent-tokens', { agent_id: 'writer-agent', label: 'writer on the build box', scopes: ['agent', 'read'] });
-  await call(url, 'PUT', '/api/workflow-routing/copy-review', { agent_id: 'editor-agent', max_concurrent: 3, expected_cost_usd: 0.4, expected_tokens: 30000, exclusive_per_task: true });
-  const hook = (await call(url, 'POST', '/api/webhooks', { url: 'http://127.0.0.1:9/fleet-hook', events: ['run.failed', 'budget.breached'] })).id as string;
+  await call(url, 'PUT', '/api/workflow-routing/copy-review', {
+    agent_id: 'editor-agent',
+    max_concurrent: 3,
+    expected_cost_usd: 0.4,
+    expected_tokens: 30000,
+    exclusive_per_task: true,
+  });
+  const hook = (
+    await call(url, 'POST', '/api/webhooks', { url: 'http://127.0.0.1:9/fleet-hook', events: ['run.failed', 'budget.breached'] })
+  ).id as string;
   await call(url, 'POST', `/api/webhooks/${hook}/test`);
 }
 
 /** Costs: a price table, two budgets (one past its line) and a month of priced and unpriced usage. */
 async function demoCosts(url: string): Promise<void> {
-  await call(url, 'PUT', '/api/costs/prices', { prices: { 'sonnet-demo': [{ input_per_million: 3, output_per_million: 15 }, { effective_from: '2026-11-01', input_per_million: 2.5, output_per_million: 12 }] } });
-  await call(url, 'POST', '/api/budgets', { name: 'Fleet monthly', scope: 'fleet', period: 'monthly', cap_usd: 40, action_on_exceed: 'warn' });
-  await call(url, 'POST', '/api/budgets', { name: 'Editor weekly', scope: 'agent', scope_id: 'editor-agent', period: 'weekly', cap_usd: 2, action_on_exceed: 'hard_stop' });
+  await call(url, 'PUT', '/api/costs/prices', {
+    prices: {
+      'sonnet-demo': [
+        { input_per_million: 3, output_per_million: 15 },
+        { effective_from: '2026-11-01', input_per_million: 2.5, output_per_million: 12 },
+      ],
+    },
+  });
+  await call(url, 'POST', '/api/budgets', {
+    name: 'Fleet monthly',
+    scope: 'fleet',
+    period: 'monthly',
+    cap_usd: 40,
+    action_on_exceed: 'warn',
+  });
+  await call(url, 'POST', '/api/budgets', {
+    name: 'Editor weekly',
+    scope: 'agent',
+    scope_id: 'editor-agent',
+    period: 'weekly',
+    cap_usd: 2,
+    action_on_exceed: 'hard_stop',
+  });
   await call(url, 'POST', '/api/workflow-templates', { name: 'research', steps: ['search', 'summarise'] });
   await call(url, 'PUT', '/api/workflow-routing/research', { agent_id: 'writer-agent' });
   const now = new Date();
   for (let day = now.getUTCDate() - 1; day >= 0; day--) {
     const at = new Date(now.getTime() - day * 86_400_000);
     const run = (await call(url, 'POST', '/api/workflow-runs', { workflow_type: 'research' })).id as string;
-    await call(url, 'PATCH', `/api/workflow-runs/${run}`, { model_id: day % 5 === 3 ? 'unpriced-demo' : 'sonnet-demo', input_tokens: 200_000 + (day % 4) * 150_000, output_tokens: 20_000, reported_at: at.toISOString() });
+    await call(url, 'PATCH', `/api/workflow-runs/${run}`, {
+      model_id: day % 5 === 3 ? 'unpriced-demo' : 'sonnet-demo',
+      input_tokens: 200_000 + (day % 4) * 150_000,
+      output_tokens: 20_000,
+      reported_at: at.toISOString(),
+    });
   }
 }
 
@@ -96,7 +145,11 @@ try {
   const { default: sparticuz } = await import('@sparticuz/chromium');
   const executablePath = process.env.CHROMIUM_PATH ?? (await sparticuz.executablePath());
   // under the C locale Chromium's navigator.language is 'en-US@posix', which Intl refuses (uPlot formats numbers with it)
-  const browser = await chromium.launch({ executablePath, args: ['--no-sandbox', '--disable-gpu', '--font-render-hinting=none'], env: { ...process.env, LANG: 'en_US.UTF-8' } });
+  const browser = await chromium.launch({
+    executablePath,
+    args: ['--no-sandbox', '--disable-gpu', '--font-render-hinting=none'],
+    env: { ...process.env, LANG: 'en_US.UTF-8' },
+  });
   await mkdir(out, { recursive: true });
   const screens: [string, string, string][] = [
     ['inbox', '/', 'Inbox'],
@@ -118,20 +171,27 @@ try {
     { suffix: '', viewport: { width: 1280, height: 800 } },
     { suffix: '-phone', viewport: { width: 390, height: 844 } },
   ];
-  for (const { suffix, viewport } of sizes) for (const theme of ['light', 'dark'] as const) {
-    const context = await browser.newContext({ viewport, colorScheme: theme, baseURL: server.url });
-    const page = await context.newPage();
-    for (const [name, target, heading] of screens) {
-      await page.goto(target);
-      await page.getByRole('heading', { level: 1, name: heading }).waitFor();
-      await page.getByRole('status').first().filter({ hasText: 'Live' }).waitFor();
-      // a screen still reading its data says so ("Reading what waits…"): shoot what it shows once read
-      await page.getByText(/^Reading /).first().waitFor({ state: 'detached', timeout: 60_000 });
-      await page.screenshot({ path: path.join(out, `${name}-${theme}${suffix}.png`), fullPage: name === 'task' || name === 'settings' || name === 'run' || name === 'costs' });
-      console.log(`wrote docs/screenshots/${name}-${theme}${suffix}.png`);
+  for (const { suffix, viewport } of sizes)
+    for (const theme of ['light', 'dark'] as const) {
+      const context = await browser.newContext({ viewport, colorScheme: theme, baseURL: server.url });
+      const page = await context.newPage();
+      for (const [name, target, heading] of screens) {
+        await page.goto(target);
+        await page.getByRole('heading', { level: 1, name: heading }).waitFor();
+        await page.getByRole('status').first().filter({ hasText: 'Live' }).waitFor();
+        // a screen still reading its data says so ("Reading what waits…"): shoot what it shows once read
+        await page
+          .getByText(/^Reading /)
+          .first()
+          .waitFor({ state: 'detached', timeout: 60_000 });
+        await page.screenshot({
+          path: path.join(out, `${name}-${theme}${suffix}.png`),
+          fullPage: name === 'task' || name === 'settings' || name === 'run' || name === 'costs',
+        });
+        console.log(`wrote docs/screenshots/${name}-${theme}${suffix}.png`);
+      }
+      await context.close();
     }
-    await context.close();
-  }
   await browser.close();
 } finally {
   await server.stop();

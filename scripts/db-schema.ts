@@ -105,16 +105,24 @@ export async function schemaText(db: Pick<Db, 'query'>): Promise<string> {
   const lines = async (sql: string) => (await db.query<{ line: string }>(sql)).rows.map((r) => r.line);
   const byTable = async (sql: string) => {
     const grouped = new Map<number, string[]>();
-    for (const row of (await db.query<{ table: number; line: string }>(sql)).rows) grouped.set(row.table, [...(grouped.get(row.table) ?? []), row.line]);
+    for (const row of (await db.query<{ table: number; line: string }>(sql)).rows)
+      grouped.set(row.table, [...(grouped.get(row.table) ?? []), row.line]);
     return grouped;
   };
-  const [columns, constraints, indexes, triggers] = await Promise.all([byTable(COLUMNS), byTable(CONSTRAINTS), byTable(INDEXES), byTable(TRIGGERS)]);
+  const [columns, constraints, indexes, triggers] = await Promise.all([
+    byTable(COLUMNS),
+    byTable(CONSTRAINTS),
+    byTable(INDEXES),
+    byTable(TRIGGERS),
+  ]);
   const tables = (await db.query<{ oid: number; name: string; unlogged: boolean; options: string | null }>(TABLES)).rows.map((t) => {
     const body = [...(columns.get(t.oid) ?? []), ...(constraints.get(t.oid) ?? [])].map((l) => `    ${l}`).join(',\n');
     const create = `CREATE ${t.unlogged ? 'UNLOGGED ' : ''}TABLE ${t.name} (\n${body}\n)${t.options ? ` WITH (${t.options})` : ''};`;
     return [create, ...(indexes.get(t.oid) ?? []), ...(triggers.get(t.oid) ?? [])].join('\n');
   });
-  const sections = [await lines(EXTENSIONS), tables, await lines(SEQUENCES), await lines(VIEWS), await lines(FUNCTIONS)].filter((s) => s.length > 0);
+  const sections = [await lines(EXTENSIONS), tables, await lines(SEQUENCES), await lines(VIEWS), await lines(FUNCTIONS)].filter(
+    (s) => s.length > 0,
+  );
   return `${header}\n${sections.map((s) => s.join('\n\n')).join('\n\n')}\n`;
 }
 

@@ -27,12 +27,17 @@ export function migrationSql(text) {
 
 /** The migrations of the folder in the order they apply, checked to be numbered 001, 002, … without a gap. */
 export function migrationFiles(directory = migrationsDirectory) {
-  const files = readdirSync(directory).filter((f) => f.endsWith('.sql')).sort();
+  const files = readdirSync(directory)
+    .filter((f) => f.endsWith('.sql'))
+    .sort();
   return files.map((file, i) => {
     const match = FILE_NAME.exec(file);
     if (!match) throw new Error(`infra/db/migrations/${file}: a migration file is named NNN-NNNN_words.sql (see README.md)`);
     const place = String(i + 1).padStart(3, '0');
-    if (match[1] !== place) throw new Error(`infra/db/migrations/${file}: expected the number ${place} here (files are numbered 001, 002, … in the order they apply, without a gap or a repeat)`);
+    if (match[1] !== place)
+      throw new Error(
+        `infra/db/migrations/${file}: expected the number ${place} here (files are numbered 001, 002, … in the order they apply, without a gap or a repeat)`,
+      );
     return { file, name: match[2], sql: migrationSql(readFileSync(path.join(directory, file), 'utf8')) };
   });
 }
@@ -40,7 +45,9 @@ export function migrationFiles(directory = migrationsDirectory) {
 /** The source of infra/db/migrations/index.ts, as the folder's .sql files make it today. */
 export function migrationsModuleSource(directory = migrationsDirectory) {
   // one line per migration: the SQL is read in its .sql file, this module only carries it
-  const entries = migrationFiles(directory).map(({ file, name, sql }) => `  // ${file}\n  { name: ${JSON.stringify(name)}, sql: ${JSON.stringify(sql)} },`);
+  const entries = migrationFiles(directory).map(
+    ({ file, name, sql }) => `  // ${file}\n  { name: ${JSON.stringify(name)}, sql: ${JSON.stringify(sql)} },`,
+  );
   return `// Generated from the .sql files beside it by scripts/migrations-module.mjs (\`npm run db:migrations\`;
 // the build and \`npm run typecheck\` run it too). Do not edit: edit or add a .sql file, where the SQL reads.
 

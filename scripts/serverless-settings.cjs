@@ -24,9 +24,29 @@ const isOffline = () => command() === 'offline';
  */
 const SECRETS = ['DASHBOARD_AUTH_TOKEN', 'DATABASE_URL', 'RUNTIME_GATEWAY_TOKEN', 'OPENCLAW_GATEWAY_TOKEN'];
 /** Meaningful to the local runner only; on Lambda they would mislead (a port, a path of the packaging machine). */
-const LOCAL_ONLY = ['HOST', 'PORT', 'DATA_DIR', 'SNAPSHOT_DIR', 'RUNTIME_STATE_DIR', 'OPENCLAW_STATE_DIR', 'DISPATCHER_INTERVAL_MS', 'CRON_MANAGER_PORT', 'TASK_SERVER_URL', 'RUNTIME_MCP_MUTATIONS', 'TEST_DATABASE_URL', 'LAMBDA_PORT'];
+const LOCAL_ONLY = [
+  'HOST',
+  'PORT',
+  'DATA_DIR',
+  'SNAPSHOT_DIR',
+  'RUNTIME_STATE_DIR',
+  'OPENCLAW_STATE_DIR',
+  'DISPATCHER_INTERVAL_MS',
+  'CRON_MANAGER_PORT',
+  'TASK_SERVER_URL',
+  'RUNTIME_MCP_MUTATIONS',
+  'TEST_DATABASE_URL',
+  'LAMBDA_PORT',
+];
 /** Read by this file at packaging time, not by the handlers. */
-const PACKAGING_ONLY = ['ALLOW_PUBLIC_API', 'CORS_ORIGINS', 'LOG_RETENTION_DAYS', 'THROTTLE_RATE_LIMIT', 'THROTTLE_BURST_LIMIT', 'LAMBDA_SOURCE_MAPS'];
+const PACKAGING_ONLY = [
+  'ALLOW_PUBLIC_API',
+  'CORS_ORIGINS',
+  'LOG_RETENTION_DAYS',
+  'THROTTLE_RATE_LIMIT',
+  'THROTTLE_BURST_LIMIT',
+  'LAMBDA_SOURCE_MAPS',
+];
 
 function isLoopback(host) {
   const h = host.replace(/^\[|\]$/g, '').toLowerCase();
@@ -44,7 +64,9 @@ function checkDeployable() {
   if (isOffline()) {
     const host = process.env.HOST || '127.0.0.1';
     if (!isLoopback(host) && !set('DASHBOARD_AUTH_TOKEN') && !set('DASHBOARD_AUTH_TOKEN_SSM')) {
-      fail(`HOST=${host} is not a loopback address and DASHBOARD_AUTH_TOKEN is not set; set a token or bind to 127.0.0.1 (the runner's rule)`);
+      fail(
+        `HOST=${host} is not a loopback address and DASHBOARD_AUTH_TOKEN is not set; set a token or bind to 127.0.0.1 (the runner's rule)`,
+      );
     }
     return 'offline';
   }
@@ -56,10 +78,13 @@ function checkDeployable() {
     );
   }
   if (!set('DATABASE_URL_SSM')) {
-    fail('DATABASE_URL_SSM is not set: Lambda has no embedded PostgreSQL; store the connection string in an SSM SecureString parameter and name it here. See docs/deploy-aws.md.');
+    fail(
+      'DATABASE_URL_SSM is not set: Lambda has no embedded PostgreSQL; store the connection string in an SSM SecureString parameter and name it here. See docs/deploy-aws.md.',
+    );
   }
   for (const name of ['DASHBOARD_AUTH_TOKEN_SSM', 'DATABASE_URL_SSM']) {
-    if (set(name) && !process.env[name].startsWith('/')) fail(`${name} must be a parameter name starting with /, got ${JSON.stringify(process.env[name].slice(0, 40))}`);
+    if (set(name) && !process.env[name].startsWith('/'))
+      fail(`${name} must be a parameter name starting with /, got ${JSON.stringify(process.env[name].slice(0, 40))}`);
   }
   return command();
 }
@@ -93,26 +118,49 @@ function iamStatements() {
   const statements = [];
   const names = ['DASHBOARD_AUTH_TOKEN_SSM', 'DATABASE_URL_SSM'].filter(set).map((n) => process.env[n]);
   if (names.length) {
-    statements.push({ Effect: 'Allow', Action: ['ssm:GetParameter'], Resource: names.map((n) => ({ 'Fn::Sub': `arn:\${AWS::Partition}:ssm:\${AWS::Region}:\${AWS::AccountId}:parameter${n}` })) });
+    statements.push({
+      Effect: 'Allow',
+      Action: ['ssm:GetParameter'],
+      Resource: names.map((n) => ({ 'Fn::Sub': `arn:\${AWS::Partition}:ssm:\${AWS::Region}:\${AWS::AccountId}:parameter${n}` })),
+    });
     const secrets = names.filter((n) => n.startsWith('/aws/reference/secretsmanager/'));
-    if (secrets.length) statements.push({ Effect: 'Allow', Action: ['secretsmanager:GetSecretValue'], Resource: secrets.map(parameterArn) });
+    if (secrets.length)
+      statements.push({ Effect: 'Allow', Action: ['secretsmanager:GetSecretValue'], Resource: secrets.map(parameterArn) });
     // SecureString parameters under the AWS-managed key; a customer key needs its own kms:Decrypt grant
-    statements.push({ Effect: 'Allow', Action: ['kms:Decrypt'], Resource: '*', Condition: { StringEquals: { 'kms:ViaService': { 'Fn::Sub': 'ssm.${AWS::Region}.amazonaws.com' } } } });
+    statements.push({
+      Effect: 'Allow',
+      Action: ['kms:Decrypt'],
+      Resource: '*',
+      Condition: { StringEquals: { 'kms:ViaService': { 'Fn::Sub': 'ssm.${AWS::Region}.amazonaws.com' } } },
+    });
   }
   if (set('SNAPSHOT_BUCKET')) {
     const bucket = process.env.SNAPSHOT_BUCKET;
     const prefix = process.env.SNAPSHOT_PREFIX || 'snapshots/';
-    statements.push({ Effect: 'Allow', Action: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'], Resource: `arn:aws:s3:::${bucket}/${prefix}*` });
-    statements.push({ Effect: 'Allow', Action: ['s3:ListBucket'], Resource: `arn:aws:s3:::${bucket}`, Condition: { StringLike: { 's3:prefix': [`${prefix}*`] } } });
+    statements.push({
+      Effect: 'Allow',
+      Action: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'],
+      Resource: `arn:aws:s3:::${bucket}/${prefix}*`,
+    });
+    statements.push({
+      Effect: 'Allow',
+      Action: ['s3:ListBucket'],
+      Resource: `arn:aws:s3:::${bucket}`,
+      Condition: { StringLike: { 's3:prefix': [`${prefix}*`] } },
+    });
   }
   return statements;
 }
 
 /** httpApi.cors.allowedOrigins: CORS_ORIGINS (comma-separated), or any origin as the spec's runner answers. */
 function corsOrigins() {
-  const list = (process.env.CORS_ORIGINS || '*').split(',').map((o) => o.trim()).filter(Boolean);
+  const list = (process.env.CORS_ORIGINS || '*')
+    .split(',')
+    .map((o) => o.trim())
+    .filter(Boolean);
   for (const origin of list) {
-    if (origin !== '*' && !/^https?:\/\/[^/\s]+$/.test(origin)) fail(`CORS_ORIGINS: ${JSON.stringify(origin)} is not an origin such as https://dashboard.example.com`);
+    if (origin !== '*' && !/^https?:\/\/[^/\s]+$/.test(origin))
+      fail(`CORS_ORIGINS: ${JSON.stringify(origin)} is not an origin such as https://dashboard.example.com`);
   }
   return list;
 }
@@ -147,4 +195,13 @@ async function lambdaPort() {
   });
 }
 
-module.exports = { environment, iamStatements, corsOrigins, throttling, logRetentionDays, lambdaPort, checkDeployable, documentedVariables };
+module.exports = {
+  environment,
+  iamStatements,
+  corsOrigins,
+  throttling,
+  logRetentionDays,
+  lambdaPort,
+  checkDeployable,
+  documentedVariables,
+};

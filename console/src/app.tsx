@@ -33,7 +33,9 @@ const SnapshotsScreen = lazy(() => import('./screens/snapshots').then((m) => m.S
  * The first read of the screen at `url`, for main.tsx to start before the shell renders (the
  * screens' own useQuery of the same key then finds it in flight). Each screen names its read.
  */
-export function screenRead(url: URL): { key: string; topics: readonly Topic[]; load: () => Promise<unknown>; first?: () => Promise<unknown> } | undefined {
+export function screenRead(
+  url: URL,
+): { key: string; topics: readonly Topic[]; load: () => Promise<unknown>; first?: () => Promise<unknown> } | undefined {
   const task = /^\/tasks\/([^/]+)$/.exec(url.pathname);
   if (url.pathname === '/') return { key: INBOX_KEY, topics: inboxTopics, load: loadInbox };
   if (url.pathname === '/board') return boardRead(Object.fromEntries(url.searchParams));

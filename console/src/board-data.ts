@@ -13,7 +13,11 @@ export type Project = operations['projectsListProjects']['responses'][200]['cont
  * every column's count (`counts`) and the status of the dependencies it leaves out (docs/console-api.md).
  */
 export async function loadBoard(projectId: string | undefined, perColumn?: number): Promise<Board> {
-  const query = { include: 'stuck' as const, ...(projectId ? { project_id: projectId } : {}), ...(perColumn ? { limit_per_column: String(perColumn) } : {}) };
+  const query = {
+    include: 'stuck' as const,
+    ...(projectId ? { project_id: projectId } : {}),
+    ...(perColumn ? { limit_per_column: String(perColumn) } : {}),
+  };
   return expectData(api().GET('/api/views/board', { params: { query } }));
 }
 
@@ -28,7 +32,8 @@ export async function loadProjects(): Promise<Project[]> {
   return expectData(api().GET('/api/projects'));
 }
 
-export const moveTask = (id: string, status: string) => expectData(api().POST('/api/tasks/{id}/move', { params: { path: { id } }, body: undescribed({ status }) }));
+export const moveTask = (id: string, status: string) =>
+  expectData(api().POST('/api/tasks/{id}/move', { params: { path: { id } }, body: undescribed({ status }) }));
 
 export const createTask = (projectId: string, title: string, status: string) =>
   expectData(api().POST('/api/tasks', { body: { project_id: projectId, title, status: status as BoardTask['status'] } }));

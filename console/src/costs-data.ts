@@ -10,7 +10,9 @@ export type RollupGroup = Rollup['groups'][number];
 export type PriceTable = operations['costsGetModelPrices']['responses'][200]['content']['application/json'];
 export type ModelPrice = PriceTable['models'][number]['prices'][number];
 export type Reprice = operations['costsRepriceRuns']['responses'][200]['content']['application/json'];
-export type BudgetCreate = operations['budgetsCreateBudget']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
+export type BudgetCreate = operations['budgetsCreateBudget']['requestBody'] extends { content: { 'application/json': infer B } }
+  ? B
+  : never;
 export type BudgetPatch = operations['budgetsUpdateBudget']['requestBody'] extends { content: { 'application/json': infer B } } ? B : never;
 
 /** What spend can be grouped by (GET /api/costs/rollup's group_by). */
@@ -25,7 +27,8 @@ export async function loadRollup(groupBy: SpendGrouping, days: number): Promise<
 
 export const loadPrices = (): Promise<PriceTable> => expectData(api().GET('/api/costs/prices'));
 
-export const savePrices = (prices: Record<string, ModelPrice[]>): Promise<PriceTable> => expectData(api().PUT('/api/costs/prices', { body: { prices } }));
+export const savePrices = (prices: Record<string, ModelPrice[]>): Promise<PriceTable> =>
+  expectData(api().PUT('/api/costs/prices', { body: { prices } }));
 
 /** POST /api/costs/reprice: a preview (dry_run, nothing changes) or the reprice itself. */
 export const reprice = (from: string, to: string, dryRun: boolean): Promise<Reprice> =>

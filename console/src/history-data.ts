@@ -7,7 +7,9 @@ export type RevertPreview = operations['historyPreviewSnapshotRevert']['response
 
 /** GET /api/snapshots/:entityType/:entityId: the entity's versions, newest first. */
 export const loadVersions = (entityType: string, entityId: string, limit = 50) =>
-  expectData(api().GET('/api/snapshots/{entityType}/{entityId}', { params: { path: { entityType, entityId }, query: { limit: String(limit) } } })).then((r) => r.snapshots);
+  expectData(
+    api().GET('/api/snapshots/{entityType}/{entityId}', { params: { path: { entityType, entityId }, query: { limit: String(limit) } } }),
+  ).then((r) => r.snapshots);
 export const previewRevert = (snapshotId: string) =>
   expectData(api().POST('/api/snapshots/{snapshotId}/preview-revert', { params: { path: { snapshotId } } }));
 export const revert = (snapshotId: string) =>

@@ -178,8 +178,20 @@ function entryOf(key: string, topics: readonly Topic[], load: () => Promise<unkn
   let found = entries.get(key);
   if (!found) {
     found = {
-      data: signal(undefined), error: signal(undefined), loading: signal(false), topics, load, first,
-      inFlight: false, again: false, stale: true, dueSince: undefined, spacings: [], lastStarted: -Infinity, foregroundUsers: 0, countedForeground: false,
+      data: signal(undefined),
+      error: signal(undefined),
+      loading: signal(false),
+      topics,
+      load,
+      first,
+      inFlight: false,
+      again: false,
+      stale: true,
+      dueSince: undefined,
+      spacings: [],
+      lastStarted: -Infinity,
+      foregroundUsers: 0,
+      countedForeground: false,
     };
     entries.set(key, found);
   }
@@ -191,7 +203,12 @@ function entryOf(key: string, topics: readonly Topic[], load: () => Promise<unkn
  * request travels while the page draws; the screen's useQuery of the same key finds it in flight.
  * Resolves once the query has an answer to show (its first, or its whole) or its fetch has ended.
  */
-export function prefetch(key: string, topics: readonly Topic[], load: () => Promise<unknown>, first?: () => Promise<unknown>): Promise<void> {
+export function prefetch(
+  key: string,
+  topics: readonly Topic[],
+  load: () => Promise<unknown>,
+  first?: () => Promise<unknown>,
+): Promise<void> {
   const entry = entryOf(key, topics, load, first);
   if (!entry.inFlight && entry.data.value === undefined) run(entry, false, true);
   return new Promise((resolve) => {

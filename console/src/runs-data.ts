@@ -31,15 +31,25 @@ export function loadRunsView(f: RunFilters): Promise<RunsView> {
   return expectData(api().GET('/api/views/runs', { params: { query } }));
 }
 
-export const loadRunPage = (id: string): Promise<RunPageData> => expectData(api().GET('/api/workflow-runs/{id}/page', { params: { path: { id } } }));
+export const loadRunPage = (id: string): Promise<RunPageData> =>
+  expectData(api().GET('/api/workflow-runs/{id}/page', { params: { path: { id } } }));
 
 const runPath = (id: string) => ({ params: { path: { id } } });
 
 /** The route behind each of a run's buttons; Retry is the redispatch of an ended run (override-failure to queued). */
 export const runActions: Record<RunAction, (id: string) => Promise<unknown>> = {
   start: (id) => expectData(api().POST('/api/workflow-runs/{id}/start', { ...runPath(id), body: {} })),
-  cancel: (id) => expectData(api().POST('/api/workflow-runs/{id}/cancel', { ...runPath(id), body: undescribed({ reason: 'cancelled from the console' }) })),
-  retry: (id) => expectData(api().POST('/api/workflow-runs/{id}/override-failure', { ...runPath(id), body: undescribed({ next_status: 'queued', reason: 'retried from the console' }) })),
+  cancel: (id) =>
+    expectData(
+      api().POST('/api/workflow-runs/{id}/cancel', { ...runPath(id), body: undescribed({ reason: 'cancelled from the console' }) }),
+    ),
+  retry: (id) =>
+    expectData(
+      api().POST('/api/workflow-runs/{id}/override-failure', {
+        ...runPath(id),
+        body: undescribed({ next_status: 'queued', reason: 'retried from the console' }),
+      }),
+    ),
 };
 
 export const decideApproval = (approvalId: string, decision: 'approved' | 'rejected', note?: string) =>

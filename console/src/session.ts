@@ -55,4 +55,5 @@ export function sessionRefused(): void {
   signInShown.value = true;
 }
 
-export const authorizationHeader = (): Record<string, string> => (accessToken.value ? { authorization: `Bearer ${accessToken.value}` } : {});
+export const authorizationHeader = (): Record<string, string> =>
+  accessToken.value ? { authorization: `Bearer ${accessToken.value}` } : {};

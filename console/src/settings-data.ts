@@ -37,12 +37,16 @@ export const loadJobRuns = (id: string): Promise<{ runs: JobRun[] }> =>
  * POST /api/webhooks. The server makes the signing secret and answers it this once: the caller keeps
  * it in the form's own state only (never the query cache, a URL or a log).
  */
-export const createWebhook = (url: string, events: WebhookEvent[]): Promise<CreatedWebhook> => expectData(api().POST('/api/webhooks', { body: { url, events } }));
-export const setWebhookActive = (id: string, active: boolean) => expectData(api().PATCH('/api/webhooks/{id}', { params: { path: { id } }, body: { active } }));
+export const createWebhook = (url: string, events: WebhookEvent[]): Promise<CreatedWebhook> =>
+  expectData(api().POST('/api/webhooks', { body: { url, events } }));
+export const setWebhookActive = (id: string, active: boolean) =>
+  expectData(api().PATCH('/api/webhooks/{id}', { params: { path: { id } }, body: { active } }));
 export const deleteWebhook = (id: string) => expectData(api().DELETE('/api/webhooks/{id}', { params: { path: { id } } }));
 /** POST /api/webhooks/:id/test: one `webhook.test` delivery sent now, answered with its outcome (also in the log). */
 export const sendTest = (id: string): Promise<Delivery> => expectData(api().POST('/api/webhooks/{id}/test', { params: { path: { id } } }));
 
 export const runJobNow = (id: string) => expectData(api().POST('/api/cron/jobs/{id}/run', { params: { path: { id } } }));
 export const setJobEnabled = (id: string, enabled: boolean) =>
-  enabled ? expectData(api().POST('/api/cron/jobs/{id}/enable', { params: { path: { id } } })) : expectData(api().POST('/api/cron/jobs/{id}/disable', { params: { path: { id } } }));
+  enabled
+    ? expectData(api().POST('/api/cron/jobs/{id}/enable', { params: { path: { id } } }))
+    : expectData(api().POST('/api/cron/jobs/{id}/disable', { params: { path: { id } } }));

@@ -14,7 +14,8 @@ export type TablePreview = RestorePreview['tables'][string];
 
 export const loadSnapshots = () => expectData(api().GET('/api/snapshots')).then((r) => r.snapshots);
 
-export const createSnapshot = (name: string | undefined) => expectData(api().POST('/api/snapshots', { body: undescribed(name ? { name } : {}) }));
+export const createSnapshot = (name: string | undefined) =>
+  expectData(api().POST('/api/snapshots', { body: undescribed(name ? { name } : {}) }));
 
 export async function downloadSnapshot(id: string): Promise<{ blob: Blob; fileName: string }> {
   const result = await api().GET('/api/snapshots/{id}/download', { params: { path: { id } }, parseAs: 'blob' });
@@ -22,12 +23,14 @@ export async function downloadSnapshot(id: string): Promise<{ blob: Blob; fileNa
   return { blob: result.data as Blob, fileName: fileNameOf(result.response) ?? `${id}.json` };
 }
 
-export const previewRestore = (snapshotId: string) => expectData(api().POST('/api/restore/preview', { body: undescribed({ snapshot_id: snapshotId }) }));
+export const previewRestore = (snapshotId: string) =>
+  expectData(api().POST('/api/restore/preview', { body: undescribed({ snapshot_id: snapshotId }) }));
 
 export const applyRestore = (snapshotId: string, mode: RestoreMode, restoreId: string) =>
   expectData(api().POST('/api/restore/apply', { body: undescribed({ snapshot_id: snapshotId, mode, restoreId }) }));
 
-export const loadRestoreStatus = (restoreId: string) => expectData(api().GET('/api/restore/{restoreId}', { params: { path: { restoreId } } }));
+export const loadRestoreStatus = (restoreId: string) =>
+  expectData(api().GET('/api/restore/{restoreId}', { params: { path: { restoreId } } }));
 
 /**
  * A version 4 UUID for a new restore. crypto.randomUUID exists only in secure contexts, and a console

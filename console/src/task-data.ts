@@ -13,8 +13,11 @@ export const loadSessions = (id: string) => expectData(api().GET('/api/tasks/{id
 
 export const updateTask = (id: string, body: UpdateBody) => expectData(api().PATCH('/api/tasks/{id}', { ...path(id), body }));
 export const changeDependencies = (id: string, change: { add?: string[]; remove?: string[] }) =>
-  expectData(api().POST('/api/tasks/{id}/dependencies', { ...path(id), body: undescribed({ add: change.add ?? [], remove: change.remove ?? [] }) }));
-export const linkSubtask = (id: string, child: string) => expectData(api().POST('/api/tasks/{id}/subtasks', { ...path(id), body: undescribed({ task_id: child }) }));
+  expectData(
+    api().POST('/api/tasks/{id}/dependencies', { ...path(id), body: undescribed({ add: change.add ?? [], remove: change.remove ?? [] }) }),
+  );
+export const linkSubtask = (id: string, child: string) =>
+  expectData(api().POST('/api/tasks/{id}/subtasks', { ...path(id), body: undescribed({ task_id: child }) }));
 export const archiveTask = (id: string) => expectData(api().POST('/api/tasks/{id}/archive', path(id)));
 export const deleteTask = (id: string) => expectData(api().DELETE('/api/tasks/{id}', path(id)));
 export const retryTask = (id: string) => expectData(api().POST('/api/tasks/{id}/retry', path(id)));

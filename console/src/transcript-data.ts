@@ -73,7 +73,9 @@ const sessionPath = (sessionId: string) => ({ sessionId });
 
 export async function loadEvents(agentId: string, sessionId: string, afterLine: number, limit: number) {
   const page = await expectData(
-    api().GET('/api/rt/sessions/{sessionId}/events', { params: { path: sessionPath(sessionId), query: { agent: agentId, afterLine: String(afterLine), limit: String(limit) } } }),
+    api().GET('/api/rt/sessions/{sessionId}/events', {
+      params: { path: sessionPath(sessionId), query: { agent: agentId, afterLine: String(afterLine), limit: String(limit) } },
+    }),
   );
   return { ...page, events: page.events as unknown as TranscriptEvent[] };
 }
@@ -81,13 +83,19 @@ export async function loadEvents(agentId: string, sessionId: string, afterLine: 
 /** A line's events with their whole text (the page's previews stop at 400 characters). */
 export async function loadLine(agentId: string, sessionId: string, line: number): Promise<TranscriptEvent[]> {
   const detail = await expectData(
-    api().GET('/api/rt/sessions/{sessionId}/events/{line}', { params: { path: { sessionId, line: String(line) }, query: { agent: agentId } } }),
+    api().GET('/api/rt/sessions/{sessionId}/events/{line}', {
+      params: { path: { sessionId, line: String(line) }, query: { agent: agentId } },
+    }),
   );
   return [detail.event, ...detail.extraEvents] as TranscriptEvent[];
 }
 
 export function searchTranscript(agentId: string, sessionId: string, q: string, afterLine = 0): Promise<SearchAnswer> {
-  return expectData(api().GET('/api/rt/sessions/{sessionId}/search', { params: { path: sessionPath(sessionId), query: { agent: agentId, q, afterLine: String(afterLine) } } }));
+  return expectData(
+    api().GET('/api/rt/sessions/{sessionId}/search', {
+      params: { path: sessionPath(sessionId), query: { agent: agentId, q, afterLine: String(afterLine) } },
+    }),
+  );
 }
 
 /**
@@ -96,7 +104,13 @@ export function searchTranscript(agentId: string, sessionId: string, q: string, 
  * events arrive together; `onEvent` gets each. Reconnects after a drop (from the last line
  * received) until `signal` aborts; a 404 (the transcript went away) ends it.
  */
-export async function followTail(agentId: string, sessionId: string, afterLine: () => number, onEvent: (event: TranscriptEvent) => void, signal: AbortSignal): Promise<void> {
+export async function followTail(
+  agentId: string,
+  sessionId: string,
+  afterLine: () => number,
+  onEvent: (event: TranscriptEvent) => void,
+  signal: AbortSignal,
+): Promise<void> {
   let failures = 0;
   while (!signal.aborted) {
     try {

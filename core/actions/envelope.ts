@@ -13,7 +13,10 @@ export const envelopeSchema = z.strictObject({
   params: jsonObjectSchema.default({}),
   actor: z.string().trim().min(1, 'must not be empty').max(200, 'at most 200 characters').default(OPERATOR_ACTOR),
   confirm: z
-    .strictObject({ mode: z.enum(['NONE', 'PREVIEW_MODAL', 'HOLD_CONFIRM'], { message: 'must be NONE, PREVIEW_MODAL or HOLD_CONFIRM' }), value: z.unknown().optional() })
+    .strictObject({
+      mode: z.enum(['NONE', 'PREVIEW_MODAL', 'HOLD_CONFIRM'], { message: 'must be NONE, PREVIEW_MODAL or HOLD_CONFIRM' }),
+      value: z.unknown().optional(),
+    })
     .optional(),
 });
 

@@ -134,7 +134,12 @@ export async function executeAction(deps: Deps, body: unknown): Promise<ActionAn
     let block: BudgetBlock | undefined;
     try {
       const chain = await chainOf(db, e);
-      const expected = await expectationOfDispatch(db, e.kind as 'run.dispatch' | 'run.redispatch', e.targetId, String(e.input.template ?? ''));
+      const expected = await expectationOfDispatch(
+        db,
+        e.kind as 'run.dispatch' | 'run.redispatch',
+        e.targetId,
+        String(e.input.template ?? ''),
+      );
       block = chain && (await probeHeadroom(db, deps.events, chain, deps.clock.now(), expected));
     } catch (err) {
       detail.budget_probe = { failed: true, error: (err as Error).message };

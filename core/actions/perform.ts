@@ -7,7 +7,6 @@ import { createRun } from '../workflows/run-create';
 import type { ActionKind } from './catalog';
 import type { ActionEnvelope } from './envelope';
 
-
 export interface Performed {
   /** Resulting ids and state, stored as the receipt's detail.result. */
   result: Record<string, unknown>;
@@ -37,13 +36,21 @@ export const backingOperations: Record<ActionKind, Backing> = {
     async run(deps, e, tx) {
       const previous = await ownerOf(tx, e.targetId);
       const task = await updateTask(deps, e.targetId, { owner: e.input.owner }, e.actor);
-      return { result: { task_id: task.id, owner: task.owner, previous_owner: previous ?? null }, hint: { targetId: e.targetId, previous_owner: previous ?? null } };
+      return {
+        result: { task_id: task.id, owner: task.owner, previous_owner: previous ?? null },
+        hint: { targetId: e.targetId, previous_owner: previous ?? null },
+      };
     },
   },
   'run.dispatch': {
     inTransaction: true,
     async run(deps, e) {
-      const run = await createRun(deps, { workflow_type: e.input.template, task_id: e.targetId, input_payload: e.input.input_payload ?? {}, actor: e.actor });
+      const run = await createRun(deps, {
+        workflow_type: e.input.template,
+        task_id: e.targetId,
+        input_payload: e.input.input_payload ?? {},
+        actor: e.actor,
+      });
       return { result: { new_run_id: run.id, status: run.status }, hint: { new_run_id: run.id } };
     },
   },
@@ -56,7 +63,13 @@ export const backingOperations: Record<ActionKind, Backing> = {
         actor: e.actor,
       });
       return {
-        result: { approval_id: approval.id, decision: approval.status, decided_by: approval.decided_by, run_id: run.id, run_status: run.status },
+        result: {
+          approval_id: approval.id,
+          decision: approval.status,
+          decided_by: approval.decided_by,
+          run_id: run.id,
+          run_status: run.status,
+        },
         hint: { targetId: e.targetId },
       };
     },
@@ -64,7 +77,10 @@ export const backingOperations: Record<ActionKind, Backing> = {
   'run.cancel': {
     inTransaction: true,
     async run(deps, e) {
-      const run = await cancelRun(deps, e.targetId, { actor: e.actor, ...(e.input.reason !== undefined ? { reason: e.input.reason } : {}) });
+      const run = await cancelRun(deps, e.targetId, {
+        actor: e.actor,
+        ...(e.input.reason !== undefined ? { reason: e.input.reason } : {}),
+      });
       return { result: { run_id: run.id, status: run.status }, hint: { targetId: e.targetId } };
     },
   },
@@ -79,7 +95,11 @@ export const backingOperations: Record<ActionKind, Backing> = {
     inTransaction: true,
     async run(deps, e) {
       const { owner_agent, ...rest } = e.input;
-      const task = await createTask(deps, { project_id: e.targetId, ...rest, ...(owner_agent !== undefined ? { owner: owner_agent } : {}) }, e.actor);
+      const task = await createTask(
+        deps,
+        { project_id: e.targetId, ...rest, ...(owner_agent !== undefined ? { owner: owner_agent } : {}) },
+        e.actor,
+      );
       return { result: { new_task_id: task.id, task }, hint: { new_task_id: task.id } };
     },
   },
@@ -88,7 +108,10 @@ export const backingOperations: Record<ActionKind, Backing> = {
     async run(deps, e) {
       const patch = e.input.patch as Record<string, unknown>;
       const task = await updateTask(deps, e.targetId, patch, e.actor);
-      return { result: { task_id: task.id, changed_fields: Object.keys(patch), task }, hint: { targetId: e.targetId, changed_fields: Object.keys(patch) } };
+      return {
+        result: { task_id: task.id, changed_fields: Object.keys(patch), task },
+        hint: { targetId: e.targetId, changed_fields: Object.keys(patch) },
+      };
     },
   },
   'snapshot.create': {
@@ -96,7 +119,10 @@ export const backingOperations: Record<ActionKind, Backing> = {
     // with its own audit row, so it cannot nest in the receipt's transaction
     inTransaction: false,
     async run(deps, e) {
-      const created = await createSnapshot(deps, { ...(e.input.name !== undefined ? { name: e.input.name as string } : {}), actor: e.actor });
+      const created = await createSnapshot(deps, {
+        ...(e.input.name !== undefined ? { name: e.input.name as string } : {}),
+        actor: e.actor,
+      });
       return { result: { snapshot_id: created.snapshot_id, name: created.manifest.name }, hint: { snapshot_id: created.snapshot_id } };
     },
   },

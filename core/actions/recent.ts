@@ -7,7 +7,13 @@ import { receiptColumns, type Receipt } from './receipts';
 export const recentReceiptsQuerySchema = z
   .object({
     limit: z
-      .union([z.number(), z.string().trim().regex(/^-?\d+(\.\d+)?$/, 'must be a number')])
+      .union([
+        z.number(),
+        z
+          .string()
+          .trim()
+          .regex(/^-?\d+(\.\d+)?$/, 'must be a number'),
+      ])
       .transform((v) => Math.min(200, Math.max(1, Math.floor(Number(v)))))
       .default(50),
   })

@@ -26,7 +26,10 @@ export async function putAgentBilling(deps: Deps, rawAgent: unknown, body: unkno
   const agent = parseInput(agentIdSchema, rawAgent, 'agent');
   const input = parseInput(putBillingSchema, body ?? {}, 'agent billing');
   return requireDb(deps.storage).transaction(async (tx) => {
-    const { rows: before } = await tx.query<{ billing: BillingMode | null }>('SELECT billing FROM agent_profiles WHERE agent_id = $1 FOR UPDATE', [agent]);
+    const { rows: before } = await tx.query<{ billing: BillingMode | null }>(
+      'SELECT billing FROM agent_profiles WHERE agent_id = $1 FOR UPDATE',
+      [agent],
+    );
     const now = deps.clock.now();
     await tx.query(
       `INSERT INTO agent_profiles (agent_id, billing, created_at, updated_at) VALUES ($1, $2, $3, $3)

@@ -118,7 +118,12 @@ export const DEFAULT_QUOTA_PAUSE_SECONDS = 15 * 60;
  * paused stays paused as it was: failures inside one pause window neither extend it nor say so
  * again. Answers whether this call paused the agent.
  */
-export async function pauseAgentDispatch(deps: ControlDeps, tx: Db, agent: string, pause: { until: Date; reason: string; runId: string }): Promise<boolean> {
+export async function pauseAgentDispatch(
+  deps: ControlDeps,
+  tx: Db,
+  agent: string,
+  pause: { until: Date; reason: string; runId: string },
+): Promise<boolean> {
   const now = deps.clock.now();
   await tx.query(
     `INSERT INTO agent_dispatch_controls (agent_id, created_at, updated_at) VALUES ($1, $2, $2) ON CONFLICT (agent_id) DO NOTHING`,

@@ -53,12 +53,16 @@ export function claimChange(actor: string, action: string, before: Task, after: 
 /** Releases the lapsed claims of `tasks` (locked by the caller): one `lease_expired` audit row and task:changed event each. */
 async function expireLeases(deps: LeaseDeps, tx: Db, tasks: readonly Task[]): Promise<Task[]> {
   if (tasks.length === 0) return [];
-  const { rows } = await tx.query<Task>(`UPDATE tasks SET ${unlockSql}, updated_at = $2 WHERE id = ANY($1::uuid[]) RETURNING ${taskColumns}`, [
-    tasks.map((t) => t.id),
-    deps.clock.now(),
-  ]);
+  const { rows } = await tx.query<Task>(
+    `UPDATE tasks SET ${unlockSql}, updated_at = $2 WHERE id = ANY($1::uuid[]) RETURNING ${taskColumns}`,
+    [tasks.map((t) => t.id), deps.clock.now()],
+  );
   const before = new Map(tasks.map((t) => [t.id, t]));
-  await recordChanges(deps, tx, rows.map((after) => claimChange(SYSTEM_ACTOR, 'lease_expired', before.get(after.id)!, after)));
+  await recordChanges(
+    deps,
+    tx,
+    rows.map((after) => claimChange(SYSTEM_ACTOR, 'lease_expired', before.get(after.id)!, after)),
+  );
   return rows;
 }
 
@@ -92,25 +96,39 @@ export async function releaseExpiredLeases(deps: LeaseDeps, db: Db, batchSize: n
 export async function releaseClaimsOfEndedRuns(
   deps: LeaseDeps,
   tx: Db,
-  runs: ReadonlyArray<{ id: string; status: string; task_id: string | null; owner_agent_id: string | null; target_agent_id: string | null }>,
+  runs: ReadonlyArray<{
+    id: string;
+    status: string;
+    task_id: string | null;
+    owner_agent_id: string | null;
+    target_agent_id: string | null;
+  }>,
 ): Promise<number> {
   const ended = endedRunsOfTasks(runs).filter((r) => r.owner_agent_id || r.target_agent_id);
   if (ended.length === 0) return 0;
   const { rows: before } = await tx.query<Task & { run_id: string }>(
-    `SELECT ${taskColumns.split(', ').map((c) => `t.${c}`).join(', ')}, x.run_id
+    `SELECT ${taskColumns
+      .split(', ')
+      .map((c) => `t.${c}`)
+      .join(', ')}, x.run_id
        FROM unnest($1::uuid[], $2::text[], $3::text[], $4::uuid[]) AS x(task_id, owner, target, run_id)
        JOIN tasks t ON t.id = x.task_id AND t.locked_by IN (x.owner, x.target)
       ORDER BY t.id FOR UPDATE OF t`,
-    [ended.map((r) => r.task_id), ended.map((r) => r.owner_agent_id ?? ''), ended.map((r) => r.target_agent_id ?? ''), ended.map((r) => r.id)],
+    [
+      ended.map((r) => r.task_id),
+      ended.map((r) => r.owner_agent_id ?? ''),
+      ended.map((r) => r.target_agent_id ?? ''),
+      ended.map((r) => r.id),
+    ],
   );
   // one task may be the task of several ended runs: the first one (by task id order) is named
   const endedBy = new Map<string, { task: Task; runId: string }>();
   for (const { run_id, ...task } of before) if (!endedBy.has(task.id)) endedBy.set(task.id, { task, runId: run_id });
   if (endedBy.size === 0) return 0;
-  const { rows } = await tx.query<Task>(`UPDATE tasks SET ${unlockSql}, updated_at = $2 WHERE id = ANY($1::uuid[]) RETURNING ${taskColumns}`, [
-    [...endedBy.keys()],
-    deps.clock.now(),
-  ]);
+  const { rows } = await tx.query<Task>(
+    `UPDATE tasks SET ${unlockSql}, updated_at = $2 WHERE id = ANY($1::uuid[]) RETURNING ${taskColumns}`,
+    [[...endedBy.keys()], deps.clock.now()],
+  );
   await recordChanges(
     deps,
     tx,

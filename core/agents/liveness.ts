@@ -71,7 +71,11 @@ export async function recordHeartbeat(deps: Pick<Deps, 'storage' | 'clock' | 'id
       oldValue: previous ?? null,
       newValue: rows[0],
       event: changed
-        ? { name: 'agent-status-changed', payload: { agent: input.agent_name, status: input.status, previous: previous?.status ?? null }, channel: 'stream' }
+        ? {
+            name: 'agent-status-changed',
+            payload: { agent: input.agent_name, status: input.status, previous: previous?.status ?? null },
+            channel: 'stream',
+          }
         : undefined,
     });
   });

@@ -19,11 +19,27 @@ const leaseSecondsSchema = z
   .int('must be a whole number of seconds')
   .min(leaseRules.minSeconds, `must be at least ${leaseRules.minSeconds}`)
   .max(leaseRules.maxSeconds, `must be at most ${leaseRules.maxSeconds}`);
-const lockTokenSchema = z.number({ message: 'must be the lock_token the claim answered' }).int('must be a whole number').min(1, 'must be at least 1');
+const lockTokenSchema = z
+  .number({ message: 'must be the lock_token the claim answered' })
+  .int('must be a whole number')
+  .min(1, 'must be at least 1');
 
-export const claimSchema = z.strictObject({ task_id: uuidSchema, agent_name: agentNameSchema, lease_seconds: leaseSecondsSchema.optional() });
-export const renewSchema = z.strictObject({ task_id: uuidSchema, agent_name: agentNameSchema, lock_token: lockTokenSchema, lease_seconds: leaseSecondsSchema.optional() });
-export const releaseSchema = z.strictObject({ task_id: uuidSchema, agent_name: agentNameSchema.optional(), lock_token: lockTokenSchema.optional() });
+export const claimSchema = z.strictObject({
+  task_id: uuidSchema,
+  agent_name: agentNameSchema,
+  lease_seconds: leaseSecondsSchema.optional(),
+});
+export const renewSchema = z.strictObject({
+  task_id: uuidSchema,
+  agent_name: agentNameSchema,
+  lock_token: lockTokenSchema,
+  lease_seconds: leaseSecondsSchema.optional(),
+});
+export const releaseSchema = z.strictObject({
+  task_id: uuidSchema,
+  agent_name: agentNameSchema.optional(),
+  lock_token: lockTokenSchema.optional(),
+});
 
 async function lockLiveTask(tx: Db, taskId: string): Promise<Task> {
   const task = await findTask(tx, taskId, true);
@@ -158,15 +174,13 @@ export async function releaseTask(deps: LockDeps, body: unknown): Promise<{ rele
     const before = await findTask(tx, task_id, true);
     const lockedByCaller = before && before.locked_by !== null && (agent_name === undefined || before.locked_by === agent_name);
     if (!before || !lockedByCaller) {
-      throw new NotFoundError(
-        agent_name ? `task ${task_id} is not locked by ${agent_name}` : `task ${task_id} not found or not locked`,
-      );
+      throw new NotFoundError(agent_name ? `task ${task_id} is not locked by ${agent_name}` : `task ${task_id} not found or not locked`);
     }
     assertHolder(before, undefined, lock_token);
-    const { rows } = await tx.query<Task>(
-      `UPDATE tasks SET ${unlockSql}, updated_at = $2 WHERE id = $1 RETURNING ${taskColumns}`,
-      [task_id, deps.clock.now()],
-    );
+    const { rows } = await tx.query<Task>(`UPDATE tasks SET ${unlockSql}, updated_at = $2 WHERE id = $1 RETURNING ${taskColumns}`, [
+      task_id,
+      deps.clock.now(),
+    ]);
     await recordChange(deps, tx, claimChange(agent_name ?? OPERATOR_ACTOR, 'released', before, rows[0]));
   });
   return { released: true };

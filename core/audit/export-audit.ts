@@ -10,7 +10,18 @@ export const auditCsvQuerySchema = auditQuerySchema.omit({ limit: true, offset: 
 /** Rows one page of the export reads: each page is its own keyset query, so no connection is held while the client reads. */
 export const AUDIT_CSV_PAGE_ROWS = 2_000;
 
-export const auditCsvColumns = ['id', 'timestamp', 'actor', 'action', 'entity_type', 'entity_id', 'task_id', 'project_id', 'old_value', 'new_value'] as const;
+export const auditCsvColumns = [
+  'id',
+  'timestamp',
+  'actor',
+  'action',
+  'entity_type',
+  'entity_id',
+  'task_id',
+  'project_id',
+  'old_value',
+  'new_value',
+] as const;
 
 /**
  * One CSV field (RFC 4180): quoted when it holds a quote, comma or line break. A text that a
@@ -38,7 +49,10 @@ interface AuditCursor {
  * shift a page. The first page is read before this returns, so a bad filter or a missing database
  * is an error answer, not a cut file.
  */
-export async function exportAuditCsv(deps: Pick<Deps, 'storage' | 'clock'>, query: unknown): Promise<{ fileName: string; lines: AsyncIterable<string> }> {
+export async function exportAuditCsv(
+  deps: Pick<Deps, 'storage' | 'clock'>,
+  query: unknown,
+): Promise<{ fileName: string; lines: AsyncIterable<string> }> {
   const filter = refuseReversedRange(parseQuery(auditCsvQuerySchema, query));
   const db = requireDb(deps.storage);
   type Row = AuditRecord & AuditCursor;

@@ -23,11 +23,7 @@ export interface Change {
  *    so that a revert restores real values (its readers redact it on the way out);
  * 3. the change event on the bus (the bus redacts every payload it writes).
  */
-export async function recordChange(
-  deps: { clock: Clock; ids: Ids; events: EventBus },
-  tx: Db,
-  change: Change,
-): Promise<void> {
+export async function recordChange(deps: { clock: Clock; ids: Ids; events: EventBus }, tx: Db, change: Change): Promise<void> {
   const at = deps.clock.now();
   const state = change.newValue ?? change.oldValue;
   // Both rows travel with the COMMIT (Db.writeAtCommit): no use case reads its own audit row or

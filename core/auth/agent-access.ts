@@ -20,7 +20,11 @@ export interface AgentRequest {
  * The run check reads the run outside the handler's transaction: a run's target changes only by
  * the operator (redispatch, reassign), so the check cannot be raced by another agent.
  */
-export async function authorizeAgentRequest(db: Db, principal: Extract<Principal, { kind: 'agent' }>, request: AgentRequest): Promise<unknown> {
+export async function authorizeAgentRequest(
+  db: Db,
+  principal: Extract<Principal, { kind: 'agent' }>,
+  request: AgentRequest,
+): Promise<unknown> {
   const { rule } = request;
   const agent = principal.agentId;
   if (!rule) throw new ForbiddenError(`an agent token may not use ${request.routeKey}: it is the operator's`);
@@ -33,7 +37,12 @@ export async function authorizeAgentRequest(db: Db, principal: Extract<Principal
   let body = request.body;
   const binds = Boolean(rule.self?.length || rule.actor?.length || rule.required?.length);
   // no body binds as an empty one, so that defaults never fall back to the operator; any other non-object is the handler's to refuse
-  const fields = body === undefined || body === null ? {} : typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : undefined;
+  const fields =
+    body === undefined || body === null
+      ? {}
+      : typeof body === 'object' && !Array.isArray(body)
+        ? (body as Record<string, unknown>)
+        : undefined;
   if (binds && fields) {
     const bound: Record<string, unknown> = { ...fields };
     for (const field of rule.self ?? []) {
@@ -64,7 +73,9 @@ async function assertTaskOpenToAgent(db: Db, taskId: unknown, agent: string): Pr
   const { rows } = await db.query<{ owner: string | null }>('SELECT owner FROM tasks WHERE id = $1', [taskId]);
   const task = rows[0];
   if (task && task.owner !== null && task.owner !== agent) {
-    throw new ForbiddenError(`task ${taskId} is owned by another agent: agent ${agent} may claim only its own tasks and tasks without an owner`);
+    throw new ForbiddenError(
+      `task ${taskId} is owned by another agent: agent ${agent} may claim only its own tasks and tasks without an owner`,
+    );
   }
 }
 

@@ -27,4 +27,3 @@ export interface AgentRouteRule {
 export const agentRead: AgentRouteRule = { scope: 'read' };
 /** Work on a run targeted at or held by the agent, the agent its actor. */
 export const agentRunWork: AgentRouteRule = { scope: 'agent', ownRun: 'id', actor: ['actor'] };
-

@@ -84,7 +84,14 @@ export async function createAgentToken(deps: Deps, body: unknown) {
     );
     const created = withStatus(rows[0]!, now);
     // the audit row and state snapshot hold the token's description, never the token or its digest
-    await recordChange(deps, tx, { actor: input.actor, action: 'created', entityType: 'agent_token', entityId: id, newValue: created, event: tokenEvent('created', created) });
+    await recordChange(deps, tx, {
+      actor: input.actor,
+      action: 'created',
+      entityType: 'agent_token',
+      entityId: id,
+      newValue: created,
+      event: tokenEvent('created', created),
+    });
     return { ...created, token };
   });
 }
@@ -104,9 +111,20 @@ export async function revokeAgentToken(deps: Deps, rawId: unknown, actor = OPERA
     const { rows: before } = await tx.query<TokenRow>(`SELECT ${tokenColumns} FROM agent_tokens WHERE id = $1 FOR UPDATE`, [id]);
     if (!before[0]) throw new NotFoundError(`agent token ${id} not found`);
     if (before[0].revoked_at) return withStatus(before[0], now);
-    const { rows } = await tx.query<TokenRow>(`UPDATE agent_tokens SET revoked_at = $2, updated_at = $2 WHERE id = $1 RETURNING ${tokenColumns}`, [id, now]);
+    const { rows } = await tx.query<TokenRow>(
+      `UPDATE agent_tokens SET revoked_at = $2, updated_at = $2 WHERE id = $1 RETURNING ${tokenColumns}`,
+      [id, now],
+    );
     const after = withStatus(rows[0]!, now);
-    await recordChange(deps, tx, { actor, action: 'revoked', entityType: 'agent_token', entityId: id, oldValue: withStatus(before[0], now), newValue: after, event: tokenEvent('revoked', after) });
+    await recordChange(deps, tx, {
+      actor,
+      action: 'revoked',
+      entityType: 'agent_token',
+      entityId: id,
+      oldValue: withStatus(before[0], now),
+      newValue: after,
+      event: tokenEvent('revoked', after),
+    });
     return after;
   });
 }

@@ -40,11 +40,16 @@ export const budgetRowSchema = z.object({
 });
 export type BudgetRow = z.infer<typeof budgetRowSchema>;
 
-export const budgetColumns = 'id, name, scope, scope_id, period, cap_usd, cap_tokens, action_on_exceed, active, basis, created_at, updated_at';
+export const budgetColumns =
+  'id, name, scope, scope_id, period, cap_usd, cap_tokens, action_on_exceed, active, basis, created_at, updated_at';
 
 const name = z.string().trim().min(1, 'must not be empty').max(200, 'at most 200 characters');
 const capUsd = z.number({ message: 'must be a number' }).finite().positive('must be positive');
-const capTokens = z.number({ message: 'must be a number' }).int('must be a whole number').positive('must be positive').max(Number.MAX_SAFE_INTEGER);
+const capTokens = z
+  .number({ message: 'must be a number' })
+  .int('must be a whole number')
+  .positive('must be positive')
+  .max(Number.MAX_SAFE_INTEGER);
 const scopeId = z.string().trim().min(1, 'must not be empty').max(200, 'at most 200 characters');
 
 const exactlyOneCap = (b: { cap_usd?: number | null; cap_tokens?: number | null }, ctx: z.RefinementCtx) => {
@@ -97,7 +102,12 @@ export const updateBudgetSchema = z
   })
   .partial()
   .superRefine((patch, ctx) => {
-    if (Object.keys(patch).length === 0) ctx.addIssue({ code: 'custom', path: [], message: 'name at least one of name, action_on_exceed, active, basis, cap_usd, cap_tokens' });
+    if (Object.keys(patch).length === 0)
+      ctx.addIssue({
+        code: 'custom',
+        path: [],
+        message: 'name at least one of name, action_on_exceed, active, basis, cap_usd, cap_tokens',
+      });
     if (patch.cap_usd !== undefined && patch.cap_tokens !== undefined) {
       ctx.addIssue({ code: 'custom', path: ['cap_tokens'], message: 'at most one cap per call: send cap_usd or cap_tokens' });
     }

@@ -63,7 +63,12 @@ export type BurnDownDay = z.infer<typeof burnDownDaySchema>;
  * Every day of [start, min(end, the day after now)) with the running totals of `days` (the days
  * that had usage, ascending, not cumulative). Pure.
  */
-export function cumulativeDays(window: { start: Date; end: Date }, now: Date, days: readonly SpendDay[], unit: 'usd' | 'tokens'): BurnDownDay[] {
+export function cumulativeDays(
+  window: { start: Date; end: Date },
+  now: Date,
+  days: readonly SpendDay[],
+  unit: 'usd' | 'tokens',
+): BurnDownDay[] {
   const byDay = new Map(days.map((d) => [d.day, d]));
   const out: BurnDownDay[] = [];
   let billed = 0;
@@ -81,7 +86,12 @@ export function cumulativeDays(window: { start: Date; end: Date }, now: Date, da
 }
 
 /** A run a budget's hard stop cancelled this period. */
-export const stoppedRunSchema = z.object({ id: z.string(), workflow_type: z.string(), agent_id: z.string().nullable(), finished_at: z.date() });
+export const stoppedRunSchema = z.object({
+  id: z.string(),
+  workflow_type: z.string(),
+  agent_id: z.string().nullable(),
+  finished_at: z.date(),
+});
 
 export const burnDownSchema = z.object({
   budget: budgetViewSchema,
@@ -169,7 +179,10 @@ export async function getBurnDowns(deps: Pick<Deps, 'storage' | 'clock' | 'event
   return degradable(deps.storage, async (db) => {
     const evaluated = await evaluateEveryBudget(db, deps.events, now);
     const [days, stopped] = await Promise.all([
-      dailySpendOf(db, evaluated.map((e) => ({ ...e.budget, start: e.window.start, end: e.window.end }))),
+      dailySpendOf(
+        db,
+        evaluated.map((e) => ({ ...e.budget, start: e.window.start, end: e.window.end })),
+      ),
       stoppedRunsOf(db, evaluated),
     ]);
     return {

@@ -6,7 +6,14 @@ import { BudgetNotFoundError, ConflictError, DuplicateActiveBudgetError, Validat
 import { patchRow } from '../patch-row';
 import type { Db, Deps } from '../ports';
 import { parseInput, uuidSchema } from '../validation';
-import { budgetColumns, createBudgetSchema, updateBudgetSchema, type BudgetRow, type CreateBudgetInput, type UpdateBudgetInput } from './budget';
+import {
+  budgetColumns,
+  createBudgetSchema,
+  updateBudgetSchema,
+  type BudgetRow,
+  type CreateBudgetInput,
+  type UpdateBudgetInput,
+} from './budget';
 import { budgetViewSchema, evaluateBudgets, viewOf } from './evaluation';
 import { findBudget } from './queries';
 
@@ -18,7 +25,11 @@ function budgetEvent(action: string, budgetId: string) {
   return { name: 'budget:changed', payload: { action, budgetId }, channel: 'events' as const };
 }
 
-async function activeTwin(db: Db, b: Pick<BudgetRow, 'scope' | 'scope_id' | 'period'>, exceptId: string | null): Promise<string | undefined> {
+async function activeTwin(
+  db: Db,
+  b: Pick<BudgetRow, 'scope' | 'scope_id' | 'period'>,
+  exceptId: string | null,
+): Promise<string | undefined> {
   const { rows } = await db.query<{ id: string }>(
     `SELECT id FROM budgets WHERE active AND scope = $1 AND coalesce(scope_id, '') = coalesce($2, '') AND period = $3
         AND ($4::uuid IS NULL OR id <> $4) LIMIT 1`,
@@ -66,9 +77,28 @@ async function insertBudget(deps: Deps, db: Db, input: CreateBudgetInput, actor:
       const { rows } = await tx.query<BudgetRow>(
         `INSERT INTO budgets (id, name, scope, scope_id, period, cap_usd, cap_tokens, action_on_exceed, active, basis, created_at, updated_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $11, $10, $10) RETURNING ${budgetColumns}`,
-        [id, input.name, input.scope, input.scope_id, input.period, input.cap_usd, input.cap_tokens, input.action_on_exceed, input.active, now, input.basis],
+        [
+          id,
+          input.name,
+          input.scope,
+          input.scope_id,
+          input.period,
+          input.cap_usd,
+          input.cap_tokens,
+          input.action_on_exceed,
+          input.active,
+          now,
+          input.basis,
+        ],
       );
-      await recordChange(deps, tx, { actor, action: 'created', entityType: 'budget', entityId: id, newValue: rows[0], event: budgetEvent('created', id) });
+      await recordChange(deps, tx, {
+        actor,
+        action: 'created',
+        entityType: 'budget',
+        entityId: id,
+        newValue: rows[0],
+        event: budgetEvent('created', id),
+      });
       return rows[0]!;
     });
     const [evaluated] = await evaluateBudgets(db, [created], now);

@@ -7,7 +7,10 @@ import { reservationsOf } from './spend';
 
 function describe(budgets: readonly EvaluatedBudget[]): string {
   return budgets
-    .map((e) => `${e.budget.name} (${e.budget.scope}${e.budget.scope_id ? ` ${e.budget.scope_id}` : ''}, ${e.window.key}: ${e.evaluation.pct_of_cap}% of cap)`)
+    .map(
+      (e) =>
+        `${e.budget.name} (${e.budget.scope}${e.budget.scope_id ? ` ${e.budget.scope_id}` : ''}, ${e.window.key}: ${e.evaluation.pct_of_cap}% of cap)`,
+    )
     .join('; ');
 }
 
@@ -34,7 +37,11 @@ export const budgetDispatchGate: BudgetGate = {
     const blocking = evaluated.filter((e) => e.budget.active && e.budget.action_on_exceed !== 'warn');
     // agents on a subscription: their runs' expected USD takes no room in a budget of basis billed
     const subscribers = blocking.length
-      ? new Set((await db.query<{ agent_id: string }>(`SELECT agent_id FROM agent_profiles WHERE billing = 'subscription'`)).rows.map((r) => r.agent_id))
+      ? new Set(
+          (await db.query<{ agent_id: string }>(`SELECT agent_id FROM agent_profiles WHERE billing = 'subscription'`)).rows.map(
+            (r) => r.agent_id,
+          ),
+        )
       : new Set<string>();
     const expectationOf = (candidate: DispatchCandidate): Expectation => ({
       usd: candidate.expectedCostUsd,
@@ -47,7 +54,15 @@ export const budgetDispatchGate: BudgetGate = {
       // without a budget that holds or stops, verdicts are pass or warn whatever else is dispatched
       batchesIndependent: blocking.length === 0,
       async beginBatch(tx) {
-        if (blocking.length) reserved = new Map([...(await reservationsOf(tx, blocking.map((e) => e.budget)))].map(([id, r]) => [id, { ...r }]));
+        if (blocking.length)
+          reserved = new Map(
+            [
+              ...(await reservationsOf(
+                tx,
+                blocking.map((e) => e.budget),
+              )),
+            ].map(([id, r]) => [id, { ...r }]),
+          );
       },
       dispatched(candidate) {
         const chain = chainOfCandidate(candidate);

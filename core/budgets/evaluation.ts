@@ -33,7 +33,14 @@ export async function evaluateBudgets(
   windowOf: (b: BudgetRow) => PeriodWindow = (b) => periodWindow(b.period, now),
 ): Promise<EvaluatedBudget[]> {
   const windows = budgets.map(windowOf);
-  const queries = budgets.map((b, i) => ({ id: b.id, scope: b.scope, scope_id: b.scope_id, basis: b.basis, start: windows[i]!.start, end: windows[i]!.end }));
+  const queries = budgets.map((b, i) => ({
+    id: b.id,
+    scope: b.scope,
+    scope_id: b.scope_id,
+    basis: b.basis,
+    start: windows[i]!.start,
+    end: windows[i]!.end,
+  }));
   const [spend, reserved] = await Promise.all([deriveSpend(db, queries), reservationsOf(db, queries)]);
   return budgets.map((budget, i) => {
     const s = spend.get(budget.id)!;
@@ -42,7 +49,14 @@ export async function evaluateBudgets(
 }
 
 export function viewOf(e: EvaluatedBudget): BudgetView {
-  return { ...e.budget, period_key: e.window.key, current_spend: e.spend, reserved: e.reserved, pct_of_cap: e.evaluation.pct_of_cap, status: e.evaluation.status };
+  return {
+    ...e.budget,
+    period_key: e.window.key,
+    current_spend: e.spend,
+    reserved: e.reserved,
+    pct_of_cap: e.evaluation.pct_of_cap,
+    status: e.evaluation.status,
+  };
 }
 
 /**

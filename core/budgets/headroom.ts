@@ -14,7 +14,13 @@ export interface BudgetBlock {
  * dispatcher would enforce, and answers the block a dispatch would meet (hard_stop over
  * pause_new_runs), or undefined when the run would pass (warn budgets never block).
  */
-export async function probeHeadroom(db: Db, events: EventBus, chain: ScopeChain, now: Date, expected: Expectation = { usd: null, tokens: null }): Promise<BudgetBlock | undefined> {
+export async function probeHeadroom(
+  db: Db,
+  events: EventBus,
+  chain: ScopeChain,
+  now: Date,
+  expected: Expectation = { usd: null, tokens: null },
+): Promise<BudgetBlock | undefined> {
   const evaluated = await evaluateActiveBudgets(db, events, now, chain);
   const verdict = enforcementFor(evaluated, chain);
   if (verdict.enforcement === 'stop' || verdict.enforcement === 'hold') {

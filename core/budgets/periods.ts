@@ -41,7 +41,12 @@ export function periodWindow(period: BudgetPeriod, at: Date): PeriodWindow {
   }
   const year = at.getUTCFullYear();
   const month = at.getUTCMonth();
-  return { period, key: `${pad(year, 4)}-${pad(month + 1)}`, start: new Date(Date.UTC(year, month, 1)), end: new Date(Date.UTC(year, month + 1, 1)) };
+  return {
+    period,
+    key: `${pad(year, 4)}-${pad(month + 1)}`,
+    start: new Date(Date.UTC(year, month, 1)),
+    end: new Date(Date.UTC(year, month + 1, 1)),
+  };
 }
 
 const keyForms: Record<BudgetPeriod, RegExp> = {

@@ -70,7 +70,12 @@ export async function scopeChainOfDispatch(db: Db, taskId: string, template: str
  * What the run a dispatch-class action would put in the queue expects to spend: its
  * route's expectation. A run that is live already reserves it, so redispatching one expects nothing more.
  */
-export async function expectationOfDispatch(db: Db, kind: 'run.dispatch' | 'run.redispatch', target: string, template: string): Promise<Expectation> {
+export async function expectationOfDispatch(
+  db: Db,
+  kind: 'run.dispatch' | 'run.redispatch',
+  target: string,
+  template: string,
+): Promise<Expectation> {
   const { rows } = await db.query<Required<Expectation>>(
     kind === 'run.dispatch'
       ? `SELECT w.expected_cost_usd AS usd, w.expected_tokens AS tokens, coalesce(ap.billing = 'subscription', false) AS subscription

@@ -43,7 +43,9 @@ async function deriveFewSpends(db: Db, budgets: readonly SpendQuery[], from: Dat
         : b.scope === 'department'
           ? `coalesce(ap.department_id = ${param(b.scope_id)}, false)`
           : `u.project_id = ${param(b.scope_id)}`;
-  const matches = budgets.map((b, i) => `(u.day >= ${utcDayOf(param(b.start))} AND u.day < ${utcDayOf(param(b.end))} AND ${scopeSql(b)}) AS m_${i}`);
+  const matches = budgets.map(
+    (b, i) => `(u.day >= ${utcDayOf(param(b.start))} AND u.day < ${utcDayOf(param(b.end))} AND ${scopeSql(b)}) AS m_${i}`,
+  );
   const narrowing = scopes.has('fleet') ? [] : budgets.map(scopeSql);
   const vector = budgets.map((_, i) => `m_${i}`).join(', ');
   // the sums over groups stay in SQL so that USD is added in numeric, exactly as one sum would
@@ -70,7 +72,12 @@ async function deriveFewSpends(db: Db, budgets: readonly SpendQuery[], from: Dat
   return new Map(
     budgets.map((b, i) => [
       b.id,
-      { usd: roundUsd(row[`usd_${i}`] ?? 0), tokens: row[`tokens_${i}`] ?? 0, runs: row[`runs_${i}`] ?? 0, unpriced_runs: row[`unpriced_${i}`] ?? 0 },
+      {
+        usd: roundUsd(row[`usd_${i}`] ?? 0),
+        tokens: row[`tokens_${i}`] ?? 0,
+        runs: row[`runs_${i}`] ?? 0,
+        unpriced_runs: row[`unpriced_${i}`] ?? 0,
+      },
     ]),
   );
 }
@@ -91,7 +98,9 @@ function matchedRollupSql(budgets: readonly SpendQuery[]): { sql: string; params
   const narrowing: string[] = [];
   if (scopes.has('agent')) narrowing.push(`u.agent_id IN (SELECT scope_id FROM b WHERE scope = 'agent')`);
   if (scopes.has('department')) {
-    narrowing.push(`u.agent_id IN (SELECT ap.agent_id FROM agent_profiles ap JOIN b ON b.scope = 'department' AND ap.department_id = b.scope_id)`);
+    narrowing.push(
+      `u.agent_id IN (SELECT ap.agent_id FROM agent_profiles ap JOIN b ON b.scope = 'department' AND ap.department_id = b.scope_id)`,
+    );
   }
   if (scopes.has('project')) narrowing.push(`u.project_id IN (SELECT scope_id FROM b WHERE scope = 'project')`);
   const rowFilter = scopes.has('fleet') ? '' : `WHERE ${narrowing.join(' OR ')}`;
@@ -139,7 +148,12 @@ export async function deriveSpend(db: Db, budgets: readonly SpendQuery[]): Promi
   const spend = new Map<string, Spend>(budgets.map((b) => [b.id, { usd: 0, tokens: 0, runs: 0, unpriced_runs: 0 }]));
   if (budgets.length === 0) return spend;
   if (budgets.length <= FILTERED_AGGREGATE_MAX) {
-    return deriveFewSpends(db, budgets, new Date(Math.min(...budgets.map((b) => b.start.getTime()))), new Date(Math.max(...budgets.map((b) => b.end.getTime()))));
+    return deriveFewSpends(
+      db,
+      budgets,
+      new Date(Math.min(...budgets.map((b) => b.start.getTime()))),
+      new Date(Math.max(...budgets.map((b) => b.end.getTime()))),
+    );
   }
   const matched = matchedRollupSql(budgets);
   const { rows } = await db.query<{ id: string; usd: number | null; tokens: number; runs: number; unpriced_runs: number }>(
@@ -151,7 +165,8 @@ export async function deriveSpend(db: Db, budgets: readonly SpendQuery[]): Promi
       GROUP BY id`,
     matched.params,
   );
-  for (const row of rows) spend.set(row.id, { usd: roundUsd(row.usd ?? 0), tokens: row.tokens, runs: row.runs, unpriced_runs: row.unpriced_runs });
+  for (const row of rows)
+    spend.set(row.id, { usd: roundUsd(row.usd ?? 0), tokens: row.tokens, runs: row.runs, unpriced_runs: row.unpriced_runs });
   return spend;
 }
 
@@ -180,7 +195,8 @@ export async function dailySpendOf(db: Db, budgets: readonly SpendQuery[]): Prom
       ORDER BY id, day`,
     matched.params,
   );
-  for (const row of rows) days.get(row.id)!.push({ day: row.day, billed: roundUsd(row.billed), shadow: roundUsd(row.shadow), tokens: Number(row.tokens) });
+  for (const row of rows)
+    days.get(row.id)!.push({ day: row.day, billed: roundUsd(row.billed), shadow: roundUsd(row.shadow), tokens: Number(row.tokens) });
   return days;
 }
 
@@ -238,7 +254,10 @@ export const inFlightStatuses = runStatusGroups.inFlight;
  * reported (never below zero). Periods do not apply: a live run reserves until it ends. A run of a
  * subscription (its own mark, else its agent's) reserves no USD in a budget of basis billed.
  */
-export async function reservationsOf(db: Db, budgets: ReadonlyArray<Pick<SpendQuery, 'id' | 'scope' | 'scope_id' | 'basis'>>): Promise<Map<string, Reservation>> {
+export async function reservationsOf(
+  db: Db,
+  budgets: ReadonlyArray<Pick<SpendQuery, 'id' | 'scope' | 'scope_id' | 'basis'>>,
+): Promise<Map<string, Reservation>> {
   const reserved = new Map<string, Reservation>(budgets.map((b) => [b.id, { usd: 0, tokens: 0 }]));
   if (budgets.length === 0) return reserved;
   const { rows } = await db.query<{ id: string; usd: number; tokens: number }>(

@@ -6,7 +6,11 @@ import type { Db, Storage } from '../ports';
  * budget endpoint): without a database, or when a query fails, a DegradedError (200 {available:
  * false, reason, ...context}). Domain errors (validation, not found) pass through to the caller.
  */
-export async function degradable<Result>(storage: Storage, work: (db: Db) => Promise<Result>, context: Record<string, unknown> = {}): Promise<Result> {
+export async function degradable<Result>(
+  storage: Storage,
+  work: (db: Db) => Promise<Result>,
+  context: Record<string, unknown> = {},
+): Promise<Result> {
   if (storage.mode !== 'database') throw new DegradedError('no_database', context);
   try {
     return await work(storage.db);

@@ -24,7 +24,8 @@ interface PriceRow {
   billing: BillingMode | null;
 }
 
-const priceColumns = 'model_id, effective_from, input_per_million, output_per_million, cached_input_per_million, cache_write_per_million, billing';
+const priceColumns =
+  'model_id, effective_from, input_per_million, output_per_million, cached_input_per_million, cache_write_per_million, billing';
 
 function priceOfRow(row: Omit<PriceRow, 'model_id'>): ModelPrice {
   const price: ModelPrice = { input_per_million: row.input_per_million, output_per_million: row.output_per_million };
@@ -68,7 +69,12 @@ export interface UsagePricing {
   agentBilling: BillingMode | null;
 }
 
-export async function usagePricing(deps: Pick<Deps, 'prices'>, db: Db, modelId: string | null, agentId: string | null): Promise<UsagePricing> {
+export async function usagePricing(
+  deps: Pick<Deps, 'prices'>,
+  db: Db,
+  modelId: string | null,
+  agentId: string | null,
+): Promise<UsagePricing> {
   const { rows } = await db.query<{ billing: BillingMode | null; prices: PriceRow[] | null }>(
     `SELECT (SELECT billing FROM agent_profiles WHERE agent_id = $2) AS billing,
             (SELECT json_agg(p ORDER BY p.effective_from) FROM (SELECT ${priceColumns} FROM model_prices WHERE model_id = $1) p) AS prices`,
@@ -95,7 +101,11 @@ async function tableInEffect(deps: Pick<Deps, 'prices' | 'clock'>, db: Db): Prom
   return {
     models: [...models].sort().map((model_id) => {
       const fromDb = historyOf(stored, model_id);
-      return { model_id, source: fromDb ? ('database' as const) : ('file' as const), prices: [...(fromDb ?? historyOf(deps.prices, model_id) ?? [])] };
+      return {
+        model_id,
+        source: fromDb ? ('database' as const) : ('file' as const),
+        prices: [...(fromDb ?? historyOf(deps.prices, model_id) ?? [])],
+      };
     }),
     timestamp: deps.clock.now().toISOString(),
   };
@@ -147,4 +157,3 @@ export async function putPriceTable(deps: Deps, body: unknown): Promise<PriceTab
   });
   return tableInEffect(deps, db);
 }
-

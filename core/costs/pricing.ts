@@ -25,12 +25,20 @@ const modelIdSchema = z.string().trim().min(1, 'must not be empty').max(200, 'at
 
 /** A model's entry in a price table document: one price, or a list of prices by effective_from. */
 const priceHistorySchema = z
-  .preprocess((v) => (Array.isArray(v) ? v : [v]), z.array(modelPriceSchema).min(1, 'must list at least one price').max(100, 'at most 100 prices'))
+  .preprocess(
+    (v) => (Array.isArray(v) ? v : [v]),
+    z.array(modelPriceSchema).min(1, 'must list at least one price').max(100, 'at most 100 prices'),
+  )
   .superRefine((prices, ctx) => {
     const seen = new Set<string>();
     prices.forEach((p, i) => {
       const day = p.effective_from ?? '';
-      if (seen.has(day)) ctx.addIssue({ code: 'custom', path: [i, 'effective_from'], message: day ? `${day} is listed twice` : 'only one price may have no effective_from' });
+      if (seen.has(day))
+        ctx.addIssue({
+          code: 'custom',
+          path: [i, 'effective_from'],
+          message: day ? `${day} is listed twice` : 'only one price may have no effective_from',
+        });
       seen.add(day);
     });
   })

@@ -98,7 +98,8 @@ export async function getCostRollup(deps: Pick<Deps, 'storage' | 'clock'>, query
           else group.series.push({ date: row.day, cost: roundUsd(cost) });
         }
         const unpriced = unpricedOf(rows);
-        const unpricedRuns = unpriced.unpriced_runs > 0 ? await unpricedRunsOf(db, { scope: 'fleet', scope_id: null }, window, UNPRICED_RUNS_LISTED) : [];
+        const unpricedRuns =
+          unpriced.unpriced_runs > 0 ? await unpricedRunsOf(db, { scope: 'fleet', scope_id: null }, window, UNPRICED_RUNS_LISTED) : [];
         const sorted = [...groups.values()]
           .map((g) => ({ ...g, cost: roundUsd(g.cost) }))
           .sort((a, b) => b.cost - a.cost || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));

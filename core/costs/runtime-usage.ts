@@ -33,7 +33,10 @@ const count = (value: unknown): number => (typeof value === 'number' && Number.i
 /** The runtime's usage record as ours; undefined when it holds no tokens and no cost. */
 export function runtimeUsageOf(usage: unknown, model: unknown): RuntimeUsage | undefined {
   if (!isRecord(usage)) return undefined;
-  const cost = isRecord(usage.cost) && typeof usage.cost.total === 'number' && Number.isFinite(usage.cost.total) && usage.cost.total >= 0 ? usage.cost.total : null;
+  const cost =
+    isRecord(usage.cost) && typeof usage.cost.total === 'number' && Number.isFinite(usage.cost.total) && usage.cost.total >= 0
+      ? usage.cost.total
+      : null;
   const cached = count(usage.cacheRead);
   const written = count(usage.cacheWrite);
   const found: RuntimeUsage = {
@@ -116,7 +119,11 @@ type Candidate = WorkflowRun & { window_from: Date };
 
 /** The session keys a run held, newest first, each once (the run's own, then those it left when requeued). */
 export function sessionKeysOf(run: Pick<WorkflowRun, 'gateway_session_id' | 'claim_session_id' | 'session_history'>): string[] {
-  return [...new Set([run.gateway_session_id, run.claim_session_id, ...[...(run.session_history ?? [])].reverse()].filter((k): k is string => !!k))];
+  return [
+    ...new Set(
+      [run.gateway_session_id, run.claim_session_id, ...[...(run.session_history ?? [])].reverse()].filter((k): k is string => !!k),
+    ),
+  ];
 }
 
 /** A message's instant: the entry's ISO timestamp, or epoch milliseconds. */
@@ -139,7 +146,12 @@ interface SessionUsage {
  * too: a rewind drops a reply from the conversation, not from the bill. Undefined when the
  * runtime knows no such session.
  */
-async function sessionUsage(deps: Pick<Deps, 'runtime' | 'clock'>, sessionKey: string, from: number, to: number): Promise<SessionUsage | undefined> {
+async function sessionUsage(
+  deps: Pick<Deps, 'runtime' | 'clock'>,
+  sessionKey: string,
+  from: number,
+  to: number,
+): Promise<SessionUsage | undefined> {
   const agentId = parseSessionKey(sessionKey)?.agentId;
   if (!agentId) return undefined;
   let sessionId: string | undefined;
@@ -174,7 +186,14 @@ async function sessionUsage(deps: Pick<Deps, 'runtime' | 'clock'>, sessionKey: s
   }
 }
 
-async function noteChecked(db: Db, runId: string, outcome: 'costed' | 'no_usage' | 'no_session' | 'reported', sessionKey: string | null, messages: number, at: Date) {
+async function noteChecked(
+  db: Db,
+  runId: string,
+  outcome: 'costed' | 'no_usage' | 'no_session' | 'reported',
+  sessionKey: string | null,
+  messages: number,
+  at: Date,
+) {
   await db.query('DELETE FROM run_runtime_usage_pending WHERE run_id = $1', [runId]);
   await db.query(
     `INSERT INTO run_runtime_usage (run_id, outcome, session_key, messages, checked_at) VALUES ($1, $2, $3, $4, $5)
@@ -238,10 +257,13 @@ export async function costRunsFromRuntime(deps: Deps, batch = RUNTIME_USAGE_BATC
     pass.examined++;
     const now = deps.clock.now();
     await db.transaction(async (tx) => {
-      const { rows: locked } = await tx.query<WorkflowRun>(`SELECT ${runColumns} FROM workflow_runs r WHERE r.id = $1 FOR UPDATE`, [run.id]);
+      const { rows: locked } = await tx.query<WorkflowRun>(`SELECT ${runColumns} FROM workflow_runs r WHERE r.id = $1 FOR UPDATE`, [
+        run.id,
+      ]);
       const current = locked[0];
       if (!current) return;
-      const stillWithoutUsage = current.cost_estimate === null && current.input_tokens === null && current.output_tokens === null && current.cost_source === null;
+      const stillWithoutUsage =
+        current.cost_estimate === null && current.input_tokens === null && current.output_tokens === null && current.cost_source === null;
       if (!stillWithoutUsage) return noteChecked(tx, run.id, 'reported', keys[0] ?? null, 0, now);
       if (!total) {
         pass.withoutSession++;

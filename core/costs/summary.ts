@@ -31,7 +31,10 @@ interface DayRow {
  * Daily billed cost, run and token totals over the window, one row per UTC day that had runs, and
  * the window's unpriced usage and subscription (shadow) cost, from the usage rollup.
  */
-export async function dailyUsage(db: Db, window: CostWindow): Promise<{ byDay: Map<string, DayBucket>; unpriced: UnpricedUsage; subscriptionCost: number }> {
+export async function dailyUsage(
+  db: Db,
+  window: CostWindow,
+): Promise<{ byDay: Map<string, DayBucket>; unpriced: UnpricedUsage; subscriptionCost: number }> {
   const { rows } = await db.query<DayRow>(
     `SELECT to_char(u.day, 'YYYY-MM-DD') AS day, ${rollupTotalsSql}
        FROM ${usageRollupSql('$1', '$2')} u
@@ -39,9 +42,16 @@ export async function dailyUsage(db: Db, window: CostWindow): Promise<{ byDay: M
     [window.start, window.end],
   );
   const byDay = new Map(
-    rows.map((row) => [row.day, { date: row.day, cost: roundUsd(row.cost ?? 0), runs: row.runs, tokens: { input: row.input, output: row.output } }]),
+    rows.map((row) => [
+      row.day,
+      { date: row.day, cost: roundUsd(row.cost ?? 0), runs: row.runs, tokens: { input: row.input, output: row.output } },
+    ]),
   );
-  return { byDay, unpriced: unpricedOf(rows), subscriptionCost: roundUsd(rows.reduce((sum, row) => sum + (row.subscription_cost ?? 0), 0)) };
+  return {
+    byDay,
+    unpriced: unpricedOf(rows),
+    subscriptionCost: roundUsd(rows.reduce((sum, row) => sum + (row.subscription_cost ?? 0), 0)),
+  };
 }
 
 /**

@@ -25,7 +25,8 @@ export const utcDayOf = (param: string) => `(${param}::timestamptz AT TIME ZONE 
  * Several rows may share a key: readers sum, and leave out keys whose runs sum to 0.
  */
 export function usageRollupSql(from: string, to: string): string {
-  const cols = 'day, agent_id, project_id, workflow_type, billing, runs, cost, input_tokens, output_tokens, unpriced_runs, unpriced_input, unpriced_output';
+  const cols =
+    'day, agent_id, project_id, workflow_type, billing, runs, cost, input_tokens, output_tokens, unpriced_runs, unpriced_input, unpriced_output';
   const where = `day >= ${utcDayOf(from)} AND day < ${utcDayOf(to)}`;
   return `(SELECT ${cols} FROM run_usage_daily WHERE ${where} UNION ALL SELECT ${cols} FROM run_usage_delta WHERE ${where})`;
 }

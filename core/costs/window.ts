@@ -10,7 +10,13 @@ export const DEFAULT_WINDOW_DAYS = 7;
  * fractions round down; something that is not a number at all is a validation failure.
  */
 export const windowDaysSchema = z
-  .union([z.number(), z.string().trim().regex(/^-?\d+(\.\d+)?$/, 'must be a number of days')])
+  .union([
+    z.number(),
+    z
+      .string()
+      .trim()
+      .regex(/^-?\d+(\.\d+)?$/, 'must be a number of days'),
+  ])
   .transform((v) => Math.floor(Number(v)))
   .transform((n) => Math.min(MAX_WINDOW_DAYS, Math.max(MIN_WINDOW_DAYS, n)))
   .default(DEFAULT_WINDOW_DAYS);

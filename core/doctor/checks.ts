@@ -31,7 +31,11 @@ export interface DoctorCheck {
 }
 
 const forUpdate = (lock: boolean, of?: string) => (lock ? ` FOR UPDATE${of ? ` OF ${of}` : ''}` : '');
-const taskChanged = (action: string) => (id: string) => ({ name: 'task:changed', channel: 'events' as const, payload: { action, taskId: id } });
+const taskChanged = (action: string) => (id: string) => ({
+  name: 'task:changed',
+  channel: 'events' as const,
+  payload: { action, taskId: id },
+});
 const terminal = sqlTextArray(terminalRunStatuses);
 const active = sqlTextArray(activeRunStatuses);
 const unlock = 'locked_at = NULL, locked_by = NULL, lease_expires_at = NULL, updated_at = $1';
@@ -68,17 +72,21 @@ export const doctorChecks: readonly DoctorCheck[] = [
     description: 'task claims whose lease lapsed and that no tick or claim has released yet',
     suggestedRepair: 'release the claim (as the dispatcher tick does)',
     entityType: 'task',
-    findSql: (lock) => `SELECT t.id::text AS id, jsonb_build_object('locked_by', t.locked_by, 'lease_expires_at', t.lease_expires_at, 'lock_token', t.lock_generation) AS detail
+    findSql: (
+      lock,
+    ) => `SELECT t.id::text AS id, jsonb_build_object('locked_by', t.locked_by, 'lease_expires_at', t.lease_expires_at, 'lock_token', t.lock_generation) AS detail
       FROM tasks t WHERE ${leaseLapsedSql('t')} ORDER BY t.lease_expires_at, t.id${forUpdate(lock)}`,
     repairSql: `UPDATE tasks t SET ${unlock} WHERE t.id::text = ANY($2::text[]) AND ${leaseLapsedSql('t')} RETURNING t.id::text AS id, ${taskAfter} AS after`,
     event: taskChanged('released'),
   },
   {
     kind: 'lock_of_ended_run',
-    description: "task claims held by an agent whose last run on the task ended after the claim",
+    description: 'task claims held by an agent whose last run on the task ended after the claim',
     suggestedRepair: 'release the claim',
     entityType: 'task',
-    findSql: (lock) => `SELECT t.id::text AS id, jsonb_build_object('locked_by', t.locked_by, 'locked_at', t.locked_at, 'lock_token', t.lock_generation) AS detail
+    findSql: (
+      lock,
+    ) => `SELECT t.id::text AS id, jsonb_build_object('locked_by', t.locked_by, 'locked_at', t.locked_at, 'lock_token', t.lock_generation) AS detail
       FROM tasks t WHERE ${lockOfEndedRun} ORDER BY t.id${forUpdate(lock)}`,
     repairSql: `UPDATE tasks t SET ${unlock} WHERE t.id::text = ANY($2::text[]) AND ${lockOfEndedRun} RETURNING t.id::text AS id, ${taskAfter} AS after`,
     event: taskChanged('released'),
@@ -96,7 +104,7 @@ export const doctorChecks: readonly DoctorCheck[] = [
   },
   {
     kind: 'dangling_active_run',
-    description: "tasks whose active_workflow_run_id points at a run that ended, is missing, or belongs to another task",
+    description: 'tasks whose active_workflow_run_id points at a run that ended, is missing, or belongs to another task',
     suggestedRepair: "point it at the task's newest run still in play, or clear it",
     entityType: 'task',
     findSql: (lock) => `SELECT t.id::text AS id, jsonb_build_object('active_workflow_run_id', t.active_workflow_run_id,
@@ -112,10 +120,14 @@ export const doctorChecks: readonly DoctorCheck[] = [
     description: `claimed runs without a heartbeat for ${recoveryRules.silentClaimAfterMs / 60_000} minutes that no tick has released yet`,
     suggestedRepair: 'release the claim back to dispatched (as the dispatcher tick does), retry_count + 1',
     entityType: 'workflow_run',
-    findSql: (lock) => `SELECT r.id::text AS id, jsonb_build_object('claim_session_id', r.claim_session_id, 'heartbeat_at', r.heartbeat_at, 'claimed_at', r.claimed_at) AS detail
+    findSql: (
+      lock,
+    ) => `SELECT r.id::text AS id, jsonb_build_object('claim_session_id', r.claim_session_id, 'heartbeat_at', r.heartbeat_at, 'claimed_at', r.claimed_at) AS detail
       FROM workflow_runs r WHERE ${stuckConditionSql.silent_claim} ORDER BY r.id${forUpdate(lock)}`,
     repairSql: `UPDATE workflow_runs r SET status = 'dispatched', dispatched_at = $1, claimed_at = NULL, heartbeat_at = NULL, retry_count = r.retry_count + 1,
-        ${Object.entries(leaveSessionsSql).map(([c, e]) => `${c} = ${e}`).join(', ')},
+        ${Object.entries(leaveSessionsSql)
+          .map(([c, e]) => `${c} = ${e}`)
+          .join(', ')},
         last_error = 'released by the doctor: no heartbeat since ' || coalesce(r.heartbeat_at, r.claimed_at, r.dispatched_at), updated_at = $1
       WHERE r.id::text = ANY($2::text[]) AND ${stuckConditionSql.silent_claim}
       RETURNING r.id::text AS id, jsonb_build_object('status', r.status, 'retry_count', r.retry_count) AS after`,
@@ -127,7 +139,8 @@ export const doctorChecks: readonly DoctorCheck[] = [
     suggestedRepair: 'delete them (and advance the prune watermark, so replays know they are gone)',
     entityType: 'event_outbox',
     bulk: true,
-    findSql: (lock) => `SELECT id::text AS id, jsonb_build_object('name', name, 'created_at', created_at) AS detail FROM event_outbox WHERE ${outboxStale} ORDER BY id${forUpdate(lock)}`,
+    findSql: (lock) =>
+      `SELECT id::text AS id, jsonb_build_object('name', name, 'created_at', created_at) AS detail FROM event_outbox WHERE ${outboxStale} ORDER BY id${forUpdate(lock)}`,
     repairSql: `WITH gone AS (DELETE FROM event_outbox WHERE id::text = ANY($2::text[]) AND ${outboxStale} RETURNING id, position),
       mark AS (UPDATE event_outbox_watermark SET pruned_through = greatest(pruned_through, (SELECT max(position) FROM gone)) WHERE EXISTS (SELECT 1 FROM gone WHERE position IS NOT NULL))
       SELECT id::text AS id, 'null'::jsonb AS after FROM gone`,
@@ -138,7 +151,9 @@ export const doctorChecks: readonly DoctorCheck[] = [
     suggestedRepair: 'delete them',
     entityType: 'budget_event',
     bulk: true,
-    findSql: (lock) => `SELECT e.id::text AS id, jsonb_build_object('budget_id', e.budget_id, 'period_key', e.period_key, 'event_kind', e.event_kind) AS detail
+    findSql: (
+      lock,
+    ) => `SELECT e.id::text AS id, jsonb_build_object('budget_id', e.budget_id, 'period_key', e.period_key, 'event_kind', e.event_kind) AS detail
       FROM budget_events e JOIN budgets b ON b.id = e.budget_id WHERE NOT b.active AND e.created_at <= $1 ORDER BY e.id${forUpdate(lock, 'e')}`,
     repairSql: `DELETE FROM budget_events e USING budgets b WHERE e.id::text = ANY($2::text[]) AND b.id = e.budget_id AND NOT b.active AND e.created_at <= $1
       RETURNING e.id::text AS id, 'null'::jsonb AS after`,
@@ -168,7 +183,8 @@ export const doctorChecks: readonly DoctorCheck[] = [
   },
   {
     kind: 'usage_rollup_drift',
-    description: 'usage rollup keys (day|agent|project|workflow type|billing) whose runs, cost or tokens differ from the runs: the rollup cost reads and budgets use is a cache of run usage',
+    description:
+      'usage rollup keys (day|agent|project|workflow type|billing) whose runs, cost or tokens differ from the runs: the rollup cost reads and budgets use is a cache of run usage',
     suggestedRepair: 'rebuild the rollup from the runs (as POST /api/costs/rebuild)',
     entityType: 'usage_rollup',
     bulk: true,

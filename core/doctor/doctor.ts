@@ -98,7 +98,10 @@ async function repairKind(deps: Deps, tx: Db, check: DoctorCheck, policy: LeaseP
   const now = deps.clock.now();
   const found = await find(tx, check, now, true);
   if (found.length === 0) return [];
-  const { rows } = await tx.query<{ id: string; after: unknown }>(check.repairSql, boundTo(check.repairSql, [now, found.map((r) => r.id), policy.defaultLeaseSeconds]));
+  const { rows } = await tx.query<{ id: string; after: unknown }>(
+    check.repairSql,
+    boundTo(check.repairSql, [now, found.map((r) => r.id), policy.defaultLeaseSeconds]),
+  );
   const before = new Map(found.map((r) => [r.id, r.detail]));
   const action = `doctor.${check.kind}`;
   if (check.bulk) {

@@ -51,7 +51,7 @@ export async function healthReport(
     storage_label: deps.storage.label,
     storage_note:
       deps.storage.mode === 'fallback'
-        ? info.storage.note ?? deps.storage.reason
+        ? (info.storage.note ?? deps.storage.reason)
         : latency === undefined
           ? 'database did not answer the health probe'
           : info.storage.note,
@@ -120,9 +120,16 @@ export async function healthStatus(deps: Pick<Deps, 'storage'>, gateway: Gateway
 async function webhookHealth(deps: Pick<Deps, 'storage'>) {
   if (deps.storage.mode !== 'database') return undefined;
   try {
-    const { rows } = await deps.storage.db.query<{ id: string; url: string; failing: boolean; active: boolean }>('SELECT id, url, failing, active FROM webhooks ORDER BY created_at, id');
+    const { rows } = await deps.storage.db.query<{ id: string; url: string; failing: boolean; active: boolean }>(
+      'SELECT id, url, failing, active FROM webhooks ORDER BY created_at, id',
+    );
     const failing = rows.filter((w) => w.active && w.failing).map((w) => ({ id: w.id, url: w.url }));
-    return { healthy: failing.length === 0, status: failing.length ? 'failing' : 'ok', active: rows.filter((w) => w.active).length, failing };
+    return {
+      healthy: failing.length === 0,
+      status: failing.length ? 'failing' : 'ok',
+      active: rows.filter((w) => w.active).length,
+      failing,
+    };
   } catch {
     return undefined;
   }

@@ -46,7 +46,9 @@ const columnsOf = (list: string) => list.split(',').map((c) => c.trim());
  * writes back (never updated_at, which the revert stamps, nor a workspace's is_default, which
  * would break the one-default rule), and the event their changes publish.
  */
-export const revertableEntities: Readonly<Record<string, { table: string; columns: string[]; event: string; idKey: string; generated?: readonly string[] }>> = {
+export const revertableEntities: Readonly<
+  Record<string, { table: string; columns: string[]; event: string; idKey: string; generated?: readonly string[] }>
+> = {
   task: {
     table: 'tasks',
     columns: columnsOf(taskStoredColumns).filter((c) => c !== 'updated_at'),
@@ -55,8 +57,18 @@ export const revertableEntities: Readonly<Record<string, { table: string; column
     // the row's own JSON text (migration 1050): derived from the columns, never part of a state
     generated: ['json_segments'],
   },
-  project: { table: 'projects', columns: columnsOf(projectColumns).filter((c) => c !== 'updated_at'), event: 'project:changed', idKey: 'projectId' },
-  saved_view: { table: 'saved_views', columns: columnsOf(savedViewColumns).filter((c) => c !== 'updated_at'), event: 'view:changed', idKey: 'viewId' },
+  project: {
+    table: 'projects',
+    columns: columnsOf(projectColumns).filter((c) => c !== 'updated_at'),
+    event: 'project:changed',
+    idKey: 'projectId',
+  },
+  saved_view: {
+    table: 'saved_views',
+    columns: columnsOf(savedViewColumns).filter((c) => c !== 'updated_at'),
+    event: 'view:changed',
+    idKey: 'viewId',
+  },
   workspace: {
     table: 'workspaces',
     columns: ['id', 'name', 'slug', 'icon', 'color', 'description', 'settings', 'sort_order', 'created_at'],

@@ -48,7 +48,9 @@ export async function listTaskHistory(deps: Pick<Deps, 'storage'>, rawId: unknow
   const db = requireDb(deps.storage);
   await assertTaskKnown(db, taskId);
   const [entries, total] = await Promise.all([
-    db.query<AuditRecord>(`SELECT ${auditColumns} FROM audit_log WHERE task_id = $1 ORDER BY timestamp DESC, id DESC LIMIT ${limit}`, [taskId]),
+    db.query<AuditRecord>(`SELECT ${auditColumns} FROM audit_log WHERE task_id = $1 ORDER BY timestamp DESC, id DESC LIMIT ${limit}`, [
+      taskId,
+    ]),
     db.query<{ n: number }>('SELECT count(*)::int AS n FROM audit_log WHERE task_id = $1', [taskId]),
   ]);
   return { taskId, entries: entries.rows, total: total.rows[0]?.n ?? 0 };

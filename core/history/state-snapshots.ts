@@ -34,7 +34,9 @@ export async function listStateSnapshots(deps: Pick<Deps, 'storage'>, query: unk
         ORDER BY created_at DESC, seq DESC LIMIT ${limit}`,
       [entity_type ?? null],
     ),
-    db.query<{ n: number }>('SELECT count(*)::int AS n FROM entity_snapshots WHERE ($1::text IS NULL OR entity_type = $1)', [entity_type ?? null]),
+    db.query<{ n: number }>('SELECT count(*)::int AS n FROM entity_snapshots WHERE ($1::text IS NULL OR entity_type = $1)', [
+      entity_type ?? null,
+    ]),
   ]);
   return { snapshots: rows.rows.map(presentSnapshot), total: total.rows[0]?.n ?? 0 };
 }
@@ -53,7 +55,10 @@ export async function listEntitySnapshots(deps: Pick<Deps, 'storage'>, rawType: 
         ORDER BY created_at DESC, seq DESC LIMIT ${limit}`,
       [entityType, entityId],
     ),
-    db.query<{ n: number }>('SELECT count(*)::int AS n FROM entity_snapshots WHERE entity_type = $1 AND entity_id = $2', [entityType, entityId]),
+    db.query<{ n: number }>('SELECT count(*)::int AS n FROM entity_snapshots WHERE entity_type = $1 AND entity_id = $2', [
+      entityType,
+      entityId,
+    ]),
   ]);
   return { snapshots: rows.rows.map(presentSnapshot), total: total.rows[0]?.n ?? 0 };
 }
@@ -109,7 +114,9 @@ export async function revertSnapshot(deps: Pick<Deps, 'storage' | 'clock' | 'ids
     const snapshot = await findSnapshot(tx, id);
     const target = revertableEntities[snapshot.entity_type];
     if (!target) {
-      throw new ValidationError(`entity type ${snapshot.entity_type} cannot be reverted; revertable: ${Object.keys(revertableEntities).join(', ')}`);
+      throw new ValidationError(
+        `entity type ${snapshot.entity_type} cannot be reverted; revertable: ${Object.keys(revertableEntities).join(', ')}`,
+      );
     }
     if (snapshot.entity_type === 'task') {
       await lockTaskGraph(tx);
@@ -121,7 +128,13 @@ export async function revertSnapshot(deps: Pick<Deps, 'storage' | 'clock' | 'ids
     const now = deps.clock.now();
     if (before) {
       await insertSnapshot(tx, {
-        id: deps.ids.uuid(), entityType: snapshot.entity_type, entityId: snapshot.entity_id, state: before, reason: 'pre-revert', actor, at: now,
+        id: deps.ids.uuid(),
+        entityType: snapshot.entity_type,
+        entityId: snapshot.entity_id,
+        state: before,
+        reason: 'pre-revert',
+        actor,
+        at: now,
       });
     }
     const cols = target.columns;

@@ -39,12 +39,27 @@ const item = <K extends string, S extends z.ZodRawShape>(kind: K, shape: S) => z
 
 /** One thing waiting for the operator, by kind (docs/console-api.md says when each appears and which route acts on it). */
 export const inboxItemSchema = z.discriminatedUnion('kind', [
-  item('approval', { approval_id: id, run_id: id, task_id: text, task_title: text, agent_id: text, action: z.string(), cost_so_far_usd: z.number().nullable(), executes: z.string() }),
+  item('approval', {
+    approval_id: id,
+    run_id: id,
+    task_id: text,
+    task_title: text,
+    agent_id: text,
+    action: z.string(),
+    cost_so_far_usd: z.number().nullable(),
+    executes: z.string(),
+  }),
   item('failed_run', { run_id: id, task_id: text, task_title: text, agent_id: text, status: z.enum(runStatusGroups.failed), error: text }),
   item('stuck_run', { run_id: id, task_id: text, task_title: text, agent_id: text, status: z.string(), stuck_reason: z.string() }),
   item('budget', {
-    budget_id: id, name: z.string(), state: z.enum(['warned', 'paused', 'hard_stopped']),
-    spent_usd: z.number(), cap_usd: z.number().nullable(), warn_usd: z.number().nullable(), spent_tokens: z.number(), cap_tokens: z.number().nullable(),
+    budget_id: id,
+    name: z.string(),
+    state: z.enum(['warned', 'paused', 'hard_stopped']),
+    spent_usd: z.number(),
+    cap_usd: z.number().nullable(),
+    warn_usd: z.number().nullable(),
+    spent_tokens: z.number(),
+    cap_tokens: z.number().nullable(),
   }),
   item('agent_paused', { agent_id: id, paused_until: z.date(), reason: text }),
   item('agent_silent', { agent_id: id, last_heartbeat_at: z.date().nullable(), live_runs: z.number().int() }),
@@ -59,7 +74,12 @@ export const inboxSchema = z.object({
   generated_at: z.date(),
   /** Every item waiting, which may exceed items.length when `limit` cut the list. */
   count: z.number().int(),
-  fleet: z.object({ live_runs: z.number().int(), queued_runs: z.number().int(), agents_online: z.number().int(), agents_total: z.number().int() }),
+  fleet: z.object({
+    live_runs: z.number().int(),
+    queued_runs: z.number().int(),
+    agents_online: z.number().int(),
+    agents_total: z.number().int(),
+  }),
   items: z.array(inboxItemSchema),
 });
 export type Inbox = z.infer<typeof inboxSchema>;
@@ -102,12 +122,20 @@ async function approvals(db: Db): Promise<InboxItem[]> {
       WHERE a.status = 'pending'`,
   );
   return rows.map((r) => ({
-    id: `approval:${r.id}`, kind: 'approval', severity: inboxSeverity.approval,
+    id: `approval:${r.id}`,
+    kind: 'approval',
+    severity: inboxSeverity.approval,
     title: `Approve ${r.step_name} of ${r.workflow_type}`,
     detail: `${r.approval_type} approval requested for run ${r.workflow_run_id}${r.task_title ? ` (task: ${r.task_title})` : ''}`,
-    since: date(r.created_at), actions: ['approve', 'reject'],
-    approval_id: String(r.id), run_id: String(r.workflow_run_id), task_id: str(r.task_id), task_title: str(r.task_title), agent_id: str(r.agent_id),
-    action: String(r.step_name), cost_so_far_usd: num(r.cost_estimate),
+    since: date(r.created_at),
+    actions: ['approve', 'reject'],
+    approval_id: String(r.id),
+    run_id: String(r.workflow_run_id),
+    task_id: str(r.task_id),
+    task_title: str(r.task_title),
+    agent_id: str(r.agent_id),
+    action: String(r.step_name),
+    cost_so_far_usd: num(r.cost_estimate),
     executes: `approving lets run ${r.workflow_run_id} (${r.workflow_type}) go on past step ${r.step_name} once no other approval of it is pending; rejecting fails the run`,
   }));
 }
@@ -119,24 +147,42 @@ async function failedRuns(db: Db): Promise<InboxItem[]> {
        FROM workflow_runs r LEFT JOIN tasks t ON t.id = r.task_id WHERE ${standingRunFailureSql}`,
   );
   return rows.map((r) => ({
-    id: `failed_run:${r.id}`, kind: 'failed_run', severity: inboxSeverity.failed_run,
+    id: `failed_run:${r.id}`,
+    kind: 'failed_run',
+    severity: inboxSeverity.failed_run,
     title: `${r.workflow_type} ${r.status === 'timed_out' ? 'timed out' : 'failed'}${r.task_title ? `: ${r.task_title}` : ''}`,
-    detail: String(r.last_error ?? 'no error recorded'), since: date(r.since), actions: ['retry'],
-    run_id: String(r.id), task_id: str(r.task_id), task_title: str(r.task_title), agent_id: str(r.agent_id),
-    status: r.status as (typeof runStatusGroups.failed)[number], error: str(r.last_error),
+    detail: String(r.last_error ?? 'no error recorded'),
+    since: date(r.since),
+    actions: ['retry'],
+    run_id: String(r.id),
+    task_id: str(r.task_id),
+    task_title: str(r.task_title),
+    agent_id: str(r.agent_id),
+    status: r.status as (typeof runStatusGroups.failed)[number],
+    error: str(r.last_error),
   }));
 }
 
 async function stuckRuns(deps: Pick<Deps, 'storage' | 'clock'>, db: Db): Promise<InboxItem[]> {
   const { runs } = await listStuckRuns(deps);
-  const titles = await taskTitles(db, runs.map((r) => r.task_id));
+  const titles = await taskTitles(
+    db,
+    runs.map((r) => r.task_id),
+  );
   return runs.map((r) => ({
-    id: `stuck_run:${r.id}`, kind: 'stuck_run', severity: inboxSeverity.stuck_run,
+    id: `stuck_run:${r.id}`,
+    kind: 'stuck_run',
+    severity: inboxSeverity.stuck_run,
     title: `${r.workflow_type} stuck (${r.stuck_reason.replace(/_/g, ' ')})`,
     detail: `run ${r.id} is ${r.status} and the next dispatcher tick would recover it${r.task_id && titles.get(r.task_id) ? ` (task: ${titles.get(r.task_id)})` : ''}`,
-    since: r.heartbeat_at ?? r.claimed_at ?? r.dispatched_at ?? r.updated_at, actions: ['cancel'],
-    run_id: r.id, task_id: r.task_id, task_title: (r.task_id && titles.get(r.task_id)) || null, agent_id: r.owner_agent_id ?? r.target_agent_id,
-    status: r.status, stuck_reason: r.stuck_reason,
+    since: r.heartbeat_at ?? r.claimed_at ?? r.dispatched_at ?? r.updated_at,
+    actions: ['cancel'],
+    run_id: r.id,
+    task_id: r.task_id,
+    task_title: (r.task_id && titles.get(r.task_id)) || null,
+    agent_id: r.owner_agent_id ?? r.target_agent_id,
+    status: r.status,
+    stuck_reason: r.stuck_reason,
   }));
 }
 
@@ -157,23 +203,37 @@ async function budgets(db: Db, now: Date): Promise<InboxItem[]> {
       const spent = evaluation.unit === 'usd' ? `$${evaluation.spent}` : `${evaluation.spent} tokens`;
       const cap = evaluation.unit === 'usd' ? `$${evaluation.cap}` : `${evaluation.cap} tokens`;
       return {
-        id: `budget:${budget.id}`, kind: 'budget', severity: inboxSeverity.budget[state],
+        id: `budget:${budget.id}`,
+        kind: 'budget',
+        severity: inboxSeverity.budget[state],
         title: `Budget ${budget.name} ${state.replace('_', ' ')}`,
         detail: `${spent} spent of ${cap} this ${budget.period} (${budget.scope}${budget.scope_id ? ` ${budget.scope_id}` : ''})`,
-        since: null, actions: state === 'warned' ? ['raise_cap'] : ['raise_cap', 'resume'],
-        budget_id: budget.id, name: budget.name, state,
-        spent_usd: spend.usd, cap_usd: budget.cap_usd, warn_usd: null, spent_tokens: spend.tokens, cap_tokens: budget.cap_tokens,
+        since: null,
+        actions: state === 'warned' ? ['raise_cap'] : ['raise_cap', 'resume'],
+        budget_id: budget.id,
+        name: budget.name,
+        state,
+        spent_usd: spend.usd,
+        cap_usd: budget.cap_usd,
+        warn_usd: null,
+        spent_tokens: spend.tokens,
+        cap_tokens: budget.cap_tokens,
       } satisfies InboxItem;
     });
 }
 
 async function pausedAgents(db: Db, now: Date): Promise<InboxItem[]> {
   return (await activePauses(db, now)).map((p) => ({
-    id: `agent_paused:${p.agent_id}`, kind: 'agent_paused', severity: inboxSeverity.agent_paused,
+    id: `agent_paused:${p.agent_id}`,
+    kind: 'agent_paused',
+    severity: inboxSeverity.agent_paused,
     title: `Dispatch to ${p.agent_id} paused`,
     detail: `${p.pause_reason ?? 'paused'}; until ${p.dispatch_paused_until!.toISOString()}`,
-    since: null, actions: ['resume_dispatch'],
-    agent_id: p.agent_id, paused_until: p.dispatch_paused_until!, reason: p.pause_reason,
+    since: null,
+    actions: ['resume_dispatch'],
+    agent_id: p.agent_id,
+    paused_until: p.dispatch_paused_until!,
+    reason: p.pause_reason,
   }));
 }
 
@@ -183,7 +243,14 @@ async function pausedAgents(db: Db, now: Date): Promise<InboxItem[]> {
  * agent heartbeat nor a claim, start or heartbeat of one of those runs, and none of them newer than that.
  */
 export async function silentAgents(db: Db, now: Date): Promise<InboxItem[]> {
-  const { rows } = await db.query<{ agent_id: string; live_runs: number; reported: AgentStatus | null; seen: Date | null; signal: Date | null; oldest: Date }>(
+  const { rows } = await db.query<{
+    agent_id: string;
+    live_runs: number;
+    reported: AgentStatus | null;
+    seen: Date | null;
+    signal: Date | null;
+    oldest: Date;
+  }>(
     `SELECT r.agent_id, count(*)::int AS live_runs, h.status AS reported, h.last_seen_at AS seen,
             greatest(h.last_seen_at, max(r.heartbeat_at), max(r.claimed_at), max(r.started_at)) AS signal,
             min(coalesce(r.dispatched_at, r.created_at)) AS oldest
@@ -197,11 +264,16 @@ export async function silentAgents(db: Db, now: Date): Promise<InboxItem[]> {
   return rows
     .filter((r) => livenessOf(r.reported ?? 'online', r.signal ?? r.oldest, now, DEFAULT_OFFLINE_AFTER_SECONDS) === 'offline')
     .map((r) => ({
-      id: `agent_silent:${r.agent_id}`, kind: 'agent_silent', severity: inboxSeverity.agent_silent,
+      id: `agent_silent:${r.agent_id}`,
+      kind: 'agent_silent',
+      severity: inboxSeverity.agent_silent,
       title: `${r.agent_id} is silent`,
       detail: `holds ${r.live_runs} live run${r.live_runs === 1 ? '' : 's'}; last sign of life ${r.signal ? r.signal.toISOString() : 'never'}`,
-      since: r.signal ?? r.oldest, actions: [],
-      agent_id: r.agent_id, last_heartbeat_at: r.signal, live_runs: r.live_runs,
+      since: r.signal ?? r.oldest,
+      actions: [],
+      agent_id: r.agent_id,
+      last_heartbeat_at: r.signal,
+      live_runs: r.live_runs,
     }));
 }
 
@@ -212,9 +284,16 @@ async function blockedTasks(db: Db): Promise<InboxItem[]> {
        FROM tasks t WHERE t.status = 'blocked' AND t.deleted_at IS NULL AND t.archived_at IS NULL`,
   );
   return rows.map((t) => ({
-    id: `blocked_task:${t.id}`, kind: 'blocked_task', severity: inboxSeverity.blocked_task,
-    title: `Blocked: ${t.title}`, detail: t.reason ?? t.blocker_type, since: t.since, actions: [],
-    task_id: t.id, task_title: t.title, reason: t.reason ?? t.blocker_type,
+    id: `blocked_task:${t.id}`,
+    kind: 'blocked_task',
+    severity: inboxSeverity.blocked_task,
+    title: `Blocked: ${t.title}`,
+    detail: t.reason ?? t.blocker_type,
+    since: t.since,
+    actions: [],
+    task_id: t.id,
+    task_title: t.title,
+    reason: t.reason ?? t.blocker_type,
   }));
 }
 
@@ -224,10 +303,17 @@ async function expiredClaims(db: Db, now: Date): Promise<InboxItem[]> {
     [now],
   );
   return rows.map((t) => ({
-    id: `expired_claim:${t.id}`, kind: 'expired_claim', severity: inboxSeverity.expired_claim,
-    title: `Claim lapsed: ${t.title}`, detail: `${t.locked_by ?? 'an agent'}'s lease ended ${t.lease_expires_at.toISOString()}`,
-    since: t.lease_expires_at, actions: ['repair'],
-    task_id: t.id, task_title: t.title, agent_id: t.locked_by, lease_expired_at: t.lease_expires_at,
+    id: `expired_claim:${t.id}`,
+    kind: 'expired_claim',
+    severity: inboxSeverity.expired_claim,
+    title: `Claim lapsed: ${t.title}`,
+    detail: `${t.locked_by ?? 'an agent'}'s lease ended ${t.lease_expires_at.toISOString()}`,
+    since: t.lease_expires_at,
+    actions: ['repair'],
+    task_id: t.id,
+    task_title: t.title,
+    agent_id: t.locked_by,
+    lease_expired_at: t.lease_expires_at,
   }));
 }
 
@@ -236,9 +322,16 @@ async function doctorFindings(deps: Pick<Deps, 'storage' | 'clock'>): Promise<In
   return findings
     .filter((f) => f.count > 0 && f.kind !== EXPIRED_LEASE_CHECK)
     .map((f) => ({
-      id: `doctor_finding:${f.kind}`, kind: 'doctor_finding', severity: inboxSeverity.doctor_finding,
-      title: `Doctor: ${f.count} ${f.description}`, detail: `repair: ${f.suggested_repair}`, since: null, actions: ['repair'],
-      check: f.kind, count: f.count, summary: f.description,
+      id: `doctor_finding:${f.kind}`,
+      kind: 'doctor_finding',
+      severity: inboxSeverity.doctor_finding,
+      title: `Doctor: ${f.count} ${f.description}`,
+      detail: `repair: ${f.suggested_repair}`,
+      since: null,
+      actions: ['repair'],
+      check: f.kind,
+      count: f.count,
+      summary: f.description,
     }));
 }
 
@@ -252,9 +345,17 @@ async function failingWebhooks(db: Db): Promise<InboxItem[]> {
       WHERE w.failing AND w.active`,
   );
   return rows.map((w) => ({
-    id: `webhook_failing:${w.id}`, kind: 'webhook_failing', severity: inboxSeverity.webhook_failing,
-    title: `Webhook failing: ${w.url}`, detail: w.last_error ?? 'its last delivery failed', since: w.since, actions: [],
-    webhook_id: w.id, url: w.url, failures: w.failures, last_error: w.last_error,
+    id: `webhook_failing:${w.id}`,
+    kind: 'webhook_failing',
+    severity: inboxSeverity.webhook_failing,
+    title: `Webhook failing: ${w.url}`,
+    detail: w.last_error ?? 'its last delivery failed',
+    since: w.since,
+    actions: [],
+    webhook_id: w.id,
+    url: w.url,
+    failures: w.failures,
+    last_error: w.last_error,
   }));
 }
 
@@ -291,8 +392,16 @@ export async function getInbox(deps: Pick<Deps, 'storage' | 'clock'>, query: unk
   const at = { ...deps, clock: { now: () => now } };
   const [kinds, counts] = await Promise.all([
     Promise.all([
-      approvals(db), failedRuns(db), stuckRuns(at, db), budgets(db, now), pausedAgents(db, now), silentAgents(db, now),
-      blockedTasks(db), expiredClaims(db, now), doctorFindings(at), failingWebhooks(db),
+      approvals(db),
+      failedRuns(db),
+      stuckRuns(at, db),
+      budgets(db, now),
+      pausedAgents(db, now),
+      silentAgents(db, now),
+      blockedTasks(db),
+      expiredClaims(db, now),
+      doctorFindings(at),
+      failingWebhooks(db),
     ]),
     fleet(db, now),
   ]);

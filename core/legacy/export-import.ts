@@ -32,7 +32,9 @@ export async function exportLegacy(deps: Pick<Deps, 'storage' | 'clock'>) {
     db.query(`SELECT ${taskColumns} FROM tasks ORDER BY created_at, id`),
     db.query(`SELECT ${workflowColumns} FROM workflows ORDER BY created_at, id`),
     db.query<AuditRecord>(`SELECT ${auditColumns} FROM audit_log ORDER BY timestamp DESC, id DESC LIMIT ${LEGACY_EXPORT_AUDIT_ROWS}`),
-    db.query<{ key: string; value: unknown }>('SELECT key, value FROM settings WHERE key = ANY($1::text[]) ORDER BY key', [snapshotSettingKeys()]),
+    db.query<{ key: string; value: unknown }>('SELECT key, value FROM settings WHERE key = ANY($1::text[]) ORDER BY key', [
+      snapshotSettingKeys(),
+    ]),
   ]);
   return {
     version: LEGACY_EXPORT_VERSION,
@@ -95,7 +97,10 @@ const workflowRow = z.object({
   id: uuidSchema,
   name: z.string().trim().min(1).max(200),
   description: z.string().max(10_000).default(''),
-  states: z.array(z.unknown()).max(100).default([...boardColumns]),
+  states: z
+    .array(z.unknown())
+    .max(100)
+    .default([...boardColumns]),
   is_default: z.boolean().default(false),
   metadata: jsonObjectSchema.default({}),
   created_at: when.optional(),
@@ -125,7 +130,10 @@ const legacyDocument = {
 };
 // exportedAt and other top-level keys of an export are accepted and ignored
 export const importPreviewSchema = z.object(legacyDocument);
-export const importSchema = z.object({ ...legacyDocument, mode: z.enum(['merge', 'replace'], { message: 'must be merge or replace' }).default('merge') });
+export const importSchema = z.object({
+  ...legacyDocument,
+  mode: z.enum(['merge', 'replace'], { message: 'must be merge or replace' }).default('merge'),
+});
 
 /** POST /api/import/preview: counts only; validates every row's shape (references and cycles need the database: import checks them). */
 export async function previewImport(body: unknown) {
@@ -146,7 +154,9 @@ async function assertReferences(db: Db, ids: string[], table: string, field: str
   const { rows } = await db.query<{ id: string }>(`SELECT unnest($1::uuid[]) AS id EXCEPT SELECT id FROM ${table}`, [ids]);
   if (rows.length) {
     const missing = rows.map((r) => r.id);
-    throw new ValidationError(`${field}: no such row ${missing.slice(0, 20).join(', ')}`, [{ path: field, message: `unknown: ${missing.join(', ')}` }]);
+    throw new ValidationError(`${field}: no such row ${missing.slice(0, 20).join(', ')}`, [
+      { path: field, message: `unknown: ${missing.join(', ')}` },
+    ]);
   }
 }
 
@@ -157,7 +167,10 @@ async function upsertRows(tx: Db, table: string, columns: string[], rows: unknow
   await tx.query(
     `INSERT INTO ${table} (${columns.join(', ')})
        SELECT ${columns.join(', ')} FROM jsonb_populate_recordset(NULL::${table}, $1::jsonb)
-     ON CONFLICT (id) DO UPDATE SET ${columns.filter((c) => c !== 'id').map((c) => `${c} = EXCLUDED.${c}`).join(', ')}`,
+     ON CONFLICT (id) DO UPDATE SET ${columns
+       .filter((c) => c !== 'id')
+       .map((c) => `${c} = EXCLUDED.${c}`)
+       .join(', ')}`,
     [JSON.stringify(stamped)],
   );
 }
@@ -198,7 +211,12 @@ export async function importLegacy(deps: Pick<Deps, 'storage' | 'clock' | 'ids' 
   const settings = importableSettings(doc.settings, warnings);
   const db = requireDb(deps.storage);
   const now = deps.clock.now();
-  const imported = { projects: doc.projects?.length ?? 0, tasks: doc.tasks?.length ?? 0, workflows: doc.workflows?.length ?? 0, auditLog: 0 };
+  const imported = {
+    projects: doc.projects?.length ?? 0,
+    tasks: doc.tasks?.length ?? 0,
+    workflows: doc.workflows?.length ?? 0,
+    auditLog: 0,
+  };
   const secretsDropped: string[] = [];
   await db.transaction(async (tx) => {
     // read before a replace empties the tables: an exported "[REDACTED]" must not erase the stored secret
@@ -212,11 +230,24 @@ export async function importLegacy(deps: Pick<Deps, 'storage' | 'clock' | 'ids' 
     }
     const workflowCols = workflowColumns.split(', ');
     await upsertRows(tx, 'workflows', workflowCols, workflows, now);
-    await assertReferences(tx, [...new Set(projects.flatMap((p) => (p.default_workflow_id ? [p.default_workflow_id] : [])))], 'workflows', 'projects.default_workflow_id');
-    await upsertRows(tx, 'projects', projectColumns.split(', ').filter((c) => c !== 'workspace_id'), projects, now);
+    await assertReferences(
+      tx,
+      [...new Set(projects.flatMap((p) => (p.default_workflow_id ? [p.default_workflow_id] : [])))],
+      'workflows',
+      'projects.default_workflow_id',
+    );
+    await upsertRows(
+      tx,
+      'projects',
+      projectColumns.split(', ').filter((c) => c !== 'workspace_id'),
+      projects,
+      now,
+    );
     await assertReferences(tx, [...new Set(tasks.map((t) => t.project_id))], 'projects', 'tasks.project_id');
     const taskIds = new Set(tasks.map((t) => t.id));
-    const outside = [...new Set(tasks.flatMap((t) => [...(t.parent_task_id ? [t.parent_task_id] : []), ...t.dependency_ids]))].filter((id) => !taskIds.has(id));
+    const outside = [...new Set(tasks.flatMap((t) => [...(t.parent_task_id ? [t.parent_task_id] : []), ...t.dependency_ids]))].filter(
+      (id) => !taskIds.has(id),
+    );
     await assertReferences(tx, outside, 'tasks', 'tasks.parent_task_id/dependency_ids');
     await upsertRows(tx, 'tasks', taskStoredColumns.split(', '), tasks, now);
     await assertAcyclicFrom(tx, [...taskIds]);
@@ -259,9 +290,17 @@ export async function importLegacy(deps: Pick<Deps, 'storage' | 'clock' | 'ids' 
  * the stored secret is kept, and a marker with nothing stored behind it is left out and named
  * (`<table>/<id>: <path>`) in `dropped`.
  */
-async function keepStoredSecrets<T extends { id: string }>(tx: Db, table: 'workflows' | 'projects' | 'tasks', rows: T[], dropped: string[]): Promise<T[]> {
+async function keepStoredSecrets<T extends { id: string }>(
+  tx: Db,
+  table: 'workflows' | 'projects' | 'tasks',
+  rows: T[],
+  dropped: string[],
+): Promise<T[]> {
   if (!rows.some((row) => JSON.stringify(row).includes(REDACTED))) return rows;
-  const { rows: stored } = await tx.query<Record<string, unknown> & { id: string }>(`SELECT * FROM ${table} WHERE id::text = ANY($1::text[])`, [rows.map((r) => r.id)]);
+  const { rows: stored } = await tx.query<Record<string, unknown> & { id: string }>(
+    `SELECT * FROM ${table} WHERE id::text = ANY($1::text[])`,
+    [rows.map((r) => r.id)],
+  );
   const byId = new Map(stored.map((r) => [String(r.id), r]));
   return rows.map((row) => {
     const resolved = withStoredSecrets(row, byId.get(row.id));

@@ -21,7 +21,9 @@ export const legacyMarkdownBodySchema = z.strictObject({
  * `project_id` is the legacy markdown writer; anything else is a task create.
  */
 export function isLegacyMarkdownBody(body: unknown): boolean {
-  return typeof body === 'object' && body !== null && !Array.isArray(body) && 'content' in body && !('title' in body) && !('project_id' in body);
+  return (
+    typeof body === 'object' && body !== null && !Array.isArray(body) && 'content' in body && !('title' in body) && !('project_id' in body)
+  );
 }
 
 /** GET /api/tasks: the file's text ('' before the first write). */

@@ -19,7 +19,14 @@ export type { WebhookTransport, WebhookRequest, WebhookResponse } from './webhoo
 export type { MarkdownTaskFile } from './task-file';
 export type { BillingMode, ModelPrice, ModelPriceTable, PriceHistory } from './prices';
 export type {
-  BudgetEnforcementCounts, BudgetGate, BudgetVerdict, CappedCounts, DispatchCandidate, DispatcherSettings, TickBudgetCheck, TickSummary,
+  BudgetEnforcementCounts,
+  BudgetGate,
+  BudgetVerdict,
+  CappedCounts,
+  DispatchCandidate,
+  DispatcherSettings,
+  TickBudgetCheck,
+  TickSummary,
 } from './dispatcher';
 export type { ArtifactWriter, ByteSource, Generator, SnapshotPorts, SnapshotStore, StoredArtifact } from './snapshot-store';
 

@@ -60,7 +60,11 @@ export interface RuntimeStateFiles {
    * visit stopped. Lines are then read by their offsets alone. Optional: without it the core scans
    * the stream (openTranscript) on every request. Undefined when the transcript is absent.
    */
-  indexTranscript?<State>(agentId: string, sessionId: string, indexer: TranscriptIndexer<State>): Promise<IndexedTranscript<State> | undefined>;
+  indexTranscript?<State>(
+    agentId: string,
+    sessionId: string,
+    indexer: TranscriptIndexer<State>,
+  ): Promise<IndexedTranscript<State> | undefined>;
   /**
    * Calls `onChange` whenever the transcript may have grown, until the returned stop is called: a
    * hint only (the reader re-reads after its cursor), so a spurious call costs one read and a missed

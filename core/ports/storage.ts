@@ -27,5 +27,4 @@ export interface FallbackData {
  * saved copy of projects and tasks read-only while a configured database is unreachable.
  */
 export type Storage =
-  | { mode: 'database'; db: Db; label: string }
-  | { mode: 'fallback'; fallback: FallbackData; label: string; reason: string };
+  { mode: 'database'; db: Db; label: string } | { mode: 'fallback'; fallback: FallbackData; label: string; reason: string };

@@ -33,7 +33,17 @@ export async function createProject(deps: Deps, body: unknown, actor = OPERATOR_
     const { rows } = await tx.query<Project>(
       `INSERT INTO projects (id, name, description, status, tags, default_workflow_id, metadata, qmd_project_namespace, created_at, updated_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9) RETURNING ${projectColumns}`,
-      [id, input.name, input.description, input.status, input.tags, input.default_workflow_id, input.metadata, input.qmd_project_namespace, now],
+      [
+        id,
+        input.name,
+        input.description,
+        input.status,
+        input.tags,
+        input.default_workflow_id,
+        input.metadata,
+        input.qmd_project_namespace,
+        now,
+      ],
     );
     await recordChange(deps, tx, {
       actor,
@@ -82,10 +92,9 @@ export async function deleteProject(deps: Deps, rawId: unknown, actor = OPERATOR
   await db.transaction(async (tx) => {
     const before = await findProject(tx, id, true);
     if (!before) throw new NotFoundError(`project ${id} not found`);
-    const { rows } = await tx.query<{ n: number }>(
-      'SELECT count(*)::int AS n FROM tasks WHERE project_id = $1 AND deleted_at IS NULL',
-      [id],
-    );
+    const { rows } = await tx.query<{ n: number }>('SELECT count(*)::int AS n FROM tasks WHERE project_id = $1 AND deleted_at IS NULL', [
+      id,
+    ]);
     const live = rows[0]?.n ?? 0;
     if (live > 0) {
       throw new ConflictError(`project ${id} still has ${live} task(s); delete or move them first`, { tasks: live });

@@ -18,9 +18,9 @@ export const listProjectsQuerySchema = z.strictObject({
 export async function listProjects(deps: Pick<Deps, 'storage'>, query: unknown): Promise<Project[]> {
   const filter = parseQuery(listProjectsQuerySchema, query);
   if (deps.storage.mode === 'fallback') {
-    return deps.storage.fallback.projects.filter(
-      (p) => (!filter.status || p.status === filter.status) && (!filter.workspace_id || p.workspace_id === filter.workspace_id),
-    ).slice(0, filter.limit);
+    return deps.storage.fallback.projects
+      .filter((p) => (!filter.status || p.status === filter.status) && (!filter.workspace_id || p.workspace_id === filter.workspace_id))
+      .slice(0, filter.limit);
   }
   const { rows } = await deps.storage.db.query<Project>(
     `SELECT ${projectColumns} FROM projects
@@ -50,19 +50,15 @@ export async function getProject(deps: Pick<Deps, 'storage'>, rawId: unknown): P
 }
 
 export async function findProject(db: Db, id: string, lock = false): Promise<Project | undefined> {
-  const { rows } = await db.query<Project>(
-    `SELECT ${projectColumns} FROM projects WHERE id = $1${lock ? ' FOR UPDATE' : ''}`,
-    [id],
-  );
+  const { rows } = await db.query<Project>(`SELECT ${projectColumns} FROM projects WHERE id = $1${lock ? ' FOR UPDATE' : ''}`, [id]);
   return rows[0];
 }
 
 async function withDefaultWorkflow(db: Db, project: Project): Promise<ProjectWithWorkflow> {
   if (!project.default_workflow_id) return project;
-  const { rows } = await db.query(
-    'SELECT id, name, description, states, is_default, created_at, updated_at FROM workflows WHERE id = $1',
-    [project.default_workflow_id],
-  );
+  const { rows } = await db.query('SELECT id, name, description, states, is_default, created_at, updated_at FROM workflows WHERE id = $1', [
+    project.default_workflow_id,
+  ]);
   return rows[0] ? { ...project, default_workflow: rows[0] } : project;
 }
 

@@ -2,7 +2,15 @@ import { rebuildUsage } from '../costs/usage-rollup';
 import { OPERATOR_ACTOR } from '../actors';
 import { foldAuditSearch } from '../audit/list-audit';
 import { recordChange } from '../audit/record-change';
-import { ConflictError, DomainError, NoDatabaseError, RestoreFailedError, RestoreInProgressError, StorageUnavailableError, UniqueClashError } from '../errors';
+import {
+  ConflictError,
+  DomainError,
+  NoDatabaseError,
+  RestoreFailedError,
+  RestoreInProgressError,
+  StorageUnavailableError,
+  UniqueClashError,
+} from '../errors';
 import type { Db, Deps } from '../ports';
 import { settingByKey } from '../settings/catalog';
 import { requireDatabase } from '../snapshots/create-snapshot';
@@ -71,7 +79,13 @@ function stepsOf(layout: ArtifactLayout, mode: RestoreMode): Array<{ step: strin
   return [...deletes, ...tables.map((t) => ({ step: t, table: t, kind: 'upsert' as const }))];
 }
 
-async function openCheckpoint(db: Db, restoreId: string, snapshotId: string, mode: RestoreMode, now: Date): Promise<{ checkpoint: Checkpoint; fresh: boolean }> {
+async function openCheckpoint(
+  db: Db,
+  restoreId: string,
+  snapshotId: string,
+  mode: RestoreMode,
+  now: Date,
+): Promise<{ checkpoint: Checkpoint; fresh: boolean }> {
   const inserted = await db.query(
     `INSERT INTO restore_checkpoints (restore_id, snapshot_id, mode, started_at, summary) VALUES ($1, $2, $3, $4, '{"tables": {}}')
      ON CONFLICT (restore_id) DO NOTHING`,
@@ -109,7 +123,10 @@ async function applySettings(tx: Db, settings: Record<string, unknown>, now: Dat
 }
 
 function totalsOf(tables: Record<string, TableCounts>): TableCounts {
-  return Object.values(tables).reduce((sum, t) => ({ upserted: sum.upserted + t.upserted, deleted: sum.deleted + t.deleted }), { upserted: 0, deleted: 0 });
+  return Object.values(tables).reduce((sum, t) => ({ upserted: sum.upserted + t.upserted, deleted: sum.deleted + t.deleted }), {
+    upserted: 0,
+    deleted: 0,
+  });
 }
 
 /**
@@ -126,7 +143,13 @@ function totalsOf(tables: Record<string, TableCounts>): TableCounts {
  * A failure in step 3 or 4 leaves earlier steps committed, records lastError and answers
  * 500 restore_failed; the same restoreId resumes.
  */
-export async function applyRestore(deps: Deps, body: ByteSource, maxBytes: number, options: ApplyOptions = {}, actor = OPERATOR_ACTOR): Promise<ApplyResult> {
+export async function applyRestore(
+  deps: Deps,
+  body: ByteSource,
+  maxBytes: number,
+  options: ApplyOptions = {},
+  actor = OPERATOR_ACTOR,
+): Promise<ApplyResult> {
   const { request, layout } = await readRestoreRequest(deps, body, maxBytes, applyRequestSchema);
   const batchSize = options.batchSize ?? RESTORE_BATCH_ROWS;
   const { restoreId, mode } = request;
@@ -159,10 +182,14 @@ export async function applyRestore(deps: Deps, body: ByteSource, maxBytes: numbe
     }
     const resumed = !opened.fresh;
     const done = new Set(checkpoint.completed_tables);
-    const tables: Record<string, TableCounts> = { ...((checkpoint.summary as { tables?: Record<string, TableCounts> } | null)?.tables ?? {}) };
+    const tables: Record<string, TableCounts> = {
+      ...((checkpoint.summary as { tables?: Record<string, TableCounts> } | null)?.tables ?? {}),
+    };
     const describe = new Map<string, LiveTable>();
     const totalRows = artifactTables(layout).reduce((n, t) => n + (layout.manifest.counts[t.name] ?? 0), 0);
-    let doneRows = artifactTables(layout).filter((t) => done.has(t.name)).reduce((n, t) => n + (layout.manifest.counts[t.name] ?? 0), 0);
+    let doneRows = artifactTables(layout)
+      .filter((t) => done.has(t.name))
+      .reduce((n, t) => n + (layout.manifest.counts[t.name] ?? 0), 0);
 
     let current = '';
     try {
@@ -279,7 +306,10 @@ async function holdRestoreLock(db: Db, restoreId: string): Promise<() => Promise
   let signal!: (held: boolean) => void;
   const acquired = new Promise<boolean>((resolve) => (signal = resolve));
   const holding = db.transaction(async (tx) => {
-    const { rows } = await tx.query<{ held: boolean }>(`SELECT pg_try_advisory_xact_lock(hashtext('task_server.restore'), hashtext($1)) AS held`, [restoreId]);
+    const { rows } = await tx.query<{ held: boolean }>(
+      `SELECT pg_try_advisory_xact_lock(hashtext('task_server.restore'), hashtext($1)) AS held`,
+      [restoreId],
+    );
     signal(rows[0]!.held);
     if (rows[0]!.held) await released;
   });

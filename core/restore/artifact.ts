@@ -42,8 +42,10 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> => v !== null &
 
 /** Step 1: the envelope members; a body above maxBytes is refused before anything is read. */
 export async function readEnvelope(body: ByteSource, maxBytes: number): Promise<{ envelope: RestoreEnvelope; scanner: JsonScanner }> {
-  if (body.size > maxBytes) throw new PayloadTooLargeError('payload_too_large', { message: `request body above ${maxBytes} bytes`, limit: maxBytes });
-  if (body.size === 0) throw new ValidationError('invalid restore request: send {artifact} or {snapshot_id}', [{ path: 'request', message: 'empty body' }]);
+  if (body.size > maxBytes)
+    throw new PayloadTooLargeError('payload_too_large', { message: `request body above ${maxBytes} bytes`, limit: maxBytes });
+  if (body.size === 0)
+    throw new ValidationError('invalid restore request: send {artifact} or {snapshot_id}', [{ path: 'request', message: 'empty body' }]);
   const scanner = new JsonScanner(body);
   const fields: Record<string, unknown> = {};
   let artifact: Span | undefined;
@@ -55,7 +57,8 @@ export async function readEnvelope(body: ByteSource, maxBytes: number): Promise<
       artifact = span;
       return;
     }
-    if (span.end - span.start > SMALL_MEMBER_BYTES) throw new ValidationError(`invalid restore request: ${key} is too long`, [{ path: key, message: 'too long' }]);
+    if (span.end - span.start > SMALL_MEMBER_BYTES)
+      throw new ValidationError(`invalid restore request: ${key} is too long`, [{ path: key, message: 'too long' }]);
     fields[key] = await scanner.parse(span);
   });
   return { envelope: { fields, artifact }, scanner };
@@ -69,13 +72,22 @@ export const applyRequestSchema = z.strictObject({
 });
 
 /** The artifact a request names: its own member, or the stored file of snapshot_id. */
-export async function artifactSource(deps: SnapshotPorts, body: ByteSource, envelope: RestoreEnvelope, snapshotId: string | undefined): Promise<ByteSource> {
+export async function artifactSource(
+  deps: SnapshotPorts,
+  body: ByteSource,
+  envelope: RestoreEnvelope,
+  snapshotId: string | undefined,
+): Promise<ByteSource> {
   if (envelope.artifact && snapshotId !== undefined) {
-    throw new ValidationError('invalid restore request: send either artifact or snapshot_id, not both', [{ path: 'artifact', message: 'conflicts with snapshot_id' }]);
+    throw new ValidationError('invalid restore request: send either artifact or snapshot_id, not both', [
+      { path: 'artifact', message: 'conflicts with snapshot_id' },
+    ]);
   }
   if (envelope.artifact) return sliceSource(body, envelope.artifact.start, envelope.artifact.end);
   if (snapshotId === undefined) {
-    throw new ValidationError('invalid restore request: send {artifact} or {snapshot_id}', [{ path: 'artifact', message: 'required (or snapshot_id)' }]);
+    throw new ValidationError('invalid restore request: send {artifact} or {snapshot_id}', [
+      { path: 'artifact', message: 'required (or snapshot_id)' },
+    ]);
   }
   const { source } = await openSnapshot(deps, snapshotId);
   return source;
@@ -88,7 +100,8 @@ function manifestIssues(error: z.ZodError): ValidationIssue[] {
 /** Step 2: manifest structure (400 invalid_manifest), nothing else read yet. */
 export async function readLayout(source: ByteSource): Promise<ArtifactLayout> {
   const scanner = new JsonScanner(source);
-  if ((await scanner.byteAt(await scanner.skipWhitespace(0))) !== 0x7b) throw new InvalidManifestError('the artifact must be a JSON object', [{ path: 'artifact', message: 'not an object' }]);
+  if ((await scanner.byteAt(await scanner.skipWhitespace(0))) !== 0x7b)
+    throw new InvalidManifestError('the artifact must be a JSON object', [{ path: 'artifact', message: 'not an object' }]);
   let manifest: unknown;
   let settings: unknown;
   let tables: Map<string, Span> | undefined;
@@ -108,13 +121,15 @@ export async function readLayout(source: ByteSource): Promise<ArtifactLayout> {
       await scanner.members(span.start, async (name, tableSpan) => {
         if (!snapshotTableByName.has(name)) issues.push({ path: `tables.${name}`, message: 'not a table snapshots carry' });
         else if (tables!.has(name)) issues.push({ path: `tables.${name}`, message: 'appears twice' });
-        else if ((await scanner.byteAt(tableSpan.start)) !== 0x5b) issues.push({ path: `tables.${name}`, message: 'must be an array of rows' });
+        else if ((await scanner.byteAt(tableSpan.start)) !== 0x5b)
+          issues.push({ path: `tables.${name}`, message: 'must be an array of rows' });
         else tables!.set(name, tableSpan);
       });
     } else issues.push({ path: key, message: 'unknown member (an artifact holds manifest, tables, settings)' });
   });
   const parsed = manifestSchema.safeParse(manifest);
-  if (!parsed.success) issues.push(...(manifest === undefined ? [{ path: 'manifest', message: 'required' }] : manifestIssues(parsed.error)));
+  if (!parsed.success)
+    issues.push(...(manifest === undefined ? [{ path: 'manifest', message: 'required' }] : manifestIssues(parsed.error)));
   if (!tables) issues.push({ path: 'tables', message: 'required' });
   if (!isPlainObject(settings)) issues.push({ path: 'settings', message: settings === undefined ? 'required' : 'must be an object' });
   if (parsed.success && tables) {
@@ -179,15 +194,19 @@ export async function verifyArtifact(layout: ArtifactLayout): Promise<void> {
       count++;
     }
     hash.update(']');
-    if (layout.manifest.counts[name] !== count) countIssues.push(`${name}: manifest says ${layout.manifest.counts[name]}, the table holds ${count}`);
+    if (layout.manifest.counts[name] !== count)
+      countIssues.push(`${name}: manifest says ${layout.manifest.counts[name]}, the table holds ${count}`);
   }
   hash.update('}}');
   const digest = hash.digest('hex');
   if (digest !== layout.manifest.content_hash) {
-    throw new ArtifactCorruptError(`content_hash mismatch: the manifest says ${layout.manifest.content_hash}, the content hashes to ${digest}`);
+    throw new ArtifactCorruptError(
+      `content_hash mismatch: the manifest says ${layout.manifest.content_hash}, the content hashes to ${digest}`,
+    );
   }
   if (countIssues.length) throw new ArtifactCorruptError(`manifest counts disagree with the tables (${countIssues.join('; ')})`);
-  if (rowProblem) throw new InvalidManifestError(`invalid artifact: ${rowProblem}`, [{ path: rowProblem.split(' ')[0]!, message: rowProblem }]);
+  if (rowProblem)
+    throw new InvalidManifestError(`invalid artifact: ${rowProblem}`, [{ path: rowProblem.split(' ')[0]!, message: rowProblem }]);
 }
 
 /** Settings rule of spec 02: a section holding any password-type key is dropped whole. */

@@ -14,7 +14,6 @@ import { describeClashes, findUniqueClashes } from './unique-clashes';
 
 export const RESTORE_BATCH_ROWS = 500;
 
-
 export interface RestoreWarning {
   code: 'target_newer' | 'active_runs' | 'settings_section_dropped' | 'unique_clash';
   message: string;
@@ -38,7 +37,9 @@ export const tablePreviewSchema = z.object({
   conflict_pks: z.array(z.unknown()),
   sample: z.object({
     added: z.array(z.object({ key: z.unknown(), row: z.record(z.string(), z.unknown()) })),
-    changed: z.array(z.object({ key: z.unknown(), columns: z.array(z.object({ column: z.string(), live: z.unknown(), snapshot: z.unknown() })) })),
+    changed: z.array(
+      z.object({ key: z.unknown(), columns: z.array(z.object({ column: z.string(), live: z.unknown(), snapshot: z.unknown() })) }),
+    ),
   }),
 });
 export type TablePreview = z.infer<typeof tablePreviewSchema>;
@@ -81,15 +82,25 @@ export async function checkCompatibility(db: Db, layout: ArtifactLayout): Promis
   if (missing.length) throw new SchemaTooNewError(missing);
   const extra = [...live].filter((n) => !named.has(n)).sort();
   return extra.length
-    ? [{ code: 'target_newer', message: `this database has migrations the artifact predates (${extra.join(', ')}); later migrations are assumed additive` }]
+    ? [
+        {
+          code: 'target_newer',
+          message: `this database has migrations the artifact predates (${extra.join(', ')}); later migrations are assumed additive`,
+        },
+      ]
     : [];
 }
 
 export async function restoreWarnings(db: Db, layout: ArtifactLayout): Promise<RestoreWarning[]> {
   const warnings = await checkCompatibility(db, layout);
-  const { rows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM workflow_runs WHERE status = ANY($1)', [runStatusGroups.underway]);
+  const { rows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM workflow_runs WHERE status = ANY($1)', [
+    runStatusGroups.underway,
+  ]);
   if (rows[0]!.n > 0) {
-    warnings.push({ code: 'active_runs', message: `${rows[0]!.n} workflow run(s) are in flight; the dispatcher or agents may write while the restore runs` });
+    warnings.push({
+      code: 'active_runs',
+      message: `${rows[0]!.n} workflow run(s) are in flight; the dispatcher or agents may write while the restore runs`,
+    });
   }
   if (settingsSectionDropped(layout.settings)) {
     warnings.push({ code: 'settings_section_dropped', message: 'the settings section holds a password-type key, so it is dropped whole' });
@@ -127,7 +138,16 @@ export async function previewRestore(deps: Deps, body: ByteSource, maxBytes: num
       const totals = { added: 0, updated: 0, conflicts: 0, unchanged: 0 };
       for (const table of artifactTables(layout)) {
         const live = await describeTable(tx, table);
-        const t: TablePreview = { added: 0, updated: 0, conflicts: 0, unchanged: 0, absent: 0, added_pks: [], conflict_pks: [], sample: { added: [], changed: [] } };
+        const t: TablePreview = {
+          added: 0,
+          updated: 0,
+          conflicts: 0,
+          unchanged: 0,
+          absent: 0,
+          added_pks: [],
+          conflict_pks: [],
+          sample: { added: [], changed: [] },
+        };
         for await (const batch of tableRows(layout, table.name, RESTORE_BATCH_ROWS)) {
           for (const c of await classifyBatch(tx, live, batch, layout.manifest.created_at)) {
             if (c.kind === 'added') {
@@ -139,7 +159,8 @@ export async function previewRestore(deps: Deps, body: ByteSource, maxBytes: num
               t.conflict_pks.push(pkOf(live, c.row));
             } else if (c.kind === 'updated') t.updated++;
             else t.unchanged++;
-            if ((c.kind === 'conflict' || c.kind === 'updated') && t.sample.changed.length < PREVIEW_SAMPLE_ROWS) t.sample.changed.push(sampleChange(live, c.row, c.live!));
+            if ((c.kind === 'conflict' || c.kind === 'updated') && t.sample.changed.length < PREVIEW_SAMPLE_ROWS)
+              t.sample.changed.push(sampleChange(live, c.row, c.live!));
           }
         }
         const { rows } = await tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${quoteIdent(table.name)}`);

@@ -124,7 +124,9 @@ export class KeySet {
       this.created = true;
     }
     if (rows.length) {
-      await this.db.query(`INSERT INTO restore_keys SELECT ${this.keyColumns} FROM jsonb_populate_recordset(NULL::${name}, $1::jsonb)`, [keysJson(this.live, rows)]);
+      await this.db.query(`INSERT INTO restore_keys SELECT ${this.keyColumns} FROM jsonb_populate_recordset(NULL::${name}, $1::jsonb)`, [
+        keysJson(this.live, rows),
+      ]);
     }
   }
 

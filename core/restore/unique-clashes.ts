@@ -22,7 +22,12 @@ const over = (sql: string, alias: string) => sql.replaceAll('$t', alias);
  * artifact (a merge leaves it as it is). Replace mode deletes such live rows first, so only merge
  * needs this. Reads the artifact's rows of the tables that have unique keys, a batch at a time.
  */
-export async function findUniqueClashes(db: Db, layout: ArtifactLayout, tables: readonly SnapshotTable[], batchSize: number): Promise<UniqueClash[]> {
+export async function findUniqueClashes(
+  db: Db,
+  layout: ArtifactLayout,
+  tables: readonly SnapshotTable[],
+  batchSize: number,
+): Promise<UniqueClash[]> {
   const clashes: UniqueClash[] = [];
   for (const table of tables) {
     if (!table.uniqueKeys?.length || !layout.tables.has(table.name)) continue;

@@ -37,7 +37,9 @@ export const runtimeCalls = {
   /** `--timeout`: how long the runtime waits for its gateway (its own default is 60 s); see HEALTH_WAIT_MS. */
   health: () => ['health', '--json', '--timeout', String(HEALTH_WAIT_MS)],
   tasksList: (filter: { runtime?: string; status?: string }) => [
-    'tasks', 'list', '--json',
+    'tasks',
+    'list',
+    '--json',
     ...(filter.runtime ? ['--runtime', filter.runtime] : []),
     ...(filter.status ? ['--status', filter.status] : []),
   ],
@@ -47,7 +49,14 @@ export const runtimeCalls = {
   /** The released runtime refuses `--json` here and prints a line of text (see memoryIndexResult). */
   memoryIndexText: (agentId: string) => ['memory', 'index', '--agent', agentId],
   memoryPromote: (agentId: string, limit: number, apply: boolean) => [
-    'memory', 'promote', '--agent', agentId, '--limit', String(limit), ...(apply ? ['--apply'] : []), '--json',
+    'memory',
+    'promote',
+    '--agent',
+    agentId,
+    '--limit',
+    String(limit),
+    ...(apply ? ['--apply'] : []),
+    '--json',
   ],
   /** `--all`: the released runtime leaves disabled jobs out without it (the contract's fake ignores it). */
   cronList: () => ['cron', 'list', '--json', '--all'],
@@ -64,20 +73,32 @@ export const runtimeCalls = {
    * closed where no channel is configured).
    */
   cronAdd: (job: ScheduledJobRequest) => [
-    'cron', 'add', `--name=${job.name}`, '--cron', job.cron,
+    'cron',
+    'add',
+    `--name=${job.name}`,
+    '--cron',
+    job.cron,
     ...(job.tz ? ['--tz', job.tz] : []),
     ...(job.description ? [`--description=${job.description}`] : []),
     ...('command' in job ? [`--command=${job.command}`] : [`--message=${job.message}`]),
     ...(job.agentId ? ['--agent', job.agentId] : []),
     ...(job.enabled ? [] : ['--disabled']),
-    '--no-deliver', '--json',
+    '--no-deliver',
+    '--json',
   ],
   /**
    * The dispatcher's wake event (spec 03) and any other immediate system event. Without a session key
    * the released runtime delivers it to its default agent's main session, whoever it is meant for.
    */
   systemEvent: (text: string, sessionKey?: string) => [
-    'system', 'event', '--text', text, '--mode', 'now', ...(sessionKey ? ['--session-key', sessionKey] : []), '--json',
+    'system',
+    'event',
+    '--text',
+    text,
+    '--mode',
+    'now',
+    ...(sessionKey ? ['--session-key', sessionKey] : []),
+    '--json',
   ],
   /** A message into an agent session: chat, and follow-ups such as the system scan's. */
   agentMessage: (sessionKey: string, message: string) => ['agent', '--session-key', sessionKey, '--message', message, '--json'],

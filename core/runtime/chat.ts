@@ -23,13 +23,22 @@ const RATE_WINDOW_MS = 60_000;
 const ABSOLUTE_MAX_MESSAGE = 100_000;
 
 const chatBody = z.strictObject({
-  message: z.string({ message: 'is required and must be a string' }).refine((m) => m.trim().length > 0, 'must not be empty').pipe(z.string().max(ABSOLUTE_MAX_MESSAGE, `at most ${ABSOLUTE_MAX_MESSAGE} characters`)),
+  message: z
+    .string({ message: 'is required and must be a string' })
+    .refine((m) => m.trim().length > 0, 'must not be empty')
+    .pipe(z.string().max(ABSOLUTE_MAX_MESSAGE, `at most ${ABSOLUTE_MAX_MESSAGE} characters`)),
   sessionKey: sessionKeySchema.default(DEFAULT_CHAT_SESSION_KEY),
   context: z
     .object({
       activeView: z.string().max(200).optional(),
-      activeSpace: z.object({ name: z.string().max(200).optional() }).nullable().optional(),
-      stats: z.object({ projects: z.number().int().min(0).optional(), recentTasks: z.number().int().min(0).optional() }).nullable().optional(),
+      activeSpace: z
+        .object({ name: z.string().max(200).optional() })
+        .nullable()
+        .optional(),
+      stats: z
+        .object({ projects: z.number().int().min(0).optional(), recentTasks: z.number().int().min(0).optional() })
+        .nullable()
+        .optional(),
     })
     .nullable()
     .optional(),
@@ -76,7 +85,13 @@ export type ChatTurnUsage = z.infer<typeof chatTurnUsageSchema>;
  * A turn's usage with its cost: the runtime's when it gave one, else the price table's at the
  * turn's instant for its model (and the session's agent's billing), else none (never a guess).
  */
-async function pricedTurnUsage(deps: Pick<Deps, 'prices'>, db: Db, usage: RuntimeUsage, sessionKey: string, at: Date): Promise<ChatTurnUsage> {
+async function pricedTurnUsage(
+  deps: Pick<Deps, 'prices'>,
+  db: Db,
+  usage: RuntimeUsage,
+  sessionKey: string,
+  at: Date,
+): Promise<ChatTurnUsage> {
   const tokens = {
     model_id: usage.model_id,
     input_tokens: usage.input_tokens,
@@ -90,7 +105,11 @@ async function pricedTurnUsage(deps: Pick<Deps, 'prices'>, db: Db, usage: Runtim
   return { ...tokens, cost_estimate: priced, currency: priced === null ? null : 'USD', cost_source: priced === null ? null : 'table' };
 }
 
-const chatEvent = (sessionKey: string, role: string) => ({ name: 'chat:message', payload: { sessionKey, role }, channel: 'events' as const });
+const chatEvent = (sessionKey: string, role: string) => ({
+  name: 'chat:message',
+  payload: { sessionKey, role },
+  channel: 'events' as const,
+});
 
 /**
  * POST /api/agent/chat. Steps:
@@ -124,7 +143,10 @@ export async function sendChatMessage(deps: Deps, body: unknown) {
     const recent = rows[0]!;
     if (recent.n >= limit) {
       const retryAfter = recent.oldest ? Math.max(1, Math.ceil((recent.oldest.getTime() + RATE_WINDOW_MS - now.getTime()) / 1000)) : 60;
-      throw new RateLimitedError(`chat rate limit reached: at most ${limit} messages per minute (CHAT_RATE_LIMIT); retry in ${retryAfter} s`, retryAfter);
+      throw new RateLimitedError(
+        `chat rate limit reached: at most ${limit} messages per minute (CHAT_RATE_LIMIT); retry in ${retryAfter} s`,
+        retryAfter,
+      );
     }
     await tx.query(`INSERT INTO chat_messages (id, session_key, role, content, created_at) VALUES ($1, $2, 'user', $3, $4)`, [
       userTurnId,

@@ -22,6 +22,8 @@ export async function citationQueueStatus(deps: Pick<Deps, 'clock' | 'citationQu
   }
   const items = Array.isArray(doc) ? doc : isRecord(doc) && Array.isArray(doc.items) ? doc.items : undefined;
   if (!items) return { success: false, pending: 0, total: 0, timestamp, error: 'queue file holds neither an array nor {items: [...]}' };
-  const pending = items.filter((i) => !isRecord(i) || i.status === undefined || (typeof i.status === 'string' && PENDING_STATUSES.has(i.status))).length;
+  const pending = items.filter(
+    (i) => !isRecord(i) || i.status === undefined || (typeof i.status === 'string' && PENDING_STATUSES.has(i.status)),
+  ).length;
   return { success: true, pending, total: items.length, timestamp };
 }

@@ -12,7 +12,8 @@ import { isRecord } from './payload';
 /** What the runtime writes before the error text of a turn that ended before a reply. */
 const FAILED_TURN_PREFIX = 'This turn ended before a reply: ';
 
-const isoOf = (ms: unknown): string | null => (typeof ms === 'number' && Number.isFinite(ms) ? new Date(ms).toISOString() : typeof ms === 'string' ? ms : null);
+const isoOf = (ms: unknown): string | null =>
+  typeof ms === 'number' && Number.isFinite(ms) ? new Date(ms).toISOString() : typeof ms === 'string' ? ms : null;
 const str = (v: unknown): string | null => (typeof v === 'string' && v.length > 0 ? v : null);
 
 /**
@@ -41,13 +42,29 @@ export function transcriptLinesOfHistory(sessionId: string, messages: readonly u
         : failed
           ? { runId: str(meta.runId), error: text.startsWith(FAILED_TURN_PREFIX) ? text.slice(FAILED_TURN_PREFIX.length) : str(text) }
           : undefined;
-      lines.push(JSON.stringify({ type: 'custom_message', customType: message.customType ?? null, content, ...(details ? { details } : {}), id, timestamp }));
+      lines.push(
+        JSON.stringify({
+          type: 'custom_message',
+          customType: message.customType ?? null,
+          content,
+          ...(details ? { details } : {}),
+          id,
+          timestamp,
+        }),
+      );
       continue;
     }
     if (message.role === 'assistant' && (typeof message.provider === 'string' || typeof message.model === 'string')) {
       const current = `${message.provider ?? ''}/${message.model ?? ''}`;
       if (current !== model) {
-        lines.push(JSON.stringify({ type: 'custom', customType: 'model-snapshot', data: { provider: str(message.provider), modelId: str(message.model) }, timestamp }));
+        lines.push(
+          JSON.stringify({
+            type: 'custom',
+            customType: 'model-snapshot',
+            data: { provider: str(message.provider), modelId: str(message.model) },
+            timestamp,
+          }),
+        );
         model = current;
       }
     }
@@ -68,7 +85,9 @@ export interface GatewaySessionRow {
 }
 
 /** The rows of a `sessions_list` answer that name a key and a session id; the rest cannot be read. */
-export function gatewaySessionRows(details: unknown): { rows: GatewaySessionRow[]; hasMore: boolean; nextOffset: number | null } | undefined {
+export function gatewaySessionRows(
+  details: unknown,
+): { rows: GatewaySessionRow[]; hasMore: boolean; nextOffset: number | null } | undefined {
   if (!isRecord(details) || !Array.isArray(details.sessions)) return undefined;
   const rows: GatewaySessionRow[] = [];
   for (const row of details.sessions) {
@@ -95,7 +114,13 @@ export function gatewaySessionRows(details: unknown): { rows: GatewaySessionRow[
 export function sessionIndexOfRows(rows: readonly GatewaySessionRow[]): Record<string, Record<string, unknown>> {
   const index: Record<string, Record<string, unknown>> = {};
   for (const row of rows) {
-    index[row.key] = { sessionId: row.sessionId, updatedAt: row.updatedAt, ...(row.kind ? { kind: row.kind } : {}), ...(row.channel ? { channel: row.channel } : {}), ...(row.status ? { status: row.status } : {}) };
+    index[row.key] = {
+      sessionId: row.sessionId,
+      updatedAt: row.updatedAt,
+      ...(row.kind ? { kind: row.kind } : {}),
+      ...(row.channel ? { channel: row.channel } : {}),
+      ...(row.status ? { status: row.status } : {}),
+    };
   }
   return index;
 }

@@ -19,7 +19,13 @@ async function gatewayStatus(deps: Pick<Deps, 'runtime'>): Promise<GatewayStatus
     };
   } catch (err) {
     if (!(err instanceof RuntimeCallError)) throw err;
-    return { status: err.failure === 'unavailable' ? 'unavailable' : 'error', healthy: false, agent_count: 0, failure: err.failure, reason: err.message };
+    return {
+      status: err.failure === 'unavailable' ? 'unavailable' : 'error',
+      healthy: false,
+      agent_count: 0,
+      failure: err.failure,
+      reason: err.message,
+    };
   }
 }
 

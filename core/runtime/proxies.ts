@@ -21,8 +21,7 @@ export const RUNTIME_SOURCE = 'runtime-cli';
  */
 export const RUNTIME_TASK_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'timed_out', 'cancelled', 'lost', 'blocked'] as const;
 export const RUNTIME_TASK_KINDS = ['subagent', 'acp', 'cron', 'cli'] as const;
-const oneOf = (values: readonly [string, ...string[]]) =>
-  z.enum(values, { message: `must be one of ${values.join(', ')}` });
+const oneOf = (values: readonly [string, ...string[]]) => z.enum(values, { message: `must be one of ${values.join(', ')}` });
 const agentParam = fileNameIdSchema.default('main');
 const limitParam = (max: number, fallback: number) =>
   z.coerce
@@ -45,7 +44,10 @@ export async function runtimeHealth(deps: Pick<Deps, 'runtime'>) {
   };
 }
 
-const runtimeTasksQuery = z.strictObject({ runtime: oneOf(RUNTIME_TASK_KINDS).optional(), status: oneOf(RUNTIME_TASK_STATUSES).optional() });
+const runtimeTasksQuery = z.strictObject({
+  runtime: oneOf(RUNTIME_TASK_KINDS).optional(),
+  status: oneOf(RUNTIME_TASK_STATUSES).optional(),
+});
 
 /** GET /api/runtime/tasks?runtime&status */
 export async function runtimeTasks(deps: Pick<Deps, 'runtime'>, query: unknown) {
@@ -147,7 +149,10 @@ export async function promoteRuntimeMemory(deps: Deps, body: unknown) {
   await requireKnownAgent(deps, agent);
   const doc = fieldsOf(await deps.runtime.run(runtimeCalls.memoryPromote(agent, limit, true)));
   // The released runtime answers the applied promotion as apply.appliedCandidates.
-  const promoted = isRecord(doc.apply) && doc.promoted === undefined ? arrayField(doc.apply, 'appliedCandidates', 'memory promote --apply') : arrayField(doc, 'promoted', 'memory promote --apply');
+  const promoted =
+    isRecord(doc.apply) && doc.promoted === undefined
+      ? arrayField(doc.apply, 'appliedCandidates', 'memory promote --apply')
+      : arrayField(doc, 'promoted', 'memory promote --apply');
   await db.transaction((tx) =>
     recordChange(deps, tx, {
       actor: OPERATOR_ACTOR,

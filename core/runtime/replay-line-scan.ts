@@ -59,7 +59,16 @@ function scanString(b: Uint8Array, i: number, end: number): number {
     if (escaped === 0x75) {
       if (!(isHex(b[i + 2]) && isHex(b[i + 3]) && isHex(b[i + 4]) && isHex(b[i + 5]))) return UNSURE;
       i += 6;
-    } else if (escaped === QUOTE || escaped === BACKSLASH || escaped === 0x2f || escaped === 0x62 || escaped === 0x66 || escaped === 0x6e || escaped === 0x72 || escaped === 0x74) {
+    } else if (
+      escaped === QUOTE ||
+      escaped === BACKSLASH ||
+      escaped === 0x2f ||
+      escaped === 0x62 ||
+      escaped === 0x66 ||
+      escaped === 0x6e ||
+      escaped === 0x72 ||
+      escaped === 0x74
+    ) {
       i += 2;
     } else {
       return UNSURE;
@@ -99,7 +108,13 @@ const NULL = codes('null');
 /** A scalar other than a string: the index after it, or UNSURE. */
 function scanLiteralOrNumber(b: Uint8Array, i: number, end: number): number {
   const c = b[i];
-  return c === 0x74 ? scanWord(b, i, end, TRUE) : c === 0x66 ? scanWord(b, i, end, FALSE) : c === 0x6e ? scanWord(b, i, end, NULL) : scanNumber(b, i, end);
+  return c === 0x74
+    ? scanWord(b, i, end, TRUE)
+    : c === 0x66
+      ? scanWord(b, i, end, FALSE)
+      : c === 0x6e
+        ? scanWord(b, i, end, NULL)
+        : scanNumber(b, i, end);
 }
 
 /** The bytes [from, to) are exactly the ASCII text `name`. */
@@ -147,7 +162,9 @@ function isPlain(b: Uint8Array, from: number, to: number): boolean {
 }
 
 /** Per place, the indexes in NAMES of the names that matter there. */
-const NAMES_AT: ReadonlyArray<readonly number[]> = [OTHER, LINE, MESSAGE, CONTENT, BLOCK].map((place) => NAMES.flatMap((n, k) => (n.where === place ? [k] : [])));
+const NAMES_AT: ReadonlyArray<readonly number[]> = [OTHER, LINE, MESSAGE, CONTENT, BLOCK].map((place) =>
+  NAMES.flatMap((n, k) => (n.where === place ? [k] : [])),
+);
 
 /** The index in NAMES of the member name [from, to) (quotes included) of a container at `where`; NO_NAME; UNSURE for an escaped name there. */
 function nameAt(b: Uint8Array, from: number, to: number, where: number): number {
@@ -192,7 +209,11 @@ export class ReplayLineScanner {
   private blockIdFrom = -1;
   private blockIdTo = -1;
   /** The one answer object: a line's facts are read before the next line is scanned. */
-  private readonly answer: { blank: false; callIds: readonly string[]; resultId: string | undefined } = { blank: false, callIds: NO_IDS, resultId: undefined };
+  private readonly answer: { blank: false; callIds: readonly string[]; resultId: string | undefined } = {
+    blank: false,
+    callIds: NO_IDS,
+    resultId: undefined,
+  };
 
   /**
    * The facts of the line in bytes [start, end) of `b`, or undefined when only its text can tell.
@@ -254,11 +275,18 @@ export class ReplayLineScanner {
         const from = i;
         i = scanString(b, i, end);
         if (i === UNSURE) return undefined;
-        const kept = (parent === MESSAGE && (member === N_ROLE || member === N_TOOL_CALL_ID)) || (parent === BLOCK && (member === N_TYPE || member === N_ID));
+        const kept =
+          (parent === MESSAGE && (member === N_ROLE || member === N_TOOL_CALL_ID)) ||
+          (parent === BLOCK && (member === N_TYPE || member === N_ID));
         if (kept) {
           // a kept string written with an escape or beyond ASCII: its text tells what it is
           if (!isPlain(b, from, i)) return undefined;
-          if (member === N_ROLE) this.role = bytesAre(b, from + 1, i - 1, ASSISTANT) ? ROLE_ASSISTANT : bytesAre(b, from + 1, i - 1, TOOL_RESULT) ? ROLE_TOOL_RESULT : ROLE_OTHER;
+          if (member === N_ROLE)
+            this.role = bytesAre(b, from + 1, i - 1, ASSISTANT)
+              ? ROLE_ASSISTANT
+              : bytesAre(b, from + 1, i - 1, TOOL_RESULT)
+                ? ROLE_TOOL_RESULT
+                : ROLE_OTHER;
           else if (member === N_TOOL_CALL_ID) {
             this.resultFrom = from;
             this.resultTo = i;

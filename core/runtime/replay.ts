@@ -78,7 +78,8 @@ export interface AssistantMessageInfo {
 
 /** The runtime's record of an assistant message, or undefined when it wrote none of it (the contract's transcripts). */
 export function assistantInfoOf(message: Record<string, unknown>): AssistantMessageInfo | undefined {
-  if (message.usage === undefined && message.provider === undefined && message.model === undefined && message.stopReason === undefined) return undefined;
+  if (message.usage === undefined && message.provider === undefined && message.model === undefined && message.stopReason === undefined)
+    return undefined;
   const usage = isRecord(message.usage) ? message.usage : null;
   return {
     provider: str(message.provider),
@@ -176,7 +177,16 @@ function eventsOfEntry(line: number, parsed: ParsedLine, previewLimit: number | 
   if (type === 'custom_message' && entry.customType === 'run-failed-before-reply') {
     const details = isRecord(entry.details) ? entry.details : {};
     const { text, clipped } = clip(contentText(entry.content), previewLimit);
-    return [base('other', type, { role: 'assistant', timestamp, preview: text, clipped, isError: true, failedTurn: { runId: str(details.runId), error: str(details.error) } })];
+    return [
+      base('other', type, {
+        role: 'assistant',
+        timestamp,
+        preview: text,
+        clipped,
+        isError: true,
+        failedTurn: { runId: str(details.runId), error: str(details.error) },
+      }),
+    ];
   }
   if (type === 'compaction') {
     const { text, clipped } = clip(contentText(entry.summary ?? ''), previewLimit);
@@ -209,7 +219,12 @@ function eventsOfEntry(line: number, parsed: ParsedLine, previewLimit: number | 
             toolCallId: str(message.toolCallId),
             name: str(message.toolName),
             resultPreview: result.text,
-            details: { status: details.status ?? null, exitCode: details.exitCode ?? null, durationMs: details.durationMs ?? null, cwd: details.cwd ?? null },
+            details: {
+              status: details.status ?? null,
+              exitCode: details.exitCode ?? null,
+              durationMs: details.durationMs ?? null,
+              cwd: details.cwd ?? null,
+            },
             callLine: null,
           },
         }),
@@ -252,7 +267,9 @@ export function toolCallIdsOf(parsed: ParsedLine): string[] {
   if (!parsed.ok || !isRecord(parsed.value)) return [];
   const message = parsed.value.message;
   if (!isRecord(message) || message.role !== 'assistant' || !Array.isArray(message.content)) return [];
-  return message.content.filter((b) => isRecord(b) && b.type === 'toolCall' && typeof b.id === 'string').map((b) => (b as { id: string }).id);
+  return message.content
+    .filter((b) => isRecord(b) && b.type === 'toolCall' && typeof b.id === 'string')
+    .map((b) => (b as { id: string }).id);
 }
 
 /** The toolCallId a parsed tool-result line answers, if it is one. */

@@ -129,7 +129,11 @@ export function lastRunStatus(record: Record<string, unknown>): string | undefin
   return typeof status === 'string' ? status : undefined;
 }
 
-const cronField = z.string().trim().regex(/^[0-9A-Za-z*/,?#LW-]{1,64}$/, 'must be a cron field such as *, 5, */10, 1-5 or MON').default('*');
+const cronField = z
+  .string()
+  .trim()
+  .regex(/^[0-9A-Za-z*/,?#LW-]{1,64}$/, 'must be a cron field such as *, 5, */10, 1-5 or MON')
+  .default('*');
 
 const legacyFields = {
   id: jobIdSchema,
@@ -159,14 +163,23 @@ export const scheduledJobSchema = z
     command: z.string().trim().min(1, 'must not be empty').max(4000, 'at most 4000 characters').optional(),
     message: z.string().trim().min(1, 'must not be empty').max(10_000, 'at most 10000 characters').optional(),
     agentId: fileNameIdSchema.optional(),
-    tz: z.string().regex(/^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+){0,2}$/, 'must be an IANA time zone such as UTC or Europe/Paris').max(64).optional(),
+    tz: z
+      .string()
+      .regex(/^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+){0,2}$/, 'must be an IANA time zone such as UTC or Europe/Paris')
+      .max(64)
+      .optional(),
     enabled: z.boolean({ message: 'must be true or false' }).default(true),
   })
   .superRefine((job, ctx) => {
     if ((job.command === undefined) === (job.message === undefined)) {
-      ctx.addIssue({ code: 'custom', path: [job.command === undefined ? 'command' : 'message'], message: 'give either command (a shell command) or message (an agent turn), not both' });
+      ctx.addIssue({
+        code: 'custom',
+        path: [job.command === undefined ? 'command' : 'message'],
+        message: 'give either command (a shell command) or message (an agent turn), not both',
+      });
     }
-    if (job.agentId !== undefined && job.message === undefined) ctx.addIssue({ code: 'custom', path: ['agentId'], message: 'names the agent of a message job; a command job runs on the gateway' });
+    if (job.agentId !== undefined && job.message === undefined)
+      ctx.addIssue({ code: 'custom', path: ['agentId'], message: 'names the agent of a message job; a command job runs on the gateway' });
   });
 type ScheduledJobInput = z.infer<typeof scheduledJobSchema>;
 
@@ -225,7 +238,12 @@ export async function listScheduledJobs(deps: Pick<Deps, 'runtime' | 'legacyJobs
 }
 
 export const jobRunsQuerySchema = z.strictObject({
-  limit: z.coerce.number({ message: 'must be a number' }).int('must be a whole number').min(1, 'must be at least 1').max(500, 'must be at most 500').default(50),
+  limit: z.coerce
+    .number({ message: 'must be a number' })
+    .int('must be a whole number')
+    .min(1, 'must be at least 1')
+    .max(500, 'must be at most 500')
+    .default(50),
 });
 
 /** GET /api/cron/jobs/:id/runs?limit (default 50, at most 500): newest first as the runtime lists them. */
@@ -234,7 +252,12 @@ export async function listJobRuns(deps: Pick<Deps, 'runtime'>, rawId: unknown, q
   const { limit } = parseQuery(jobRunsQuerySchema, query);
   await requireKnownJob(deps, id);
   const doc = await deps.runtime.run(runtimeCalls.cronRuns(id, limit));
-  return { jobId: id, runs: arrayField(doc, 'entries', 'cron runs').slice(0, limit).map((e) => normalizeRunEntry(e, id)) };
+  return {
+    jobId: id,
+    runs: arrayField(doc, 'entries', 'cron runs')
+      .slice(0, limit)
+      .map((e) => normalizeRunEntry(e, id)),
+  };
 }
 
 async function audit(deps: Deps, action: string, jobId: string, newValue: unknown, oldValue?: unknown) {
@@ -255,7 +278,8 @@ export async function runJobNow(deps: Deps, rawId: unknown) {
     await requireKnownJob(deps, id);
     data = await deps.runtime.run(runtimeCalls.cronRun(id));
   } catch (err) {
-    if (err instanceof RuntimeCallError) throw new ExecutionFailedError(`job ${id} was not started: ${err.message}`, { success: false, failure: err.failure });
+    if (err instanceof RuntimeCallError)
+      throw new ExecutionFailedError(`job ${id} was not started: ${err.message}`, { success: false, failure: err.failure });
     throw err;
   }
   await audit(deps, 'cron.run', id, { jobId: id, requestedAt: deps.clock.now().toISOString() });
@@ -311,11 +335,25 @@ async function addRuntimeJob(deps: Deps, input: ScheduledJobInput, listed: unkno
 async function createLegacyJob(deps: Deps, job: ScheduledJobInput) {
   if (job.message !== undefined || job.agentId !== undefined || job.tz !== undefined || !job.enabled) {
     const field = job.message !== undefined ? 'message' : job.agentId !== undefined ? 'agentId' : job.tz !== undefined ? 'tz' : 'enabled';
-    throw new ValidationError(`job: ${field} needs the runtime's scheduler (cron add); a legacy definition file runs a command, enabled, in the server's time`, [
-      { path: field, message: 'only for the released runtime' },
-    ]);
+    throw new ValidationError(
+      `job: ${field} needs the runtime's scheduler (cron add); a legacy definition file runs a command, enabled, in the server's time`,
+      [{ path: field, message: 'only for the released runtime' }],
+    );
   }
-  const input = parseInput(legacyJobSchema, { id: job.id, description: job.description, minute: job.minute, hour: job.hour, dom: job.dom, month: job.month, dow: job.dow, command: job.command }, 'job');
+  const input = parseInput(
+    legacyJobSchema,
+    {
+      id: job.id,
+      description: job.description,
+      minute: job.minute,
+      hour: job.hour,
+      dom: job.dom,
+      month: job.month,
+      dow: job.dow,
+      command: job.command,
+    },
+    'job',
+  );
   const { id, ...rest } = input;
   const definition = { id, ...rest, createdAt: deps.clock.now().toISOString() };
   let created: boolean;
@@ -352,7 +390,8 @@ export async function deleteScheduledJob(deps: Deps, rawId: unknown) {
     if (err instanceof RuntimeCallError) return undefined;
     throw err;
   });
-  const job = listed && isReleasedSchedulerList(listed) ? arrayField(listed, 'jobs', 'cron list').find((j) => isRecord(j) && j.id === id) : undefined;
+  const job =
+    listed && isReleasedSchedulerList(listed) ? arrayField(listed, 'jobs', 'cron list').find((j) => isRecord(j) && j.id === id) : undefined;
   if (!job) throw new NotFoundError(`no legacy job file and no runtime job named ${id}`);
   await deps.runtime.run(runtimeCalls.cronRemove(id));
   await audit(deps, 'deleted', id, undefined, { jobId: id, legacy: false, job });

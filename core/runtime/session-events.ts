@@ -3,9 +3,28 @@ import { parseQuery } from '../query-params';
 import { NotFoundError, ValidationError } from '../errors';
 import type { Deps } from '../ports';
 import { parseSessionId } from './ids';
-import { eventsOfLine, parseLine, toolCallIdsOf, toolResultIdOf, type ParsedLine, type ReplayEvent, type ToolCallInfo, type ToolResultInfo } from './replay';
+import {
+  eventsOfLine,
+  parseLine,
+  toolCallIdsOf,
+  toolResultIdOf,
+  type ParsedLine,
+  type ReplayEvent,
+  type ToolCallInfo,
+  type ToolResultInfo,
+} from './replay';
 import { emptyTree, markRewound, noteTreeEntry, PARENT_ID_NAME } from './transcript-tree';
-import { EVENTS_DEFAULT_LIMIT, EVENTS_MAX_LIMIT, agentParam, cappedCount, filesOf, isBlank, lineCursor, openOr404, scan } from './session-reader';
+import {
+  EVENTS_DEFAULT_LIMIT,
+  EVENTS_MAX_LIMIT,
+  agentParam,
+  cappedCount,
+  filesOf,
+  isBlank,
+  lineCursor,
+  openOr404,
+  scan,
+} from './session-reader';
 import { indexedEventDetail, indexedEventsPage, indexedOr404 } from './session-replay-index';
 
 /**
@@ -101,7 +120,11 @@ export async function sessionEvents(deps: Pick<Deps, 'runtime'>, rawSessionId: u
   };
 }
 
-const detailLine = z.string().regex(/^\d+$/, 'Invalid line number').transform(Number).pipe(z.number().min(1, 'Invalid line number').max(Number.MAX_SAFE_INTEGER, 'Invalid line number'));
+const detailLine = z
+  .string()
+  .regex(/^\d+$/, 'Invalid line number')
+  .transform(Number)
+  .pipe(z.number().min(1, 'Invalid line number').max(Number.MAX_SAFE_INTEGER, 'Invalid line number'));
 export const sessionEventDetailQuerySchema = z.strictObject({ agent: agentParam });
 
 /**
@@ -111,7 +134,8 @@ export const sessionEventDetailQuerySchema = z.strictObject({ agent: agentParam 
 export async function sessionEventDetail(deps: Pick<Deps, 'runtime'>, rawSessionId: unknown, rawLine: unknown, query: unknown) {
   const sessionId = parseSessionId(rawSessionId);
   const lineCheck = detailLine.safeParse(rawLine);
-  if (!lineCheck.success) throw new ValidationError('Invalid line number', [{ path: 'line', message: 'must be a whole number of 1 or more' }]);
+  if (!lineCheck.success)
+    throw new ValidationError('Invalid line number', [{ path: 'line', message: 'must be a whole number of 1 or more' }]);
   const line = lineCheck.data;
   const q = parseQuery(sessionEventDetailQuerySchema, query);
   const indexed = await indexedOr404(filesOf(deps), q.agent, sessionId);
@@ -136,7 +160,8 @@ export async function sessionEventDetail(deps: Pick<Deps, 'runtime'>, rawSession
       target = parseLine(text);
       events = eventsOfLine(n, target, null);
       for (const event of events) {
-        if (event.kind === 'tool_call' && (event.tool as ToolCallInfo).toolCallId) awaiting.set((event.tool as ToolCallInfo).toolCallId!, event.tool as ToolCallInfo);
+        if (event.kind === 'tool_call' && (event.tool as ToolCallInfo).toolCallId)
+          awaiting.set((event.tool as ToolCallInfo).toolCallId!, event.tool as ToolCallInfo);
         if (event.kind === 'tool_result') {
           const result = event.tool as ToolResultInfo;
           result.callLine = result.toolCallId ? (callLineById.get(result.toolCallId) ?? null) : null;

@@ -32,9 +32,17 @@ export const cappedCount = (fallback: number, max: number) =>
     .pipe(z.number().min(1, 'must be at least 1'))
     .transform((n) => Math.min(n, max))
     .default(fallback);
-export const lineCursor = z.string().regex(/^\d+$/, 'must be a whole number of 0 or more').transform(Number).pipe(z.number().max(Number.MAX_SAFE_INTEGER, 'too large')).default(0);
+export const lineCursor = z
+  .string()
+  .regex(/^\d+$/, 'must be a whole number of 0 or more')
+  .transform(Number)
+  .pipe(z.number().max(Number.MAX_SAFE_INTEGER, 'too large'))
+  .default(0);
 export const agentParam = fileNameIdSchema.default('main');
-const booleanParam = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1').default(false);
+const booleanParam = z
+  .enum(['true', 'false', '1', '0'])
+  .transform((v) => v === 'true' || v === '1')
+  .default(false);
 
 // ---------------------------------------------------------------------------------------------
 // Session indexes
@@ -117,7 +125,10 @@ export async function listRuntimeSessions(deps: Pick<Deps, 'runtime' | 'clock'>,
     const perAgent = await Promise.all(
       ids.map(async (agentId) => ((await readSessionIndex(files, agentId)) ?? []).map((s) => ({ ...s, agentId }))),
     );
-    const sessions = perAgent.flat().filter(recent).sort((a, b) => (b.updatedAt ?? 0) - (a.updatedAt ?? 0));
+    const sessions = perAgent
+      .flat()
+      .filter(recent)
+      .sort((a, b) => (b.updatedAt ?? 0) - (a.updatedAt ?? 0));
     return { sessions, total: sessions.length };
   }
   const index = await readSessionIndex(files, q.agent);
@@ -179,7 +190,13 @@ function messageEntryOf(n: number, parsed: ParsedLine, messagesOnly: boolean): M
   const message = isRecord(value) && type === 'message' && isRecord(value.message) ? value.message : undefined;
   if (message) {
     const assistant = message.role === 'assistant' ? assistantInfoOf(message) : undefined;
-    return { line: n, type, timestamp: (value as Record<string, unknown>).timestamp ?? null, message: { role: message.role ?? null, content: message.content ?? null }, ...(assistant ? { assistant } : {}) };
+    return {
+      line: n,
+      type,
+      timestamp: (value as Record<string, unknown>).timestamp ?? null,
+      message: { role: message.role ?? null, content: message.content ?? null },
+      ...(assistant ? { assistant } : {}),
+    };
   }
   if (isRecord(value) && type === 'custom_message' && value.customType === 'run-failed-before-reply') {
     const details = isRecord(value.details) ? value.details : {};
@@ -188,7 +205,10 @@ function messageEntryOf(n: number, parsed: ParsedLine, messagesOnly: boolean): M
       type,
       timestamp: value.timestamp ?? null,
       message: { role: 'assistant', content: value.content ?? null },
-      failedTurn: { runId: typeof details.runId === 'string' ? details.runId : null, error: typeof details.error === 'string' ? details.error : null },
+      failedTurn: {
+        runId: typeof details.runId === 'string' ? details.runId : null,
+        error: typeof details.error === 'string' ? details.error : null,
+      },
     };
   }
   if (messagesOnly) return undefined;

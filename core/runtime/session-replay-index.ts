@@ -126,7 +126,11 @@ function firstAfter(lines: readonly number[] | undefined, after: number, keep: (
 }
 
 /** The transcript's index when the adapter keeps one, else undefined (the streaming reader answers). */
-export async function indexedOr404(files: RuntimeStateFiles, agentId: string, sessionId: string): Promise<IndexedTranscript<ReplayIndex> | undefined> {
+export async function indexedOr404(
+  files: RuntimeStateFiles,
+  agentId: string,
+  sessionId: string,
+): Promise<IndexedTranscript<ReplayIndex> | undefined> {
   if (!files.indexTranscript) return undefined;
   const indexed = await files.indexTranscript(agentId, sessionId, replayIndexer);
   if (!indexed) throw new NotFoundError(SESSION_NOT_FOUND);
@@ -203,16 +207,30 @@ export async function indexedEventDetail(indexed: IndexedTranscript<ReplayIndex>
   // as the scan: one awaiting call per id (the last block that names it)
   const awaiting = new Map<string, ToolCallInfo>();
   for (const event of events) {
-    if (event.kind === 'tool_call' && (event.tool as ToolCallInfo).toolCallId) awaiting.set((event.tool as ToolCallInfo).toolCallId!, event.tool as ToolCallInfo);
+    if (event.kind === 'tool_call' && (event.tool as ToolCallInfo).toolCallId)
+      awaiting.set((event.tool as ToolCallInfo).toolCallId!, event.tool as ToolCallInfo);
     if (event.kind === 'tool_result') {
       const result = event.tool as ToolResultInfo;
-      const first = result.toolCallId ? firstAfter(linesOf(index.callLines, result.toolCallId), 0, (n) => !index.unplainCallLines.has(n)) : null;
+      const first = result.toolCallId
+        ? firstAfter(linesOf(index.callLines, result.toolCallId), 0, (n) => !index.unplainCallLines.has(n))
+        : null;
       result.callLine = first !== null && first < line ? first : null;
     }
   }
-  for (const [id, call] of awaiting) call.resultLine = firstAfter(linesOf(index.resultLines, id), line, (n) => !index.unplainResultLines.has(n));
+  for (const [id, call] of awaiting)
+    call.resultLine = firstAfter(linesOf(index.resultLines, id), line, (n) => !index.unplainResultLines.has(n));
   const [event, ...extraEvents] = markRewound(events, index.tree);
-  return { sessionId, agentId, line, found: true, event, extraEvents, source: target.ok ? target.value : target.text, totalLines, truncated: indexed.truncated };
+  return {
+    sessionId,
+    agentId,
+    line,
+    found: true,
+    event,
+    extraEvents,
+    source: target.ok ? target.value : target.text,
+    totalLines,
+    truncated: indexed.truncated,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -79,7 +79,11 @@ const escapableInJson = /["\\/\u0000-\u001f]/;
  * only lines whose raw text may hold the needle; 4. stop at the first matching line beyond the page
  * (`hasMore`; `nextAfterLine` is then the page's last matching line, else the last line read).
  */
-export async function searchSession(deps: Pick<Deps, 'runtime'>, rawSessionId: unknown, query: unknown): Promise<z.infer<typeof sessionSearchSchema>> {
+export async function searchSession(
+  deps: Pick<Deps, 'runtime'>,
+  rawSessionId: unknown,
+  query: unknown,
+): Promise<z.infer<typeof sessionSearchSchema>> {
   const sessionId = parseSessionId(rawSessionId);
   const q = parseQuery(sessionSearchQuerySchema, query);
   const needle = q.q.toLowerCase();

@@ -18,7 +18,10 @@ export interface SessionTailStart {
 }
 
 /** An SSE event id of this stream is a transcript line number. */
-const lastEventIdSchema = z.string().trim().regex(/^\d{1,15}$/, 'must be the line number of the last event received');
+const lastEventIdSchema = z
+  .string()
+  .trim()
+  .regex(/^\d{1,15}$/, 'must be the line number of the last event received');
 
 /**
  * Validates a tail request. `Last-Event-ID` (the line of the last event the client received) wins
@@ -31,7 +34,9 @@ export function sessionTailStart(rawSessionId: unknown, query: unknown, lastEven
   if (lastEventId === undefined || lastEventId.trim() === '') return { sessionId, agentId: q.agent, afterLine: q.afterLine };
   const resumed = lastEventIdSchema.safeParse(lastEventId);
   if (!resumed.success) {
-    throw new ValidationError('Last-Event-ID must be the line number of the last event received', [{ path: 'Last-Event-ID', message: resumed.error.issues[0]!.message }]);
+    throw new ValidationError('Last-Event-ID must be the line number of the last event received', [
+      { path: 'Last-Event-ID', message: resumed.error.issues[0]!.message },
+    ]);
   }
   return { sessionId, agentId: q.agent, afterLine: Number(resumed.data) };
 }
@@ -51,8 +56,16 @@ export interface SessionTailPage {
  * half-way through writing it, and the next read sees it whole. Once a line follows it, it is sent
  * as the `invalid` event it is.
  */
-export async function sessionTailPage(deps: Pick<Deps, 'runtime'>, start: Pick<SessionTailStart, 'sessionId' | 'agentId'>, afterLine: number): Promise<SessionTailPage> {
-  const page = await sessionEvents(deps, start.sessionId, { agent: start.agentId, afterLine: String(afterLine), limit: String(EVENTS_MAX_LIMIT) });
+export async function sessionTailPage(
+  deps: Pick<Deps, 'runtime'>,
+  start: Pick<SessionTailStart, 'sessionId' | 'agentId'>,
+  afterLine: number,
+): Promise<SessionTailPage> {
+  const page = await sessionEvents(deps, start.sessionId, {
+    agent: start.agentId,
+    afterLine: String(afterLine),
+    limit: String(EVENTS_MAX_LIMIT),
+  });
   const last = page.events.at(-1);
   if (!page.hasMore && last && last.type === 'invalid' && last.line === page.totalLines) {
     const events = page.events.filter((e) => e.line !== last.line);

@@ -43,7 +43,9 @@ export async function taskSessions(deps: Pick<Deps, 'storage' | 'runtime'>, rawT
     throw new StorageUnavailableError(`storage not initialized: task sessions need the database (${deps.storage.reason})`);
   }
   const db = deps.storage.db;
-  const task = await db.query<{ active_workflow_run_id: string | null }>('SELECT active_workflow_run_id FROM tasks WHERE id = $1', [taskId]);
+  const task = await db.query<{ active_workflow_run_id: string | null }>('SELECT active_workflow_run_id FROM tasks WHERE id = $1', [
+    taskId,
+  ]);
   if (!task.rowCount) throw new NotFoundError(`task ${taskId} not found`);
   const activeRunId = task.rows[0]!.active_workflow_run_id;
   const { rows } = await db.query<RunRow>(

@@ -43,7 +43,8 @@ export function isRewound(tree: TranscriptTree, id: string | null | undefined): 
   if (tree.kept?.leaf !== tree.lastId) {
     const ids = new Set<string>();
     // bounded by the number of entries: a cycle written by a broken runtime cannot loop forever
-    for (let at: string | null | undefined = tree.lastId; at && !ids.has(at) && ids.size <= tree.parents.size; at = tree.parents.get(at)) ids.add(at);
+    for (let at: string | null | undefined = tree.lastId; at && !ids.has(at) && ids.size <= tree.parents.size; at = tree.parents.get(at))
+      ids.add(at);
     tree.kept = { leaf: tree.lastId, ids };
   }
   return !tree.kept.ids.has(id);

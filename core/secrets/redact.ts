@@ -4,8 +4,7 @@
  * Underscores and dashes count as boundaries (db_password, access_token match); letters and
  * digits continue a word (keyboard, monkey do not).
  */
-export const SECRET_KEY_PATTERN =
-  /(?<![a-z0-9])(password|passwd|secret|token|api[_-]?key|apikey|auth[_-]?token|credential)(?![a-z0-9])/i;
+export const SECRET_KEY_PATTERN = /(?<![a-z0-9])(password|passwd|secret|token|api[_-]?key|apikey|auth[_-]?token|credential)(?![a-z0-9])/i;
 
 export const REDACTED = '[REDACTED]';
 

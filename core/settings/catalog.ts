@@ -37,8 +37,20 @@ export const settingsCatalog: readonly SettingDefinition[] = [
   { key: 'CHAT_RATE_LIMIT', source: 'config', type: 'number', schema: positiveInt, description: 'chat messages per minute' },
   { key: 'MAX_MESSAGE_LENGTH', source: 'config', type: 'number', schema: positiveInt, description: 'longest chat message (characters)' },
   { key: 'SSE_MAX_CLIENTS', source: 'config', type: 'number', schema: positiveInt, description: 'concurrent stream clients' },
-  { key: 'SSE_MAX_SESSION_TAILS', source: 'config', type: 'number', schema: positiveInt, description: 'concurrent live tails of runtime sessions' },
-  { key: 'API_LOG_LEVEL', source: 'config', type: 'string', schema: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR']), description: 'API log level' },
+  {
+    key: 'SSE_MAX_SESSION_TAILS',
+    source: 'config',
+    type: 'number',
+    schema: positiveInt,
+    description: 'concurrent live tails of runtime sessions',
+  },
+  {
+    key: 'API_LOG_LEVEL',
+    source: 'config',
+    type: 'string',
+    schema: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR']),
+    description: 'API log level',
+  },
   { key: 'SSE_HEARTBEAT_INTERVAL', source: 'config', type: 'number', schema: positiveInt, description: 'stream heartbeat interval (ms)' },
   {
     key: 'DISPATCH_MAX_IN_FLIGHT',

@@ -13,7 +13,6 @@ import { ARTIFACT_VERSION, defaultSnapshotName, totalRows, type Manifest } from 
 import type { ArtifactWriter } from '../ports';
 import { snapshotTableByName, snapshotTableNamesSorted } from './tables';
 
-
 /** Rows fetched from the cursor per round trip. */
 const FETCH_ROWS = 1000;
 
@@ -42,7 +41,10 @@ export function requireDatabase(deps: Deps): Db {
  * All tables are read in one REPEATABLE READ transaction, so the artifact is one consistent
  * moment of the database; each table through a cursor, so memory holds one fetch at a time.
  */
-async function writeBody(db: Db, writer: ArtifactWriter): Promise<{ counts: Record<string, number>; contentHash: string; migrations: string[] }> {
+async function writeBody(
+  db: Db,
+  writer: ArtifactWriter,
+): Promise<{ counts: Record<string, number>; contentHash: string; migrations: string[] }> {
   return db.transaction(async (tx) => {
     await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
     await useUtc(tx);

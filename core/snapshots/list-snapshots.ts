@@ -69,7 +69,11 @@ export async function openSnapshot(deps: SnapshotPorts, rawId: unknown): Promise
 
 /** A file name for Content-Disposition: the snapshot name, reduced to safe characters, with .json. */
 export function artifactFileName(manifest: Manifest): string {
-  const base = manifest.name.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^[._]+/, '').slice(0, 120) || manifest.snapshot_id;
+  const base =
+    manifest.name
+      .replace(/[^A-Za-z0-9._-]+/g, '_')
+      .replace(/^[._]+/, '')
+      .slice(0, 120) || manifest.snapshot_id;
   return `${base}.json`;
 }
 

@@ -33,7 +33,12 @@ export const snapshotTables: readonly SnapshotTable[] = [
   { name: 'projects', tier: 'A', primaryKey: ['id'] },
   { name: 'tasks', tier: 'A', primaryKey: ['id'] },
   { name: 'workflow_runs', tier: 'B', primaryKey: ['id'] },
-  { name: 'workflow_steps', tier: 'B', primaryKey: ['id'], uniqueKeys: [{ name: 'run_id and step_order', key: '$t.run_id, $t.step_order' }] },
+  {
+    name: 'workflow_steps',
+    tier: 'B',
+    primaryKey: ['id'],
+    uniqueKeys: [{ name: 'run_id and step_order', key: '$t.run_id, $t.step_order' }],
+  },
   { name: 'workflow_approvals', tier: 'B', primaryKey: ['id'] },
   { name: 'workflow_artifacts', tier: 'B', primaryKey: ['id'] },
   { name: 'saved_views', tier: 'A', primaryKey: ['id'] },
@@ -48,11 +53,22 @@ export const snapshotTables: readonly SnapshotTable[] = [
     name: 'budgets',
     tier: 'C',
     primaryKey: ['id'],
-    uniqueKeys: [{ name: 'one active budget per scope, scope_id and period', key: "$t.scope, coalesce($t.scope_id, ''), $t.period", where: '$t.active' }],
+    uniqueKeys: [
+      {
+        name: 'one active budget per scope, scope_id and period',
+        key: "$t.scope, coalesce($t.scope_id, ''), $t.period",
+        where: '$t.active',
+      },
+    ],
   },
   // not in spec 02's list: the operator's price table, so a restore prices as before
   { name: 'model_prices', tier: 'C', primaryKey: ['model_id', 'effective_from'] },
-  { name: 'budget_events', tier: 'C', primaryKey: ['id'], uniqueKeys: [{ name: 'budget_id, period_key and event_kind', key: '$t.budget_id, $t.period_key, $t.event_kind' }] },
+  {
+    name: 'budget_events',
+    tier: 'C',
+    primaryKey: ['id'],
+    uniqueKeys: [{ name: 'budget_id, period_key and event_kind', key: '$t.budget_id, $t.period_key, $t.event_kind' }],
+  },
   { name: 'action_receipts', tier: 'C', primaryKey: ['action_id'] },
   { name: 'service_catalog', tier: 'D', primaryKey: ['id'] },
   { name: 'service_requests', tier: 'D', primaryKey: ['id'] },

@@ -39,8 +39,18 @@ export async function ensureDefaultWorkspace(deps: SpaceDeps, tx: Db): Promise<v
   const existing = again.rows[0];
   if (existing) {
     // workspaces exist but none is default (e.g. after an import): the first one becomes it
-    const { rows } = await tx.query<Workspace>(`UPDATE workspaces SET is_default = true, updated_at = $2 WHERE id = $1 RETURNING ${workspaceColumns}`, [existing.id, now]);
-    await recordChange(deps, tx, { actor: 'system', action: 'set_default', entityType: 'workspace', entityId: existing.id, newValue: rows[0], event: spaceEvent('set_default', existing.id) });
+    const { rows } = await tx.query<Workspace>(
+      `UPDATE workspaces SET is_default = true, updated_at = $2 WHERE id = $1 RETURNING ${workspaceColumns}`,
+      [existing.id, now],
+    );
+    await recordChange(deps, tx, {
+      actor: 'system',
+      action: 'set_default',
+      entityType: 'workspace',
+      entityId: existing.id,
+      newValue: rows[0],
+      event: spaceEvent('set_default', existing.id),
+    });
     return;
   }
   const id = deps.ids.uuid();
@@ -49,7 +59,14 @@ export async function ensureDefaultWorkspace(deps: SpaceDeps, tx: Db): Promise<v
     `INSERT INTO workspaces (id, name, slug, is_default, created_at, updated_at) VALUES ($1, 'Default', $2, true, $3, $3) RETURNING ${workspaceColumns}`,
     [id, slug, now],
   );
-  await recordChange(deps, tx, { actor: 'system', action: 'created', entityType: 'workspace', entityId: id, newValue: rows[0], event: spaceEvent('created', id) });
+  await recordChange(deps, tx, {
+    actor: 'system',
+    action: 'created',
+    entityType: 'workspace',
+    entityId: id,
+    newValue: rows[0],
+    event: spaceEvent('created', id),
+  });
 }
 
 /** `base`, or `base-2`, `base-3`, … whichever is free. */
@@ -76,7 +93,13 @@ async function requireWorkspace(db: Db, id: string, lock = false): Promise<Works
   return ws;
 }
 
-async function insertWorkspace(deps: SpaceDeps, tx: Db, fields: Omit<Workspace, 'id' | 'created_at' | 'updated_at' | 'is_default'>, action: string, actor: string) {
+async function insertWorkspace(
+  deps: SpaceDeps,
+  tx: Db,
+  fields: Omit<Workspace, 'id' | 'created_at' | 'updated_at' | 'is_default'>,
+  action: string,
+  actor: string,
+) {
   const id = deps.ids.uuid();
   const { rows } = await tx.query<Workspace>(
     `INSERT INTO workspaces (id, name, slug, icon, color, description, settings, sort_order, is_default, created_at, updated_at)
@@ -109,11 +132,33 @@ async function makeDefault(deps: SpaceDeps, tx: Db, target: Workspace, actor: st
     [target.id],
   );
   for (const old of previous) {
-    const { rows } = await tx.query<Workspace>(`UPDATE workspaces SET is_default = false, updated_at = $2 WHERE id = $1 RETURNING ${workspaceColumns}`, [old.id, now]);
-    await recordChange(deps, tx, { actor, action: 'unset_default', entityType: 'workspace', entityId: old.id, oldValue: old, newValue: rows[0], event: spaceEvent('updated', old.id) });
+    const { rows } = await tx.query<Workspace>(
+      `UPDATE workspaces SET is_default = false, updated_at = $2 WHERE id = $1 RETURNING ${workspaceColumns}`,
+      [old.id, now],
+    );
+    await recordChange(deps, tx, {
+      actor,
+      action: 'unset_default',
+      entityType: 'workspace',
+      entityId: old.id,
+      oldValue: old,
+      newValue: rows[0],
+      event: spaceEvent('updated', old.id),
+    });
   }
-  const { rows } = await tx.query<Workspace>(`UPDATE workspaces SET is_default = true, updated_at = $2 WHERE id = $1 RETURNING ${workspaceColumns}`, [target.id, now]);
-  await recordChange(deps, tx, { actor, action: 'set_default', entityType: 'workspace', entityId: target.id, oldValue: target, newValue: rows[0], event: spaceEvent('set_default', target.id) });
+  const { rows } = await tx.query<Workspace>(
+    `UPDATE workspaces SET is_default = true, updated_at = $2 WHERE id = $1 RETURNING ${workspaceColumns}`,
+    [target.id, now],
+  );
+  await recordChange(deps, tx, {
+    actor,
+    action: 'set_default',
+    entityType: 'workspace',
+    entityId: target.id,
+    oldValue: target,
+    newValue: rows[0],
+    event: spaceEvent('set_default', target.id),
+  });
   return rows[0]!;
 }
 
@@ -134,8 +179,22 @@ export async function updateSpace(deps: SpaceDeps, rawId: unknown, body: unknown
     if (patch.slug && patch.slug !== current.slug) await assertSlugFree(tx, patch.slug, id);
     const { is_default, ...fields } = patch;
     if (Object.keys(fields).length) {
-      const after = (await patchRow<Workspace>(tx, { table: 'workspaces', key: id, set: fields, at: deps.clock.now(), returning: workspaceColumns }))!;
-      await recordChange(deps, tx, { actor, action: 'updated', entityType: 'workspace', entityId: id, oldValue: current, newValue: after, event: spaceEvent('updated', id) });
+      const after = (await patchRow<Workspace>(tx, {
+        table: 'workspaces',
+        key: id,
+        set: fields,
+        at: deps.clock.now(),
+        returning: workspaceColumns,
+      }))!;
+      await recordChange(deps, tx, {
+        actor,
+        action: 'updated',
+        entityType: 'workspace',
+        entityId: id,
+        oldValue: current,
+        newValue: after,
+        event: spaceEvent('updated', id),
+      });
       current = after;
     }
     if (is_default && !current.is_default) current = await makeDefault(deps, tx, current, actor);
@@ -163,7 +222,14 @@ export async function deleteSpace(deps: SpaceDeps, rawId: unknown, actor = OPERA
     const before = await requireWorkspace(tx, id, true);
     if (before.is_default) throw new ConflictError('the default workspace cannot be deleted; set another workspace as default first');
     await tx.query('DELETE FROM workspaces WHERE id = $1', [id]);
-    await recordChange(deps, tx, { actor, action: 'deleted', entityType: 'workspace', entityId: id, oldValue: before, event: spaceEvent('deleted', id) });
+    await recordChange(deps, tx, {
+      actor,
+      action: 'deleted',
+      entityType: 'workspace',
+      entityId: id,
+      oldValue: before,
+      event: spaceEvent('deleted', id),
+    });
   });
   return { deleted: true };
 }
@@ -182,7 +248,15 @@ export async function duplicateSpace(deps: SpaceDeps, rawId: unknown, body: unkn
     return insertWorkspace(
       deps,
       tx,
-      { name: `${source.name} (copy)`.slice(0, 200), slug, icon: source.icon, color: source.color, description: source.description, settings: source.settings, sort_order: rows[0]!.next },
+      {
+        name: `${source.name} (copy)`.slice(0, 200),
+        slug,
+        icon: source.icon,
+        color: source.color,
+        description: source.description,
+        settings: source.settings,
+        sort_order: rows[0]!.next,
+      },
       'duplicated',
       actor,
     );
@@ -201,9 +275,14 @@ export async function assignProjects(deps: SpaceDeps, rawId: unknown, body: unkn
   return db.transaction(async (tx) => {
     await ensureDefaultWorkspace(deps, tx);
     await requireWorkspace(tx, id, true);
-    const { rows: found } = await tx.query<Project>(`SELECT ${projectColumns} FROM projects WHERE id = ANY($1::uuid[]) FOR UPDATE`, [wanted]);
+    const { rows: found } = await tx.query<Project>(`SELECT ${projectColumns} FROM projects WHERE id = ANY($1::uuid[]) FOR UPDATE`, [
+      wanted,
+    ]);
     const missing = wanted.filter((p) => !found.some((f) => f.id === p));
-    if (missing.length) throw new ValidationError(`project_ids: no such project ${missing.join(', ')}`, [{ path: 'project_ids', message: `no such project: ${missing.join(', ')}` }]);
+    if (missing.length)
+      throw new ValidationError(`project_ids: no such project ${missing.join(', ')}`, [
+        { path: 'project_ids', message: `no such project: ${missing.join(', ')}` },
+      ]);
     const { rows: leaving } = await tx.query<Project>(
       `SELECT ${projectColumns} FROM projects WHERE workspace_id = $1 AND NOT (id = ANY($2::uuid[])) FOR UPDATE`,
       [id, wanted],
@@ -215,7 +294,10 @@ export async function assignProjects(deps: SpaceDeps, rawId: unknown, body: unkn
       const { rows: moved } = await tx.query<Project>(
         `UPDATE projects p SET workspace_id = x.target, updated_at = $3
            FROM unnest($1::uuid[], $2::uuid[]) AS x(id, target)
-          WHERE p.id = x.id RETURNING ${projectColumns.split(', ').map((c) => `p.${c}`).join(', ')}`,
+          WHERE p.id = x.id RETURNING ${projectColumns
+            .split(', ')
+            .map((c) => `p.${c}`)
+            .join(', ')}`,
         [moving.map((p) => p.id), moving.map((p) => (p.workspace_id === id ? null : id)), deps.clock.now()],
       );
       const after = new Map(moved.map((p) => [p.id, p]));
@@ -223,14 +305,27 @@ export async function assignProjects(deps: SpaceDeps, rawId: unknown, body: unkn
         deps,
         tx,
         moving.map((project) => ({
-          actor, action: 'updated', entityType: 'project', entityId: project.id, projectId: project.id, oldValue: project, newValue: after.get(project.id),
+          actor,
+          action: 'updated',
+          entityType: 'project',
+          entityId: project.id,
+          projectId: project.id,
+          oldValue: project,
+          newValue: after.get(project.id),
           event: { name: 'project:changed', payload: { action: 'updated', projectId: project.id }, channel: 'events' as const },
         })),
       );
     }
     const result = { workspace_id: id, project_ids: wanted, assigned: arriving.map((p) => p.id), unassigned: leaving.map((p) => p.id) };
     if (arriving.length || leaving.length) {
-      await recordChange(deps, tx, { actor, action: 'projects_assigned', entityType: 'workspace_projects', entityId: id, newValue: result, event: spaceEvent('projects_assigned', id) });
+      await recordChange(deps, tx, {
+        actor,
+        action: 'projects_assigned',
+        entityType: 'workspace_projects',
+        entityId: id,
+        newValue: result,
+        event: spaceEvent('projects_assigned', id),
+      });
     }
     return result;
   });

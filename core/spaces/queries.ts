@@ -41,7 +41,9 @@ export async function listSpaceProjects(deps: SpaceDeps, rawId: unknown): Promis
   const id = parseId(rawId);
   return withDefault(deps, async (db) => {
     await requireSpace(db, id);
-    const { rows } = await db.query<Project>(`SELECT ${projectColumns} FROM projects WHERE workspace_id = $1 ORDER BY created_at, id`, [id]);
+    const { rows } = await db.query<Project>(`SELECT ${projectColumns} FROM projects WHERE workspace_id = $1 ORDER BY created_at, id`, [
+      id,
+    ]);
     return { projects: rows };
   });
 }
@@ -52,7 +54,9 @@ export async function getSpaceStats(deps: SpaceDeps, rawId: unknown) {
   return withDefault(deps, async (db) => {
     await requireSpace(db, id);
     const [projects, tasks] = await Promise.all([
-      db.query<{ status: string; n: number }>('SELECT status, count(*)::int AS n FROM projects WHERE workspace_id = $1 GROUP BY status', [id]),
+      db.query<{ status: string; n: number }>('SELECT status, count(*)::int AS n FROM projects WHERE workspace_id = $1 GROUP BY status', [
+        id,
+      ]),
       db.query<{ status: string; n: number }>(
         `SELECT t.status, count(*)::int AS n FROM tasks t JOIN projects p ON p.id = t.project_id
           WHERE p.workspace_id = $1 AND t.deleted_at IS NULL GROUP BY t.status`,
@@ -63,7 +67,10 @@ export async function getSpaceStats(deps: SpaceDeps, rawId: unknown) {
     const total = tasks.rows.reduce((a, r) => a + r.n, 0);
     return {
       workspace_id: id,
-      projects: { total: projects.rows.reduce((a, r) => a + r.n, 0), by_status: Object.fromEntries(projects.rows.map((r) => [r.status, r.n])) },
+      projects: {
+        total: projects.rows.reduce((a, r) => a + r.n, 0),
+        by_status: Object.fromEntries(projects.rows.map((r) => [r.status, r.n])),
+      },
       tasks: {
         total,
         open: tasks.rows.filter((r) => !closedTaskStatuses.has(r.status)).reduce((a, r) => a + r.n, 0),

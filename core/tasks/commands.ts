@@ -18,7 +18,8 @@ export function taskEvent(action: string, taskId: string) {
 
 async function assertProjectExists(db: Db, projectId: string): Promise<void> {
   const { rowCount } = await db.query('SELECT 1 FROM projects WHERE id = $1', [projectId]);
-  if (!rowCount) throw new ValidationError(`project_id: no such project ${projectId}`, [{ path: 'project_id', message: 'no such project' }]);
+  if (!rowCount)
+    throw new ValidationError(`project_id: no such project ${projectId}`, [{ path: 'project_id', message: 'no such project' }]);
 }
 
 /** The task, locked for update; 404 when unknown, 409 when soft-deleted (restore it first). */
@@ -39,7 +40,14 @@ function statusEffects(before: Pick<Task, 'status' | 'completed_at'>, status: st
  * Applies `set` to a task row and records it (audit, state snapshot, task:changed), all in `tx`.
  * The one place where task rows are updated, so every mutation is traced the same way.
  */
-export async function writeTask(deps: TaskDeps, tx: Db, before: Task, set: Record<string, unknown>, action: string, actor: string): Promise<Task> {
+export async function writeTask(
+  deps: TaskDeps,
+  tx: Db,
+  before: Task,
+  set: Record<string, unknown>,
+  action: string,
+  actor: string,
+): Promise<Task> {
   const now = deps.clock.now();
   const after = (await patchRow<Task>(tx, { table: 'tasks', key: before.id, set, at: now, returning: taskColumns }))!;
   await recordChange(deps, tx, {
@@ -76,9 +84,24 @@ export async function createTask(deps: TaskDeps, body: unknown, actor = OPERATOR
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $17, $17, $18)
        RETURNING ${taskColumns}`,
       [
-        id, input.project_id, input.title, input.description, input.status, input.priority, input.owner, input.due_date,
-        input.start_date, input.estimated_effort, input.actual_effort, input.parent_task_id, dependencyIds, input.labels,
-        input.recurrence_rule, metadataWithCategory(input.metadata, input.category), now, input.status === 'completed' ? now : null,
+        id,
+        input.project_id,
+        input.title,
+        input.description,
+        input.status,
+        input.priority,
+        input.owner,
+        input.due_date,
+        input.start_date,
+        input.estimated_effort,
+        input.actual_effort,
+        input.parent_task_id,
+        dependencyIds,
+        input.labels,
+        input.recurrence_rule,
+        metadataWithCategory(input.metadata, input.category),
+        now,
+        input.status === 'completed' ? now : null,
       ],
     );
     const task = rows[0]!;

@@ -20,7 +20,9 @@ export async function assertLiveTasks(db: Db, ids: readonly string[], field: str
   const found = new Set(rows.map((r) => r.id));
   const missing = [...new Set(ids)].filter((id) => !found.has(id));
   if (missing.length) {
-    throw new ValidationError(`${field}: no such task ${missing.join(', ')}`, [{ path: field, message: `no such task: ${missing.join(', ')}` }]);
+    throw new ValidationError(`${field}: no such task ${missing.join(', ')}`, [
+      { path: field, message: `no such task: ${missing.join(', ')}` },
+    ]);
   }
 }
 

@@ -50,7 +50,8 @@ export async function getTaskOptions(deps: Pick<Deps, 'storage' | 'runtime'>): P
         ).rows
       : [];
   const byId = new Map<string, AgentOption>();
-  for (const p of profiles) byId.set(p.agent_id, { id: p.agent_id, name: p.display_name ?? p.agent_id, model: p.model, sources: ['profile'] });
+  for (const p of profiles)
+    byId.set(p.agent_id, { id: p.agent_id, name: p.display_name ?? p.agent_id, model: p.model, sources: ['profile'] });
   for (const r of await runtimeAgents(deps)) {
     const known = byId.get(r.id);
     if (known) {

@@ -165,7 +165,10 @@ export async function getTaskJson(deps: Pick<Deps, 'storage'>, rawId: unknown): 
     };
     return [JSON.stringify(detail)];
   }
-  const { rows } = await deps.storage.db.query<TaskJsonRow & { dependencies: string; subtasks: string; history_entries: number }>(taskDetailSql, [id]);
+  const { rows } = await deps.storage.db.query<TaskJsonRow & { dependencies: string; subtasks: string; history_entries: number }>(
+    taskDetailSql,
+    [id],
+  );
   const row = rows[0];
   if (!row) throw new NotFoundError(`task ${id} not found`);
   const task = taskJsonText(row);

@@ -56,7 +56,8 @@ type Piece = { kind: 'segment' } | { kind: 'node'; alias: string; name: string; 
 
 const pieces: Piece[] = [];
 for (const column of columns) {
-  if (taskColumnKinds[column.source] === 'node') pieces.push({ kind: 'node', name: column.name, source: column.source, alias: `json_v${pieces.length}` });
+  if (taskColumnKinds[column.source] === 'node')
+    pieces.push({ kind: 'node', name: column.name, source: column.source, alias: `json_v${pieces.length}` });
   else if (pieces[pieces.length - 1]?.kind !== 'segment') pieces.push({ kind: 'segment' });
 }
 
@@ -66,7 +67,10 @@ const RUN_END = '\u0001';
 const OPEN_BRACE = 0x7b;
 
 /** The select list of a task's JSON pieces over the tasks row aliased `t`: its stored text (whole, or runs) and each column the runs leave out, as its value. */
-export const taskJsonSelect = ['t.json_segments', ...pieces.flatMap((piece) => (piece.kind === 'node' ? [`t.${piece.source} AS ${piece.alias}`] : []))].join(', ');
+export const taskJsonSelect = [
+  't.json_segments',
+  ...pieces.flatMap((piece) => (piece.kind === 'node' ? [`t.${piece.source} AS ${piece.alias}`] : [])),
+].join(', ');
 
 /** A row of taskJsonSelect's columns. */
 export type TaskJsonRow = Record<string, unknown>;

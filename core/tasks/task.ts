@@ -112,23 +112,26 @@ export function metadataWithCategory(metadata: Record<string, unknown>, category
 }
 
 /** POST /api/tasks: a partial Task, project_id and title required; unknown fields are refused. */
-export const createTaskSchema = withAliases(clientNames, z.strictObject({
-  ...writableFields,
-  category: category.optional(),
-  description: writableFields.description.default(''),
-  status: writableFields.status.default('backlog'),
-  priority: writableFields.priority.default('medium'),
-  owner: writableFields.owner.default(null),
-  due_date: writableFields.due_date.default(null),
-  start_date: writableFields.start_date.default(null),
-  estimated_effort: effort.default(null),
-  actual_effort: effort.default(null),
-  parent_task_id: writableFields.parent_task_id.default(null),
-  dependency_ids: dependencyIds.default([]),
-  labels: labels.default([]),
-  recurrence_rule: writableFields.recurrence_rule.default(null),
-  metadata: jsonObjectSchema.default({}),
-}));
+export const createTaskSchema = withAliases(
+  clientNames,
+  z.strictObject({
+    ...writableFields,
+    category: category.optional(),
+    description: writableFields.description.default(''),
+    status: writableFields.status.default('backlog'),
+    priority: writableFields.priority.default('medium'),
+    owner: writableFields.owner.default(null),
+    due_date: writableFields.due_date.default(null),
+    start_date: writableFields.start_date.default(null),
+    estimated_effort: effort.default(null),
+    actual_effort: effort.default(null),
+    parent_task_id: writableFields.parent_task_id.default(null),
+    dependency_ids: dependencyIds.default([]),
+    labels: labels.default([]),
+    recurrence_rule: writableFields.recurrence_rule.default(null),
+    metadata: jsonObjectSchema.default({}),
+  }),
+);
 export type CreateTaskInput = z.infer<typeof createTaskSchema>;
 
 /** PATCH /api/tasks/:id: any writable field, at least one; unknown fields and bad values are 400. */

@@ -27,7 +27,14 @@ const tasksAsOfSql = `SELECT s.state FROM
   ORDER BY ${urgencyOrderOf(`s.state->>'priority'`, `s.state->>'created_at'`, 'c.entity_id')}`;
 
 /** Values for fields a snapshot written before the field existed lacks; any other missing field is null. */
-const missingFieldValues: Partial<Record<keyof Task, unknown>> = { description: '', dependency_ids: [], labels: [], metadata: {}, retry_count: 0, lock_token: 0 };
+const missingFieldValues: Partial<Record<keyof Task, unknown>> = {
+  description: '',
+  dependency_ids: [],
+  labels: [],
+  metadata: {},
+  retry_count: 0,
+  lock_token: 0,
+};
 const taskFields = Object.keys(taskSchema.shape) as Array<keyof Task>;
 
 /**

@@ -28,7 +28,8 @@ interface RunRow {
   approval_step: string | null;
 }
 
-const minutesSince = (then: Date | null, now: Date) => (then ? `${Math.max(1, Math.round((now.getTime() - then.getTime()) / 60_000))} min` : 'ever');
+const minutesSince = (then: Date | null, now: Date) =>
+  then ? `${Math.max(1, Math.round((now.getTime() - then.getTime()) / 60_000))} min` : 'ever';
 
 /** The stuck reasons of the project's live, unarchived tasks, by task id (tasks with none are absent). */
 export async function boardStuckReasons(db: Db, projectId: string, now: Date): Promise<Record<string, BoardStuck>> {
@@ -71,7 +72,10 @@ export async function boardStuckReasons(db: Db, projectId: string, now: Date): P
       const why = pausedAgents.get(agent);
       note(taskId, { kind: 'agent_paused', reason: `Its agent ${agent} is paused${why ? ` (${why})` : ''}` });
     } else if (silentSince.has(agent)) {
-      note(taskId, { kind: 'agent_silent', reason: `Its agent ${agent} is silent: no sign of life for ${minutesSince(silentSince.get(agent) ?? null, now)}` });
+      note(taskId, {
+        kind: 'agent_silent',
+        reason: `Its agent ${agent} is silent: no sign of life for ${minutesSince(silentSince.get(agent) ?? null, now)}`,
+      });
     }
   };
   for (const run of runs.rows) {
@@ -79,7 +83,11 @@ export async function boardStuckReasons(db: Db, projectId: string, now: Date): P
     if (run.status === 'queued') {
       const chain = { agents: [run.owner, run.target].filter((a): a is string => Boolean(a)), departmentId: run.department, projectId };
       const budget = holding.find((b) => budgetInChain(b, chain));
-      if (budget) note(run.task_id, { kind: 'budget', reason: `Held by budget ${budget.name} (${overCapEvent[budget.action_on_exceed].replace('_', ' ')} at its cap)` });
+      if (budget)
+        note(run.task_id, {
+          kind: 'budget',
+          reason: `Held by budget ${budget.name} (${overCapEvent[budget.action_on_exceed].replace('_', ' ')} at its cap)`,
+        });
     }
     noteAgent(run.task_id, run.owner ?? run.target);
   }

@@ -78,12 +78,19 @@ type BoardRow = TaskJsonRow & { board_status: BoardColumn };
 /** The first `perColumn` tasks of each column, every column's count, and the board status of the tasks they depend on that the answer leaves out. */
 async function boardFirstTasks(db: Db, projectId: string, perColumn: number) {
   const [tasks, counted] = await Promise.all([
-    db.query<BoardRow & { board_task_id: string; board_dependency_ids: string[] }>(boardFirstTasksSql, [projectId, boardColumns, perColumn]),
+    db.query<BoardRow & { board_task_id: string; board_dependency_ids: string[] }>(boardFirstTasksSql, [
+      projectId,
+      boardColumns,
+      perColumn,
+    ]),
     db.query<{ status: BoardColumn; n: number }>(boardCountsSql, [projectId, boardColumns]),
   ]);
   const listed = new Set(tasks.rows.map((row) => row.board_task_id));
   const dependencies = [...new Set(tasks.rows.flatMap((row) => row.board_dependency_ids))].filter((id) => !listed.has(id));
-  const statuses = dependencies.length > 0 ? (await db.query<{ id: string; status: BoardColumn }>(boardStatusesSql, [projectId, dependencies, boardColumns])).rows : [];
+  const statuses =
+    dependencies.length > 0
+      ? (await db.query<{ id: string; status: BoardColumn }>(boardStatusesSql, [projectId, dependencies, boardColumns])).rows
+      : [];
   const counts = Object.fromEntries(boardColumns.map((c) => [c, 0])) as Record<BoardColumn, number>;
   for (const { status, n } of counted.rows) counts[status] = n;
   return { rows: tasks.rows, listed, counts, dependencyStatuses: Object.fromEntries(statuses.map((s) => [s.id, s.status])) };
@@ -105,7 +112,9 @@ export async function getBoardJson(deps: Pick<Deps, 'storage' | 'clock'>, query:
   const [workflow, tasks, stuckOfAll] = await Promise.all([
     workflowOf(db, project),
     limit_per_column === undefined
-      ? db.query<BoardRow>(boardTasksSql, [project.id, boardColumns]).then(({ rows }) => ({ rows, listed: undefined, counts: undefined, dependencyStatuses: undefined }))
+      ? db
+          .query<BoardRow>(boardTasksSql, [project.id, boardColumns])
+          .then(({ rows }) => ({ rows, listed: undefined, counts: undefined, dependencyStatuses: undefined }))
       : boardFirstTasks(db, project.id, limit_per_column),
     include === 'stuck' ? boardStuckReasons(db, project.id, deps.clock.now()) : undefined,
   ]);
@@ -121,7 +130,8 @@ export async function getBoardJson(deps: Pick<Deps, 'storage' | 'clock'>, query:
   const { listed } = tasks;
   const stuck = stuckOfAll && listed ? Object.fromEntries(Object.entries(stuckOfAll).filter(([id]) => listed.has(id))) : stuckOfAll;
   if (stuck) pieces.push(`,"stuck":${JSON.stringify(stuck)}`);
-  if (tasks.counts) pieces.push(`,"counts":${JSON.stringify(tasks.counts)},"dependency_statuses":${JSON.stringify(tasks.dependencyStatuses)}`);
+  if (tasks.counts)
+    pieces.push(`,"counts":${JSON.stringify(tasks.counts)},"dependency_statuses":${JSON.stringify(tasks.dependencyStatuses)}`);
   pieces.push('}');
   return pieces;
 }

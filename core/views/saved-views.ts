@@ -26,10 +26,9 @@ export async function listViews(deps: Pick<Deps, 'storage'>, query: unknown): Pr
   const db = requireDb(deps.storage);
   const project = await selectProject(db, filter.project_id);
   if (!project) return [];
-  const { rows } = await db.query<SavedView>(
-    `SELECT ${savedViewColumns} FROM saved_views WHERE project_id = $1 ORDER BY created_at, id`,
-    [project.id],
-  );
+  const { rows } = await db.query<SavedView>(`SELECT ${savedViewColumns} FROM saved_views WHERE project_id = $1 ORDER BY created_at, id`, [
+    project.id,
+  ]);
   return rows;
 }
 
@@ -74,7 +73,13 @@ export async function updateView(deps: ViewDeps, rawId: unknown, body: unknown, 
   return db.transaction(async (tx) => {
     const before = await findView(tx, id, true);
     if (!before) throw new NotFoundError(`view ${id} not found`);
-    const after = await patchRow<SavedView>(tx, { table: 'saved_views', key: id, set: patch, at: deps.clock.now(), returning: savedViewColumns });
+    const after = await patchRow<SavedView>(tx, {
+      table: 'saved_views',
+      key: id,
+      set: patch,
+      at: deps.clock.now(),
+      returning: savedViewColumns,
+    });
     await recordChange(deps, tx, {
       actor,
       action: 'updated',

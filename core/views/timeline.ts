@@ -34,7 +34,8 @@ type TimelineRow = TaskJsonRow & Pick<Task, 'id' | 'parent_task_id' | 'dependenc
  */
 export async function getTimelineJson(deps: Pick<Deps, 'storage'>, query: unknown): Promise<string[]> {
   const q = parseQuery(timelineQuerySchema, query);
-  if (q.start && q.end && q.start > q.end) throw new ValidationError('start must not be after end', [{ path: 'start', message: 'after end' }]);
+  if (q.start && q.end && q.start > q.end)
+    throw new ValidationError('start must not be after end', [{ path: 'start', message: 'after end' }]);
   const db = requireDb(deps.storage);
   const project = await requireProject(db, q.project_id);
   const { rows: tasks } = await db.query<TimelineRow>(
@@ -66,7 +67,10 @@ export async function getTimelineJson(deps: Pick<Deps, 'storage'>, query: unknow
     return `{"task":${taskJsonText(task)}${subtasks},"dependencies":${JSON.stringify(task.dependency_ids.flatMap((id) => datesById.get(id) ?? []))}}`;
   };
   const roots = tasks.filter((t) => !t.parent_task_id || !onTimeline.has(t.parent_task_id));
-  const times = tasks.flatMap((t) => [t.start_date, t.due_date]).filter((d): d is Date => d !== null).map((d) => d.getTime());
+  const times = tasks
+    .flatMap((t) => [t.start_date, t.due_date])
+    .filter((d): d is Date => d !== null)
+    .map((d) => d.getTime());
   const range = {
     start: q.start ?? (times.length ? new Date(times.reduce((a, b) => Math.min(a, b))) : null),
     end: q.end ?? (times.length ? new Date(times.reduce((a, b) => Math.max(a, b))) : null),

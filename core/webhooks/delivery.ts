@@ -68,13 +68,24 @@ export async function enqueueWebhookEvents(deps: Pick<Deps, 'ids' | 'clock'>, db
     for (const hook of hooks) {
       if (hook.cursor < pruned) {
         // the receiver learns which positions it will never get, before what follows them
-        const payload = { from: (hook.cursor + 1n).toString(), through: pruned.toString(), reason: 'the outbox pruned these events before they were delivered' };
+        const payload = {
+          from: (hook.cursor + 1n).toString(),
+          through: pruned.toString(),
+          reason: 'the outbox pruned these events before they were delivered',
+        };
         deliveries.push({ id: deps.ids.uuid(), webhook_id: hook.id, position: null, event_type: MISSED_EVENTS, payload, event_at: now });
       }
       for (const event of events) {
         if (BigInt(event.position) <= hook.cursor) continue;
         for (const type of webhookTypesOf(event, hook.events)) {
-          deliveries.push({ id: deps.ids.uuid(), webhook_id: hook.id, position: event.position, event_type: type, payload: event.payload, event_at: event.created_at });
+          deliveries.push({
+            id: deps.ids.uuid(),
+            webhook_id: hook.id,
+            position: event.position,
+            event_type: type,
+            payload: event.payload,
+            event_at: event.created_at,
+          });
         }
       }
     }
@@ -110,8 +121,19 @@ export interface DeliveryTotals {
 }
 
 /** Sends one delivery and records the outcome; answers whether the queue behind it may go on. */
-async function attempt(deps: Pick<Deps, 'clock' | 'webhooks'>, db: Db, hook: LeasedWebhook, delivery: Delivery & { payload: unknown }, totals: DeliveryTotals): Promise<boolean> {
-  const body = JSON.stringify({ id: delivery.id, type: delivery.event_type, time: delivery.event_at.toISOString(), payload: delivery.payload });
+async function attempt(
+  deps: Pick<Deps, 'clock' | 'webhooks'>,
+  db: Db,
+  hook: LeasedWebhook,
+  delivery: Delivery & { payload: unknown },
+  totals: DeliveryTotals,
+): Promise<boolean> {
+  const body = JSON.stringify({
+    id: delivery.id,
+    type: delivery.event_type,
+    time: delivery.event_at.toISOString(),
+    payload: delivery.payload,
+  });
   const sentAt = deps.clock.now();
   const timestamp = String(Math.floor(sentAt.getTime() / 1000));
   const response = await deps.webhooks.send({
@@ -137,7 +159,16 @@ async function attempt(deps: Pick<Deps, 'clock' | 'webhooks'>, db: Db, hook: Lea
   await db.query(
     `UPDATE webhook_deliveries SET status = $2, attempts = attempts + 1, response_code = $3, response_body = $4, last_error = $5,
             next_attempt_at = $6, delivered_at = $7, updated_at = $8 WHERE id = $1`,
-    [delivery.id, status, code, answer, error, status === 'pending' ? new Date(now.getTime() + retryDelayMs(delivery.attempts + 1)) : null, delivered ? now : null, now],
+    [
+      delivery.id,
+      status,
+      code,
+      answer,
+      error,
+      status === 'pending' ? new Date(now.getTime() + retryDelayMs(delivery.attempts + 1)) : null,
+      delivered ? now : null,
+      now,
+    ],
   );
   if (delivered) {
     totals.delivered++;

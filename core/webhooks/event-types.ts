@@ -5,10 +5,25 @@
  * would repeat them).
  */
 export const streamEventNames = [
-  'project:changed', 'task:changed', 'space:changed', 'chat:message', 'import:completed', 'view:changed',
-  'budget:changed', 'prices:changed', 'settings:changed', 'restore:completed', 'run-updated', 'restore-progress',
-  'action-update', 'agent-status-changed', 'agent-limits-changed', 'workflow-template-updated', 'budget-updated',
-  'agent-billing-changed', 'agent-token-changed',
+  'project:changed',
+  'task:changed',
+  'space:changed',
+  'chat:message',
+  'import:completed',
+  'view:changed',
+  'budget:changed',
+  'prices:changed',
+  'settings:changed',
+  'restore:completed',
+  'run-updated',
+  'restore-progress',
+  'action-update',
+  'agent-status-changed',
+  'agent-limits-changed',
+  'workflow-template-updated',
+  'budget-updated',
+  'agent-billing-changed',
+  'agent-token-changed',
 ] as const;
 
 interface DerivedRule {
@@ -38,7 +53,10 @@ export const webhookEventTypes: readonly string[] = [ALL_STREAM_EVENTS, ...strea
 /** The types an outbox event is, for a webhook subscribed to `subscribed`: its own name and the derived types it matches. */
 export function webhookTypesOf(event: { name: string; payload: Record<string, unknown> }, subscribed: readonly string[]): string[] {
   const types: string[] = [];
-  if (subscribed.includes(event.name) || (subscribed.includes(ALL_STREAM_EVENTS) && (streamEventNames as readonly string[]).includes(event.name))) {
+  if (
+    subscribed.includes(event.name) ||
+    (subscribed.includes(ALL_STREAM_EVENTS) && (streamEventNames as readonly string[]).includes(event.name))
+  ) {
     types.push(event.name);
   }
   for (const [type, rule] of Object.entries(derivedEventTypes)) {

@@ -48,9 +48,21 @@ const eventsSchema = z
 const secretSchema = z.string().min(16, 'at least 16 characters').max(200, 'at most 200 characters');
 const actorSchema = z.string().trim().min(1, 'must not be empty').max(200).default(OPERATOR_ACTOR);
 
-export const createWebhookSchema = z.strictObject({ url: urlSchema, events: eventsSchema, secret: secretSchema.optional(), active: z.boolean().default(true), actor: actorSchema });
+export const createWebhookSchema = z.strictObject({
+  url: urlSchema,
+  events: eventsSchema,
+  secret: secretSchema.optional(),
+  active: z.boolean().default(true),
+  actor: actorSchema,
+});
 export const updateWebhookSchema = z
-  .strictObject({ url: urlSchema.optional(), events: eventsSchema.optional(), secret: secretSchema.optional(), active: z.boolean().optional(), actor: actorSchema })
+  .strictObject({
+    url: urlSchema.optional(),
+    events: eventsSchema.optional(),
+    secret: secretSchema.optional(),
+    active: z.boolean().optional(),
+    actor: actorSchema,
+  })
   .refine((p) => Object.keys(p).some((k) => k !== 'actor'), { message: 'name at least one of url, events, secret, active' });
 
 async function assertDestination(deps: Pick<Deps, 'webhooks'>, url: string): Promise<void> {
@@ -83,7 +95,14 @@ export async function createWebhook(deps: Deps, body: unknown) {
     );
     // webhookColumns leave the secret out: the audit row and state snapshot never hold it
     const webhook = rows[0]!;
-    await recordChange(deps, tx, { actor: input.actor, action: 'created', entityType: 'webhook', entityId: id, newValue: webhook, event: webhookEvent('created', id) });
+    await recordChange(deps, tx, {
+      actor: input.actor,
+      action: 'created',
+      entityType: 'webhook',
+      entityId: id,
+      newValue: webhook,
+      event: webhookEvent('created', id),
+    });
     return input.secret === undefined ? { ...webhook, secret } : webhook;
   });
 }
@@ -137,7 +156,14 @@ export async function deleteWebhook(deps: Deps, rawId: unknown) {
   return requireDb(deps.storage).transaction(async (tx) => {
     const before = await findWebhook(tx, id, true);
     await tx.query('DELETE FROM webhooks WHERE id = $1', [id]);
-    await recordChange(deps, tx, { actor: OPERATOR_ACTOR, action: 'deleted', entityType: 'webhook', entityId: id, oldValue: before, event: webhookEvent('deleted', id) });
+    await recordChange(deps, tx, {
+      actor: OPERATOR_ACTOR,
+      action: 'deleted',
+      entityType: 'webhook',
+      entityId: id,
+      oldValue: before,
+      event: webhookEvent('deleted', id),
+    });
     return { deleted: true, id };
   });
 }
@@ -164,7 +190,9 @@ export type Delivery = z.infer<typeof deliverySchema>;
 export const deliveryColumns =
   'id, webhook_id, event_type, position, status, attempts, response_code, response_body, last_error, next_attempt_at, event_at, delivered_at, created_at';
 
-export const deliveriesQuerySchema = z.object({ limit: z.coerce.number({ message: 'must be a whole number' }).int().min(1).max(500).default(100) }).loose();
+export const deliveriesQuerySchema = z
+  .object({ limit: z.coerce.number({ message: 'must be a whole number' }).int().min(1).max(500).default(100) })
+  .loose();
 
 /** GET /api/webhooks/:id/deliveries?limit=: newest first. */
 export async function listDeliveries(deps: Pick<Deps, 'storage'>, rawId: unknown, query: unknown) {
@@ -172,6 +200,9 @@ export async function listDeliveries(deps: Pick<Deps, 'storage'>, rawId: unknown
   const { limit } = parseQuery(deliveriesQuerySchema, query);
   const db = requireDb(deps.storage);
   await findWebhook(db, id);
-  const { rows } = await db.query<Delivery>(`SELECT ${deliveryColumns} FROM webhook_deliveries WHERE webhook_id = $1 ORDER BY seq DESC LIMIT $2`, [id, limit]);
+  const { rows } = await db.query<Delivery>(
+    `SELECT ${deliveryColumns} FROM webhook_deliveries WHERE webhook_id = $1 ORDER BY seq DESC LIMIT $2`,
+    [id, limit],
+  );
   return { deliveries: rows };
 }

@@ -12,7 +12,13 @@ export interface BridgeHeartbeat {
   agent: string;
   ready_count: number;
   active_count: number;
-  pending_workflow_runs: Array<{ id: string; workflow_type: string; target_agent_id: string; input_payload: Record<string, unknown>; dispatch_attempts: number }>;
+  pending_workflow_runs: Array<{
+    id: string;
+    workflow_type: string;
+    target_agent_id: string;
+    input_payload: Record<string, unknown>;
+    dispatch_attempts: number;
+  }>;
   workflow_run_count: number;
 }
 

@@ -61,7 +61,8 @@ export const escalateApprovalSchema = z.strictObject({
   reason: note.optional(),
   actor: actorSchema,
 });
-const limit = (fallback: number) => z.coerce.number({ message: 'must be a number' }).int().min(1, 'must be at least 1').max(500, 'must be at most 500').default(fallback);
+const limit = (fallback: number) =>
+  z.coerce.number({ message: 'must be a number' }).int().min(1, 'must be at least 1').max(500, 'must be at most 500').default(fallback);
 export const listApprovalsQuerySchema = z.strictObject({
   status: z.enum(['pending', 'approved', 'rejected']).optional(),
   workflow_run_id: uuidSchema.optional(),
@@ -70,7 +71,11 @@ export const listApprovalsQuerySchema = z.strictObject({
 export const pendingApprovalsQuerySchema = z.strictObject({ approver_id: agentIdSchema.optional(), limit: limit(50) });
 
 function approvalEvent(action: string, approval: Approval) {
-  return { name: 'run-updated', channel: 'stream' as const, payload: { action, runId: approval.workflow_run_id, approvalId: approval.id, status: approval.status } };
+  return {
+    name: 'run-updated',
+    channel: 'stream' as const,
+    payload: { action, runId: approval.workflow_run_id, approvalId: approval.id, status: approval.status },
+  };
 }
 
 /**
@@ -85,7 +90,10 @@ export async function requestApproval(deps: Deps, rawRunId: unknown, body: unkno
     assertSession(run, input.session_id);
     assertTransition(run, 'request_approval', 'request an approval for');
     const { rowCount } = await tx.query('SELECT 1 FROM workflow_steps WHERE run_id = $1 AND step_name = $2', [run.id, input.step_name]);
-    if (!rowCount) throw new ValidationError(`step_name: workflow run ${run.id} has no step named ${input.step_name}`, [{ path: 'step_name', message: 'no such step' }]);
+    if (!rowCount)
+      throw new ValidationError(`step_name: workflow run ${run.id} has no step named ${input.step_name}`, [
+        { path: 'step_name', message: 'no such step' },
+      ]);
     const actor = input.actor ?? run.owner_agent_id ?? input.session_id;
     const now = deps.clock.now();
     const { rows } = await tx.query<Approval>(
@@ -94,13 +102,27 @@ export async function requestApproval(deps: Deps, rawRunId: unknown, body: unkno
       [deps.ids.uuid(), run.id, input.step_name, input.approver_id, input.approval_type, actor, JSON.stringify(input.metadata), now],
     );
     const approval = rows[0]!;
-    await recordChange(deps, tx, { actor, action: 'created', entityType: 'workflow_approval', entityId: approval.id, taskId: run.task_id, newValue: approval, event: approvalEvent('approval_requested', approval) });
-    const after = run.status === 'waiting_for_approval' ? run : await changeRun(deps, tx, run, { actor, action: 'status_changed', set: { status: transitionOf('request_approval').to } });
+    await recordChange(deps, tx, {
+      actor,
+      action: 'created',
+      entityType: 'workflow_approval',
+      entityId: approval.id,
+      taskId: run.task_id,
+      newValue: approval,
+      event: approvalEvent('approval_requested', approval),
+    });
+    const after =
+      run.status === 'waiting_for_approval'
+        ? run
+        : await changeRun(deps, tx, run, { actor, action: 'status_changed', set: { status: transitionOf('request_approval').to } });
     return { approval, run: after };
   });
 }
 
-export async function listApprovals(deps: Pick<Deps, 'storage'>, query: unknown): Promise<{ approvals: Approval[]; total: number; truncated: boolean }> {
+export async function listApprovals(
+  deps: Pick<Deps, 'storage'>,
+  query: unknown,
+): Promise<{ approvals: Approval[]; total: number; truncated: boolean }> {
   const q = parseQuery(listApprovalsQuerySchema, query);
   const { rows, total, truncated } = await pageAndTotal<Approval>(
     requireDb(deps.storage),
@@ -148,7 +170,9 @@ export async function decideApproval(deps: Deps, rawId: unknown, body: unknown):
     const before = await lockApproval(tx, id);
     const run = await lockRun(tx, before.workflow_run_id);
     if (before.status !== 'pending') {
-      throw new ConflictError(`approval ${id} was already ${before.status} by ${before.decided_by ?? 'someone'}; a decision is final`, { status: before.status });
+      throw new ConflictError(`approval ${id} was already ${before.status} by ${before.decided_by ?? 'someone'}; a decision is final`, {
+        status: before.status,
+      });
     }
     const now = deps.clock.now();
     const { rows } = await tx.query<Approval>(
@@ -156,7 +180,16 @@ export async function decideApproval(deps: Deps, rawId: unknown, body: unknown):
       [id, input.decision, input.decided_by ?? actor, now, input.note ?? null],
     );
     const approval = rows[0]!;
-    await recordChange(deps, tx, { actor, action: 'status_changed', entityType: 'workflow_approval', entityId: id, taskId: run.task_id, oldValue: before, newValue: approval, event: approvalEvent(`approval_${input.decision}`, approval) });
+    await recordChange(deps, tx, {
+      actor,
+      action: 'status_changed',
+      entityType: 'workflow_approval',
+      entityId: id,
+      taskId: run.task_id,
+      oldValue: before,
+      newValue: approval,
+      event: approvalEvent(`approval_${input.decision}`, approval),
+    });
     let after = run;
     if (input.decision === 'rejected' && transitionFor(run.status, 'approval_rejected')) {
       after = await changeRun(deps, tx, run, {
@@ -171,7 +204,12 @@ export async function decideApproval(deps: Deps, rawId: unknown, body: unknown):
       });
     } else if (input.decision === 'approved' && transitionFor(run.status, 'approval_granted')) {
       const { rowCount } = await tx.query(`SELECT 1 FROM workflow_approvals WHERE workflow_run_id = $1 AND status = 'pending'`, [run.id]);
-      if (!rowCount) after = await changeRun(deps, tx, run, { actor, action: 'status_changed', set: { status: transitionOf('approval_granted').to, heartbeat_at: now } });
+      if (!rowCount)
+        after = await changeRun(deps, tx, run, {
+          actor,
+          action: 'status_changed',
+          set: { status: transitionOf('approval_granted').to, heartbeat_at: now },
+        });
     }
     return { approval, run: after };
   });
@@ -184,7 +222,10 @@ export async function escalateApproval(deps: Deps, rawId: unknown, body: unknown
   return requireDb(deps.storage).transaction(async (tx) => {
     await requireGovernance(tx, 'escalate_approval', input.actor);
     const before = await lockApproval(tx, id);
-    if (before.status !== 'pending') throw new ConflictError(`approval ${id} is already ${before.status}; only a pending approval can be escalated`, { status: before.status });
+    if (before.status !== 'pending')
+      throw new ConflictError(`approval ${id} is already ${before.status}; only a pending approval can be escalated`, {
+        status: before.status,
+      });
     const now = deps.clock.now();
     const { rows } = await tx.query<Approval>(
       `UPDATE workflow_approvals SET approver_id = $2, escalated_to = $2, escalation_reason = $3, escalated_at = $4,
@@ -193,8 +234,15 @@ export async function escalateApproval(deps: Deps, rawId: unknown, body: unknown
       [id, input.escalated_to, input.reason ?? null, now],
     );
     const approval = rows[0]!;
-    await recordChange(deps, tx, { actor: input.actor, action: 'escalated', entityType: 'workflow_approval', entityId: id, oldValue: before, newValue: approval, event: approvalEvent('approval_escalated', approval) });
+    await recordChange(deps, tx, {
+      actor: input.actor,
+      action: 'escalated',
+      entityType: 'workflow_approval',
+      entityId: id,
+      oldValue: before,
+      newValue: approval,
+      event: approvalEvent('approval_escalated', approval),
+    });
     return { approval };
   });
 }
-

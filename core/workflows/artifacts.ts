@@ -56,9 +56,12 @@ export const registerArtifactSchema = z
     actor: agentActorSchema,
   })
   .superRefine((a, ctx) => {
-    if (a.artifact_type === 'text' && a.content === undefined) ctx.addIssue({ code: 'custom', path: ['content'], message: 'a text artifact needs content' });
-    if (a.artifact_type !== 'text' && a.uri === undefined) ctx.addIssue({ code: 'custom', path: ['uri'], message: `a ${a.artifact_type} artifact needs a uri` });
-    if (a.artifact_type === 'url' && a.uri !== undefined && !httpUrl(a.uri)) ctx.addIssue({ code: 'custom', path: ['uri'], message: 'must be an http or https URL' });
+    if (a.artifact_type === 'text' && a.content === undefined)
+      ctx.addIssue({ code: 'custom', path: ['content'], message: 'a text artifact needs content' });
+    if (a.artifact_type !== 'text' && a.uri === undefined)
+      ctx.addIssue({ code: 'custom', path: ['uri'], message: `a ${a.artifact_type} artifact needs a uri` });
+    if (a.artifact_type === 'url' && a.uri !== undefined && !httpUrl(a.uri))
+      ctx.addIssue({ code: 'custom', path: ['uri'], message: 'must be an http or https URL' });
   });
 
 /**
@@ -81,7 +84,9 @@ export const updateArtifactSchema = withAliases(
         actor: actorSchema,
       })
       .partial()
-      .refine((p) => Object.keys(p).some((k) => k !== 'actor'), { message: 'name at least one of title, uri, content, status, metadata, artifact_type' }),
+      .refine((p) => Object.keys(p).some((k) => k !== 'actor'), {
+        message: 'name at least one of title, uri, content, status, metadata, artifact_type',
+      }),
   ),
 );
 
@@ -109,28 +114,52 @@ export async function registerArtifact(deps: Deps, rawRunId: unknown, body: unkn
     const run = await lockRun(tx, runId);
     assertSession(run, input.session_id);
     if (!(runStatusGroups.working as readonly string[]).includes(run.status)) {
-      throw new ConflictError(`workflow run ${run.id} is ${run.status}: artifacts are registered while it is claimed or running`, { status: run.status });
+      throw new ConflictError(`workflow run ${run.id} is ${run.status}: artifacts are registered while it is claimed or running`, {
+        status: run.status,
+      });
     }
     const now = deps.clock.now();
     const { rows } = await tx.query<Artifact>(
       `INSERT INTO workflow_artifacts (id, workflow_run_id, artifact_type, title, uri, content, status, metadata, created_at, updated_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9) RETURNING ${artifactColumns}`,
-      [deps.ids.uuid(), run.id, input.artifact_type, input.title ?? null, input.uri ?? null, input.content ?? null, input.status, JSON.stringify(input.metadata), now],
+      [
+        deps.ids.uuid(),
+        run.id,
+        input.artifact_type,
+        input.title ?? null,
+        input.uri ?? null,
+        input.content ?? null,
+        input.status,
+        JSON.stringify(input.metadata),
+        now,
+      ],
     );
     const artifact = rows[0]!;
-    await recordChange(deps, tx, { actor: input.actor ?? run.owner_agent_id ?? input.session_id, action: 'created', entityType: 'workflow_artifact', entityId: artifact.id, taskId: run.task_id, newValue: artifact, event: artifactEvent('artifact_created', artifact) });
+    await recordChange(deps, tx, {
+      actor: input.actor ?? run.owner_agent_id ?? input.session_id,
+      action: 'created',
+      entityType: 'workflow_artifact',
+      entityId: artifact.id,
+      taskId: run.task_id,
+      newValue: artifact,
+      event: artifactEvent('artifact_created', artifact),
+    });
     return artifact;
   });
 }
 
-export async function listArtifacts(deps: Pick<Deps, 'storage'>, query: unknown): Promise<{ artifacts: Artifact[]; total: number; truncated: boolean }> {
+export async function listArtifacts(
+  deps: Pick<Deps, 'storage'>,
+  query: unknown,
+): Promise<{ artifacts: Artifact[]; total: number; truncated: boolean }> {
   const q = parseQuery(listArtifactsQuerySchema, query);
   const { rows, total, truncated } = await pageAndTotal<Artifact>(
     requireDb(deps.storage),
     {
       select: artifactColumns,
       from: 'workflow_artifacts',
-      where: '($1::uuid IS NULL OR workflow_run_id = $1) AND ($2::text IS NULL OR artifact_type = $2) AND ($3::text IS NULL OR status = $3)',
+      where:
+        '($1::uuid IS NULL OR workflow_run_id = $1) AND ($2::text IS NULL OR artifact_type = $2) AND ($3::text IS NULL OR status = $3)',
       orderBy: 'created_at DESC, id DESC',
     },
     [q.workflow_run_id ?? null, q.artifact_type ?? null, q.status ?? null],
@@ -146,7 +175,8 @@ function assertTypeRules(patch: Partial<Pick<Artifact, 'artifact_type' | 'uri' |
   if (type === 'url' && (uriAfter === null || !httpUrl(uriAfter))) {
     throw new ValidationError('uri: a url artifact keeps an http or https URL', [{ path: 'uri', message: 'must be an http or https URL' }]);
   }
-  if (type === 'file' && uriAfter === null) throw new ValidationError('uri: a file artifact needs a uri', [{ path: 'uri', message: 'required for a file artifact' }]);
+  if (type === 'file' && uriAfter === null)
+    throw new ValidationError('uri: a file artifact needs a uri', [{ path: 'uri', message: 'required for a file artifact' }]);
   if (type === 'text' && (patch.content === undefined ? before.content : patch.content) === null) {
     throw new ValidationError('content: a text artifact needs content', [{ path: 'content', message: 'required for a text artifact' }]);
   }
@@ -168,8 +198,22 @@ export async function updateArtifact(deps: Deps, rawId: unknown, body: unknown):
     if (patch.artifact_type !== undefined || patch.uri !== undefined || patch.content !== undefined) assertTypeRules(patch, before);
     const values: Record<string, unknown> = { ...patch };
     if (patch.metadata) values.metadata = JSON.stringify({ ...before.metadata, ...patch.metadata });
-    const artifact = (await patchRow<Artifact>(tx, { table: 'workflow_artifacts', key: id, set: values, at: deps.clock.now(), returning: artifactColumns }))!;
-    await recordChange(deps, tx, { actor, action: 'updated', entityType: 'workflow_artifact', entityId: id, oldValue: before, newValue: artifact, event: artifactEvent('artifact_updated', artifact) });
+    const artifact = (await patchRow<Artifact>(tx, {
+      table: 'workflow_artifacts',
+      key: id,
+      set: values,
+      at: deps.clock.now(),
+      returning: artifactColumns,
+    }))!;
+    await recordChange(deps, tx, {
+      actor,
+      action: 'updated',
+      entityType: 'workflow_artifact',
+      entityId: id,
+      oldValue: before,
+      newValue: artifact,
+      event: artifactEvent('artifact_updated', artifact),
+    });
     return artifact;
   });
 }
@@ -179,7 +223,14 @@ export async function deleteArtifact(deps: Deps, rawId: unknown): Promise<{ dele
   await requireDb(deps.storage).transaction(async (tx) => {
     const before = await lockArtifact(tx, id);
     await tx.query('DELETE FROM workflow_artifacts WHERE id = $1', [id]);
-    await recordChange(deps, tx, { actor: OPERATOR_ACTOR, action: 'deleted', entityType: 'workflow_artifact', entityId: id, oldValue: before, event: artifactEvent('artifact_deleted', before) });
+    await recordChange(deps, tx, {
+      actor: OPERATOR_ACTOR,
+      action: 'deleted',
+      entityType: 'workflow_artifact',
+      entityId: id,
+      oldValue: before,
+      event: artifactEvent('artifact_deleted', before),
+    });
   });
   return { deleted: true, id };
 }

@@ -35,10 +35,34 @@ export const blockedTaskTypeSql = `coalesce(nullif(t.metadata->>'blocker_type', 
 
 /** Run conditions that block, each with its type, severity and the statuses its condition can hold in. */
 const runBlockerRules = [
-  { blockerType: 'approval', severity: 'medium', statuses: ['waiting_for_approval'], where: `r.status = 'waiting_for_approval'`, describe: `'waiting for approval: ' || coalesce((SELECT string_agg(a.step_name, ', ') FROM workflow_approvals a WHERE a.workflow_run_id = r.id AND a.status = 'pending'), 'no pending approval')` },
-  { blockerType: 'paused', severity: 'medium', statuses: ['paused'], where: `r.status = 'paused'`, describe: `'paused' || coalesce(': ' || (r.metadata->>'pause_reason'), '')` },
-  { blockerType: 'stale_run', severity: 'high', statuses: runStatusGroups.handedOut, where: `(${stuckConditionSql.unclaimed}) OR (${stuckConditionSql.silent_claim})`, describe: `'no agent is working on it: ' || r.status || ' since ' || to_char(coalesce(r.heartbeat_at, r.claimed_at, r.dispatched_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI') || ' UTC'` },
-  { blockerType: 'run_failure', severity: 'high', statuses: runStatusGroups.failed, where: standingRunFailureSql, describe: `r.status || ': ' || coalesce(r.last_error, 'no error recorded')` },
+  {
+    blockerType: 'approval',
+    severity: 'medium',
+    statuses: ['waiting_for_approval'],
+    where: `r.status = 'waiting_for_approval'`,
+    describe: `'waiting for approval: ' || coalesce((SELECT string_agg(a.step_name, ', ') FROM workflow_approvals a WHERE a.workflow_run_id = r.id AND a.status = 'pending'), 'no pending approval')`,
+  },
+  {
+    blockerType: 'paused',
+    severity: 'medium',
+    statuses: ['paused'],
+    where: `r.status = 'paused'`,
+    describe: `'paused' || coalesce(': ' || (r.metadata->>'pause_reason'), '')`,
+  },
+  {
+    blockerType: 'stale_run',
+    severity: 'high',
+    statuses: runStatusGroups.handedOut,
+    where: `(${stuckConditionSql.unclaimed}) OR (${stuckConditionSql.silent_claim})`,
+    describe: `'no agent is working on it: ' || r.status || ' since ' || to_char(coalesce(r.heartbeat_at, r.claimed_at, r.dispatched_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI') || ' UTC'`,
+  },
+  {
+    blockerType: 'run_failure',
+    severity: 'high',
+    statuses: runStatusGroups.failed,
+    where: standingRunFailureSql,
+    describe: `r.status || ': ' || coalesce(r.last_error, 'no error recorded')`,
+  },
 ] as const;
 
 /** GET /api/blockers: blocked tasks (type from metadata.blocker_type, else dependency or manual) and blocking runs. */
@@ -91,5 +115,8 @@ export async function blockerSummary(deps: Pick<Deps, 'storage' | 'clock'>) {
     if (severityRank[b.severity] > severityRank[entry.severity]) entry.severity = b.severity;
     byType.set(b.blockerType, entry);
   }
-  return { total: blockers.length, byType: [...byType.values()].sort((a, b) => b.count - a.count || a.blockerType.localeCompare(b.blockerType)) };
+  return {
+    total: blockers.length,
+    byType: [...byType.values()].sort((a, b) => b.count - a.count || a.blockerType.localeCompare(b.blockerType)),
+  };
 }

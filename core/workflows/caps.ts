@@ -93,8 +93,15 @@ export async function dispatchIsCapped(db: Db, now: Date, settings: CapSettings)
 const bump = (counts: Map<string, number>, key: string) => counts.set(key, (counts.get(key) ?? 0) + 1);
 
 /** Opens the admission check inside the dispatch transaction `tx`: takes the dispatch lock, then counts. */
-export async function openDispatchAdmission(tx: Db, now: Date, settings: CapSettings, mode: AdmissionMode = 'exclusive'): Promise<DispatchAdmission> {
-  await tx.query(mode === 'shared' ? 'SELECT pg_advisory_xact_lock_shared($1)' : 'SELECT pg_advisory_xact_lock($1)', [DISPATCH_ADMISSION_LOCK]);
+export async function openDispatchAdmission(
+  tx: Db,
+  now: Date,
+  settings: CapSettings,
+  mode: AdmissionMode = 'exclusive',
+): Promise<DispatchAdmission> {
+  await tx.query(mode === 'shared' ? 'SELECT pg_advisory_xact_lock_shared($1)' : 'SELECT pg_advisory_xact_lock($1)', [
+    DISPATCH_ADMISSION_LOCK,
+  ]);
   const [live, controls, stored] = await Promise.all([
     // a shared batch counts nothing: it admits only while nothing caps
     mode === 'shared'

@@ -16,7 +16,9 @@ type Candidate = Pick<WorkflowRun, 'id' | 'workflow_type' | 'owner_agent_id' | '
   department_id: string | null;
 };
 /** Phase 2's part of the tick summary, and the runs it dispatched (to wake, in queue order). */
-export type DispatchPart = Pick<TickSummary, 'dispatched' | 'unrouted' | 'budgetEnforcement' | 'capped' | 'heldByPause'> & { toWake: ChangedRun[] };
+export type DispatchPart = Pick<TickSummary, 'dispatched' | 'unrouted' | 'budgetEnforcement' | 'capped' | 'heldByPause'> & {
+  toWake: ChangedRun[];
+};
 
 function emptyDispatchPart(): DispatchPart {
   return {
@@ -34,7 +36,8 @@ function addBatchCounts(into: DispatchPart, batch: DispatchPart): void {
   into.dispatched += batch.dispatched;
   into.heldByPause += batch.heldByPause;
   for (const key of Object.keys(batch.capped) as Array<keyof CappedCounts>) into.capped[key] += batch.capped[key];
-  for (const key of Object.keys(batch.budgetEnforcement) as Array<keyof DispatchPart['budgetEnforcement']>) into.budgetEnforcement[key] += batch.budgetEnforcement[key];
+  for (const key of Object.keys(batch.budgetEnforcement) as Array<keyof DispatchPart['budgetEnforcement']>)
+    into.budgetEnforcement[key] += batch.budgetEnforcement[key];
 }
 
 /**
@@ -87,7 +90,9 @@ export async function dispatchQueuedRuns(deps: Deps, ctx: TickContext, onlyRunId
   // that meets a cap or pause after all (set meanwhile) is rolled back and done again under the
   // exclusive lock, and so is every batch after it.
   const independent =
-    slices.length > 1 && (check === undefined || check.batchesIndependent === true) && !(await dispatchIsCapped(ctx.db, deps.clock.now(), capSettingsOf(deps)));
+    slices.length > 1 &&
+    (check === undefined || check.batchesIndependent === true) &&
+    !(await dispatchIsCapped(ctx.db, deps.clock.now(), capSettingsOf(deps)));
   let mode: AdmissionMode = independent ? 'shared' : 'exclusive';
   // the runs to wake per slice, so that wakes go out in queue order whichever batch commits first
   const toWake: ChangedRun[][] = [];
@@ -108,7 +113,11 @@ export async function dispatchQueuedRuns(deps: Deps, ctx: TickContext, onlyRunId
     }
   };
   // once exclusive, batches wait for each other anyway: one lane goes on, holding one connection
-  await inLanes(mode === 'shared' ? DISPATCH_LANES : 1, (lane) => nextSlice < slices.length && (lane === 0 || mode === 'shared'), dispatchSlice);
+  await inLanes(
+    mode === 'shared' ? DISPATCH_LANES : 1,
+    (lane) => nextSlice < slices.length && (lane === 0 || mode === 'shared'),
+    dispatchSlice,
+  );
   for (const runs of toWake) if (runs) part.toWake.push(...runs);
   if (onlyRunId) return part;
   const { rows: unrouted } = await ctx.db.query<{ n: number }>(
@@ -131,7 +140,14 @@ function capSettingsOf(deps: Deps) {
 }
 
 /** One batch in its transaction: what it counted and the runs it dispatched, once it commits. */
-async function dispatchBatch(deps: Deps, ctx: TickContext, tx: Db, slice: readonly string[], gate: BatchGate, mode: AdmissionMode): Promise<DispatchPart> {
+async function dispatchBatch(
+  deps: Deps,
+  ctx: TickContext,
+  tx: Db,
+  slice: readonly string[],
+  gate: BatchGate,
+  mode: AdmissionMode,
+): Promise<DispatchPart> {
   const part = emptyDispatchPart();
   // the admission lock serialises counting batches across runners; budget reservations are read after
   // it, so runners dispatching at once count each other's dispatches

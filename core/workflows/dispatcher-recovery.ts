@@ -68,7 +68,10 @@ const recoveryRuleSql: Record<keyof TickSummary['recovered'], RecoveryRule> = {
 };
 
 /** Phase 1: every recovery rule in turn, batch by batch; runs that end up dispatched are to be woken. */
-export async function recoverStaleRuns(deps: Deps, ctx: TickContext): Promise<{ recovered: TickSummary['recovered']; toWake: ChangedRun[] }> {
+export async function recoverStaleRuns(
+  deps: Deps,
+  ctx: TickContext,
+): Promise<{ recovered: TickSummary['recovered']; toWake: ChangedRun[] }> {
   const recovered = { redispatched: 0, failed: 0, released: 0, timedOut: 0 };
   const toWake: ChangedRun[] = [];
   for (const name of Object.keys(recoveryRuleSql) as Array<keyof typeof recoveryRuleSql>) {

@@ -38,19 +38,26 @@ export async function dispatcherStats(deps: Pick<Deps, 'storage' | 'clock'>): Pr
     db.query<{ started_at: Date; finished_at: Date; source: string; summary: TickSummary }>(
       'SELECT started_at, finished_at, source, summary FROM dispatcher_ticks ORDER BY id DESC LIMIT 1',
     ),
-    db.query<{ n: number }>(`SELECT count(*)::int AS n FROM dispatcher_ticks WHERE finished_at > $1::timestamptz - interval '1 hour'`, [now]),
+    db.query<{ n: number }>(`SELECT count(*)::int AS n FROM dispatcher_ticks WHERE finished_at > $1::timestamptz - interval '1 hour'`, [
+      now,
+    ]),
     activePauses(db, now),
   ]);
-  const queue = Object.fromEntries([
-    ...runStatusGroups.queue.map((s) => [s, 0]),
-    ...byStatus.rows.map((r) => [r.status, r.n]),
-  ]) as Record<string, number>;
+  const queue = Object.fromEntries([...runStatusGroups.queue.map((s) => [s, 0]), ...byStatus.rows.map((r) => [r.status, r.n])]) as Record<
+    string,
+    number
+  >;
   const total = byStatus.rows.reduce((a, r) => a + r.n, 0);
   const f = finished.rows[0] ?? { finished: 0, failed: 0 };
   const last = lastTick.rows[0];
   return {
     queue: { ...queue, total },
-    failure_rate: { window_hours: FAILURE_WINDOW_HOURS, finished: f.finished, failed: f.failed, rate: f.finished ? Math.round((f.failed / f.finished) * 10_000) / 10_000 : null },
+    failure_rate: {
+      window_hours: FAILURE_WINDOW_HOURS,
+      finished: f.finished,
+      failed: f.failed,
+      rate: f.finished ? Math.round((f.failed / f.finished) * 10_000) / 10_000 : null,
+    },
     route_count: routes.rows[0]?.n ?? 0,
     last_tick: last
       ? { started_at: last.started_at, finished_at: last.finished_at, source: last.source, duration_ms: last.summary.durationMs }
@@ -58,6 +65,10 @@ export async function dispatcherStats(deps: Pick<Deps, 'storage' | 'clock'>): Pr
     last_tick_summary: last?.summary ?? null,
     ticks_last_hour: recentTicks.rows[0]?.n ?? 0,
     capped: last?.summary.capped ?? { workflowType: 0, agent: 0, fleet: 0 },
-    paused_agents: pauses.map((p) => ({ agent_id: p.agent_id, dispatch_paused_until: p.dispatch_paused_until!, pause_reason: p.pause_reason })),
+    paused_agents: pauses.map((p) => ({
+      agent_id: p.agent_id,
+      dispatch_paused_until: p.dispatch_paused_until!,
+      pause_reason: p.pause_reason,
+    })),
   };
 }

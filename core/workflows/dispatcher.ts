@@ -82,14 +82,19 @@ export async function tick(deps: Deps, inputs: TickInputs = {}): Promise<TickSum
  * runs from their sessions (core/costs/runtime-usage.ts). A large tick's rows cost the fold about
  * two thirds of the tick's time again; no dispatch waits for it, and GET /api/audit?q= finds rows before it.
  */
-export async function dispatcherPass(deps: Deps, inputs: TickInputs = {}): Promise<TickSummary & { runtimeUsage: RuntimeUsagePass | { error: string } }> {
+export async function dispatcherPass(
+  deps: Deps,
+  inputs: TickInputs = {},
+): Promise<TickSummary & { runtimeUsage: RuntimeUsagePass | { error: string } }> {
   const summary = await tick(deps, inputs);
   // a fold that fails leaves its rows queued for the next pass (search finds them meanwhile, and
   // fleet_audit_search_pending shows the queue): it must not turn the tick that happened into an error
   await foldAuditSearch(requireDb(deps.storage)).catch(() => 0);
   // finished runs whose agents reported no usage, costed from their sessions (docs/costs.md); after
   // the dispatch, so no queued run waits on a transcript read, and never an error of the tick's
-  const runtimeUsage = await costRunsFromRuntime(deps).catch((err: unknown) => ({ error: err instanceof Error ? err.message : String(err) }));
+  const runtimeUsage = await costRunsFromRuntime(deps).catch((err: unknown) => ({
+    error: err instanceof Error ? err.message : String(err),
+  }));
   return { ...summary, runtimeUsage };
 }
 /**

@@ -44,7 +44,11 @@ export const governanceRules: Readonly<Record<GovernanceAction, Omit<GovernanceP
     roles: ['orchestrator', 'operator'],
     capabilities: ['orchestration', 'management', 'repair', 'diagnostics'],
   },
-  reassign_owner: { label: 'Reassign the owner', roles: ['orchestrator', 'operator', 'pipeline'], capabilities: ['orchestration', 'management'] },
+  reassign_owner: {
+    label: 'Reassign the owner',
+    roles: ['orchestrator', 'operator', 'pipeline'],
+    capabilities: ['orchestration', 'management'],
+  },
   escalate_run: { label: 'Escalate a run', roles: ['orchestrator', 'operator', 'pipeline'], capabilities: ['orchestration', 'management'] },
   escalate_approval: {
     label: 'Escalate an approval',

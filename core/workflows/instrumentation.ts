@@ -21,7 +21,10 @@ const graphEventSchema = z
     verdict: z.enum(graphVerdicts, { message: 'must be up or down' }).optional(),
     note: z.string().max(2000, 'at most 2000 characters').optional(),
   })
-  .refine((e) => e.kind === 'feedback' || e.verdict === undefined, { message: 'a verdict belongs to feedback, not open', path: ['verdict'] });
+  .refine((e) => e.kind === 'feedback' || e.verdict === undefined, {
+    message: 'a verdict belongs to feedback, not open',
+    path: ['verdict'],
+  });
 
 export const telemetrySchema = z.strictObject({
   tool: z.string().trim().min(1).max(100),
@@ -41,7 +44,14 @@ async function appendAuditRow(db: Db, at: Date, action: string, entityType: stri
 export async function recordWorkflowGraphEvent(deps: Pick<Deps, 'storage' | 'clock'>, body: unknown) {
   const event = parseInput(graphEventSchema, body ?? {}, 'workflow graph event');
   const action = `workflow-graph-${event.kind}`;
-  const id = await appendAuditRow(requireDb(deps.storage), deps.clock.now(), action, 'workflow_graph', event.workflow_ref ?? 'workflow-graph', event);
+  const id = await appendAuditRow(
+    requireDb(deps.storage),
+    deps.clock.now(),
+    action,
+    'workflow_graph',
+    event.workflow_ref ?? 'workflow-graph',
+    event,
+  );
   return { recorded: true, action, audit_id: id };
 }
 

@@ -32,10 +32,28 @@ const putRouteSchema = z.strictObject({
   agent_id: agentIdSchema,
   priority: z.number().int('must be a whole number').min(-1000).max(1000).default(0),
   timeout_minutes: z.number().int('must be a whole number').min(1, 'must be at least 1').max(10_080, 'at most a week (10080)').default(60),
-  max_concurrent: z.number({ message: 'must be a whole number of at least 1, or null for no cap' }).int('must be a whole number').min(1, 'must be at least 1 (null: no cap)').max(100_000).nullable().default(null),
+  max_concurrent: z
+    .number({ message: 'must be a whole number of at least 1, or null for no cap' })
+    .int('must be a whole number')
+    .min(1, 'must be at least 1 (null: no cap)')
+    .max(100_000)
+    .nullable()
+    .default(null),
   exclusive_per_task: z.boolean({ message: 'must be true or false' }).default(false),
-  expected_cost_usd: z.number({ message: 'must be a number of USD, or null' }).finite().min(0, 'must not be negative').max(1_000_000).nullable().default(null),
-  expected_tokens: z.number({ message: 'must be a whole number of tokens, or null' }).int('must be a whole number').min(0, 'must not be negative').max(1e12).nullable().default(null),
+  expected_cost_usd: z
+    .number({ message: 'must be a number of USD, or null' })
+    .finite()
+    .min(0, 'must not be negative')
+    .max(1_000_000)
+    .nullable()
+    .default(null),
+  expected_tokens: z
+    .number({ message: 'must be a whole number of tokens, or null' })
+    .int('must be a whole number')
+    .min(0, 'must not be negative')
+    .max(1e12)
+    .nullable()
+    .default(null),
   actor: actorSchema,
 });
 const deleteRouteSchema = z.strictObject({ actor: actorSchema }).default({ actor: OPERATOR_ACTOR });
@@ -46,13 +64,18 @@ function routeEvent(action: string, workflowType: string) {
 
 /** GET /api/workflow-routing: routes by priority (highest first), then workflow type. */
 export async function listRoutes(deps: Pick<Deps, 'storage'>): Promise<{ routes: Route[] }> {
-  const { rows } = await requireDb(deps.storage).query<Route>(`SELECT ${routeColumns} FROM workflow_agent_routing ORDER BY priority DESC, workflow_type`);
+  const { rows } = await requireDb(deps.storage).query<Route>(
+    `SELECT ${routeColumns} FROM workflow_agent_routing ORDER BY priority DESC, workflow_type`,
+  );
   return { routes: rows };
 }
 
 export async function getRoute(deps: Pick<Deps, 'storage'>, rawType: unknown): Promise<Route> {
   const type = parseInput(templateNameSchema, rawType, 'workflowType');
-  const { rows } = await requireDb(deps.storage).query<Route>(`SELECT ${routeColumns} FROM workflow_agent_routing WHERE workflow_type = $1`, [type]);
+  const { rows } = await requireDb(deps.storage).query<Route>(
+    `SELECT ${routeColumns} FROM workflow_agent_routing WHERE workflow_type = $1`,
+    [type],
+  );
   if (!rows[0]) throw new NotFoundError(`no routing entry for workflow type ${type}`);
   return rows[0];
 }
@@ -62,7 +85,10 @@ export async function putRoute(deps: Deps, rawType: unknown, body: unknown): Pro
   const type = parseInput(templateNameSchema, rawType, 'workflowType');
   const input = parseInput(putRouteSchema, body ?? {}, 'route');
   return requireDb(deps.storage).transaction(async (tx) => {
-    const { rows: before } = await tx.query<Route>(`SELECT ${routeColumns} FROM workflow_agent_routing WHERE workflow_type = $1 FOR UPDATE`, [type]);
+    const { rows: before } = await tx.query<Route>(
+      `SELECT ${routeColumns} FROM workflow_agent_routing WHERE workflow_type = $1 FOR UPDATE`,
+      [type],
+    );
     const now = deps.clock.now();
     const { rows } = await tx.query<Route>(
       `INSERT INTO workflow_agent_routing (workflow_type, agent_id, priority, timeout_minutes, max_concurrent, exclusive_per_task, expected_cost_usd, expected_tokens, created_at, updated_at)
@@ -70,10 +96,28 @@ export async function putRoute(deps: Deps, rawType: unknown, body: unknown): Pro
        ON CONFLICT (workflow_type) DO UPDATE SET agent_id = $2, priority = $3, timeout_minutes = $4, max_concurrent = $6, exclusive_per_task = $7,
          expected_cost_usd = $8, expected_tokens = $9, updated_at = $5
        RETURNING ${routeColumns}`,
-      [type, input.agent_id, input.priority, input.timeout_minutes, now, input.max_concurrent, input.exclusive_per_task, input.expected_cost_usd, input.expected_tokens],
+      [
+        type,
+        input.agent_id,
+        input.priority,
+        input.timeout_minutes,
+        now,
+        input.max_concurrent,
+        input.exclusive_per_task,
+        input.expected_cost_usd,
+        input.expected_tokens,
+      ],
     );
     const action = before[0] ? 'updated' : 'created';
-    await recordChange(deps, tx, { actor: input.actor, action, entityType: 'workflow_route', entityId: type, oldValue: before[0], newValue: rows[0], event: routeEvent(action, type) });
+    await recordChange(deps, tx, {
+      actor: input.actor,
+      action,
+      entityType: 'workflow_route',
+      entityId: type,
+      oldValue: before[0],
+      newValue: rows[0],
+      event: routeEvent(action, type),
+    });
     return rows[0]!;
   });
 }
@@ -84,7 +128,14 @@ export async function deleteRoute(deps: Deps, rawType: unknown, body: unknown): 
   await requireDb(deps.storage).transaction(async (tx) => {
     const { rows } = await tx.query<Route>(`DELETE FROM workflow_agent_routing WHERE workflow_type = $1 RETURNING ${routeColumns}`, [type]);
     if (!rows[0]) throw new NotFoundError(`no routing entry for workflow type ${type}`);
-    await recordChange(deps, tx, { actor, action: 'deleted', entityType: 'workflow_route', entityId: type, oldValue: rows[0], event: routeEvent('deleted', type) });
+    await recordChange(deps, tx, {
+      actor,
+      action: 'deleted',
+      entityType: 'workflow_route',
+      entityId: type,
+      oldValue: rows[0],
+      event: routeEvent('deleted', type),
+    });
   });
   return { deleted: true, workflow_type: type };
 }

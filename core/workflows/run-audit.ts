@@ -3,7 +3,10 @@ import { isSecretKey } from '../secrets/redact';
 import { runTimestampColumns, type WorkflowRun } from './run';
 
 /** What the dispatcher needs of a run a batch changed: its event, task pointer, claim release and wake. */
-export type ChangedRun = Pick<WorkflowRun, 'id' | 'status' | 'workflow_type' | 'task_id' | 'owner_agent_id' | 'target_agent_id' | 'input_payload'>;
+export type ChangedRun = Pick<
+  WorkflowRun,
+  'id' | 'status' | 'workflow_type' | 'task_id' | 'owner_agent_id' | 'target_agent_id' | 'input_payload'
+>;
 
 /** One set-based change of runs, as the dispatcher makes them. */
 export interface RunBatchChange {
@@ -56,7 +59,8 @@ export async function updateRunBatch(deps: Pick<Deps, 'ids' | 'events'>, tx: Db,
   if (change.ids.length === 0) return [];
   const columns = Object.keys(change.assignments).filter((column) => column !== 'updated_at');
   for (const column of columns) {
-    if (jsonObjectColumns.has(column) || isSecretKey(column)) throw new Error(`a run batch cannot assign ${column}: its audit copy needs the redaction pass`);
+    if (jsonObjectColumns.has(column) || isSecretKey(column))
+      throw new Error(`a run batch cannot assign ${column}: its audit copy needs the redaction pass`);
   }
   const values = change.values ?? [];
   const batch = [

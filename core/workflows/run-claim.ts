@@ -29,7 +29,10 @@ export type ClaimResult = z.infer<typeof claimResultSchema>;
 function settledClaim(run: Pick<WorkflowRun, 'id' | 'status' | 'claim_session_id'>, sessionId: string): 'retry' | undefined {
   if (run.status === 'claimed' && run.claim_session_id === sessionId) return 'retry';
   if (run.status !== 'dispatched' && run.claim_session_id) {
-    throw new ConflictError(`workflow run ${run.id} is already ${run.status} by session ${run.claim_session_id}`, { status: run.status, reason: 'already_claimed' });
+    throw new ConflictError(`workflow run ${run.id} is already ${run.status} by session ${run.claim_session_id}`, {
+      status: run.status,
+      reason: 'already_claimed',
+    });
   }
   return undefined;
 }

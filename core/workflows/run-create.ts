@@ -26,15 +26,21 @@ import { stepNameOf } from './template';
 export async function insertQueuedRun(deps: Deps, tx: Db, input: Omit<CreateRunInput, 'actor'>, actor: string): Promise<WorkflowRun> {
   const template = await findTemplate(tx, input.workflow_type);
   if (!template) {
-    throw new ValidationError(`workflow_type: no workflow template named ${input.workflow_type}`, [{ path: 'workflow_type', message: 'no such template' }]);
+    throw new ValidationError(`workflow_type: no workflow template named ${input.workflow_type}`, [
+      { path: 'workflow_type', message: 'no such template' },
+    ]);
   }
   if (!template.is_active) throw new ConflictError(`workflow template ${input.workflow_type} is inactive`);
   let projectId: string | null = null;
   if (input.task_id) {
     const exclusive = template.exclusive_per_task || (await routeIsExclusive(tx, input.workflow_type));
     // an exclusive workflow locks the task row, so two creates for one task cannot both see it free
-    const { rows } = await tx.query<{ project_id: string }>(`SELECT project_id FROM tasks WHERE id = $1 AND deleted_at IS NULL${exclusive ? ' FOR UPDATE' : ''}`, [input.task_id]);
-    if (!rows[0]) throw new ValidationError(`task_id: task ${input.task_id} does not exist`, [{ path: 'task_id', message: 'no such task' }]);
+    const { rows } = await tx.query<{ project_id: string }>(
+      `SELECT project_id FROM tasks WHERE id = $1 AND deleted_at IS NULL${exclusive ? ' FOR UPDATE' : ''}`,
+      [input.task_id],
+    );
+    if (!rows[0])
+      throw new ValidationError(`task_id: task ${input.task_id} does not exist`, [{ path: 'task_id', message: 'no such task' }]);
     projectId = rows[0].project_id;
     if (exclusive) await assertNoActiveRun(tx, input.task_id);
   }
@@ -43,7 +49,16 @@ export async function insertQueuedRun(deps: Deps, tx: Db, input: Omit<CreateRunI
   const { rows } = await tx.query<WorkflowRun>(
     `INSERT INTO workflow_runs (id, workflow_type, status, task_id, owner_agent_id, input_payload, metadata, created_by, created_at, updated_at)
      VALUES ($1, $2, 'queued', $3, $4, $5, $6, $7, $8, $8) RETURNING ${runColumns}`,
-    [id, input.workflow_type, input.task_id, input.owner_agent_id, JSON.stringify(input.input_payload), JSON.stringify(input.metadata), actor, now],
+    [
+      id,
+      input.workflow_type,
+      input.task_id,
+      input.owner_agent_id,
+      JSON.stringify(input.input_payload),
+      JSON.stringify(input.metadata),
+      actor,
+      now,
+    ],
   );
   const names = template.steps.map(stepNameOf);
   await tx.query(
@@ -67,7 +82,10 @@ export async function insertQueuedRun(deps: Deps, tx: Db, input: Omit<CreateRunI
 }
 
 async function routeIsExclusive(tx: Db, workflowType: string): Promise<boolean> {
-  const { rows } = await tx.query<{ exclusive_per_task: boolean }>('SELECT exclusive_per_task FROM workflow_agent_routing WHERE workflow_type = $1', [workflowType]);
+  const { rows } = await tx.query<{ exclusive_per_task: boolean }>(
+    'SELECT exclusive_per_task FROM workflow_agent_routing WHERE workflow_type = $1',
+    [workflowType],
+  );
   return rows[0]?.exclusive_per_task ?? false;
 }
 

@@ -3,7 +3,15 @@ import { parseInput } from '../validation';
 import { requireGovernance } from './governance';
 import { resumeTarget, transitionOf } from './run-status';
 import { assertTransition, changeRun, withRun } from './run-store';
-import { cancelRunSchema, escalateRunSchema, overrideFailureSchema, pauseRunSchema, reassignRunSchema, resumeRunSchema, type WorkflowRun } from './run';
+import {
+  cancelRunSchema,
+  escalateRunSchema,
+  overrideFailureSchema,
+  pauseRunSchema,
+  reassignRunSchema,
+  resumeRunSchema,
+  type WorkflowRun,
+} from './run';
 
 /*
  * The operator's commands on a run, each checked against governance for its actor: cancel,
@@ -55,7 +63,10 @@ export async function overrideFailure(deps: Deps, rawId: unknown, body: unknown)
           started_at: null,
           finished_at: null,
           output_summary: null,
-          metadata: { ...run.metadata, last_override: { by: input.actor, reason: input.reason ?? null, from: run.status, error: run.last_error } },
+          metadata: {
+            ...run.metadata,
+            last_override: { by: input.actor, reason: input.reason ?? null, from: run.status, error: run.last_error },
+          },
         },
       });
     }
@@ -66,7 +77,10 @@ export async function overrideFailure(deps: Deps, rawId: unknown, body: unknown)
       set: {
         status: 'completed',
         finished_at: run.finished_at ?? deps.clock.now(),
-        metadata: { ...run.metadata, last_override: { by: input.actor, reason: input.reason ?? null, from: run.status, error: run.last_error } },
+        metadata: {
+          ...run.metadata,
+          last_override: { by: input.actor, reason: input.reason ?? null, from: run.status, error: run.last_error },
+        },
       },
     });
   });
@@ -128,7 +142,15 @@ export async function reassignRun(deps: Deps, rawId: unknown, body: unknown): Pr
         owner_agent_id: input.agent_id,
         target_agent_id: input.agent_id,
         ...(requeue ? { status: 'queued', dispatched_at: null, claimed_at: null, heartbeat_at: null, dispatch_attempts: 0 } : {}),
-        metadata: { ...run.metadata, reassigned: { from: run.owner_agent_id ?? run.target_agent_id, to: input.agent_id, by: input.actor, reason: input.reason ?? null } },
+        metadata: {
+          ...run.metadata,
+          reassigned: {
+            from: run.owner_agent_id ?? run.target_agent_id,
+            to: input.agent_id,
+            by: input.actor,
+            reason: input.reason ?? null,
+          },
+        },
       },
     });
   });

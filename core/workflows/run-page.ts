@@ -21,8 +21,14 @@ import { runStatusGroups, terminalRunStatuses, transitionFor, type RunTrigger } 
  */
 
 /** The operator's buttons on a run, each the transition its route asks for (start: the operator's dispatch of a queued run). */
-const operatorActionTriggers = { start: 'dispatch', cancel: 'cancel', retry: 'override_to_queued' } as const satisfies Record<string, RunTrigger>;
-export const runOperatorActions = Object.keys(operatorActionTriggers) as [keyof typeof operatorActionTriggers, ...(keyof typeof operatorActionTriggers)[]];
+const operatorActionTriggers = { start: 'dispatch', cancel: 'cancel', retry: 'override_to_queued' } as const satisfies Record<
+  string,
+  RunTrigger
+>;
+export const runOperatorActions = Object.keys(operatorActionTriggers) as [
+  keyof typeof operatorActionTriggers,
+  ...(keyof typeof operatorActionTriggers)[],
+];
 export type RunOperatorAction = (typeof runOperatorActions)[number];
 
 /** Which of Start, Cancel and Retry the API allows on a run in `status`, by the transitions table. */
@@ -68,9 +74,26 @@ export const runPageSchema = z.object({
   run: workflowRunSchema.extend({ task_title: z.string().nullable() }),
   actions: z.array(z.enum(runOperatorActions)),
   /** Each status the run entered, oldest first, from its audit trail; duration_ms runs to the next one (now for the current one, null once the run ended). */
-  timeline: z.array(z.object({ at: z.date(), status: z.string(), from: z.string().nullable(), actor: z.string(), action: z.string(), duration_ms: duration })),
+  timeline: z.array(
+    z.object({
+      at: z.date(),
+      status: z.string(),
+      from: z.string().nullable(),
+      actor: z.string(),
+      action: z.string(),
+      duration_ms: duration,
+    }),
+  ),
   steps: z.array(
-    z.object({ step_order: z.number().int(), step_name: z.string(), status: z.string(), started_at: nullableDate, finished_at: nullableDate, duration_ms: duration, error_message: z.string().nullable() }),
+    z.object({
+      step_order: z.number().int(),
+      step_name: z.string(),
+      status: z.string(),
+      started_at: nullableDate,
+      finished_at: nullableDate,
+      duration_ms: duration,
+      error_message: z.string().nullable(),
+    }),
   ),
   approvals: z.array(approvalSchema),
   artifacts: z.array(artifactSchema),
@@ -124,7 +147,14 @@ export async function getRunPage(deps: Pick<Deps, 'storage' | 'clock' | 'runtime
         ORDER BY timestamp, id LIMIT ${TIMELINE_LIMIT}`,
       [id],
     ),
-    db.query<{ step_order: number; step_name: string; status: string; started_at: Date | null; finished_at: Date | null; error_message: string | null }>(
+    db.query<{
+      step_order: number;
+      step_name: string;
+      status: string;
+      started_at: Date | null;
+      finished_at: Date | null;
+      error_message: string | null;
+    }>(
       'SELECT step_order, step_name, status, started_at, finished_at, error_message FROM workflow_steps WHERE run_id = $1 ORDER BY step_order',
       [id],
     ),

@@ -36,7 +36,10 @@ export const runDetailSchema = workflowRunSchema.extend({
 export type RunDetail = z.infer<typeof runDetailSchema>;
 
 /** GET /api/workflow-runs: newest first, filtered by workflow_type, status (verbatim), task_id. */
-export async function listRuns(deps: Pick<Deps, 'storage'>, query: unknown): Promise<{ runs: WorkflowRun[]; total: number; truncated: boolean }> {
+export async function listRuns(
+  deps: Pick<Deps, 'storage'>,
+  query: unknown,
+): Promise<{ runs: WorkflowRun[]; total: number; truncated: boolean }> {
   const q = parseQuery(listRunsQuerySchema, query);
   const db = requireDb(deps.storage);
   const { rows, total, truncated } = await pageAndTotal<WorkflowRun>(
@@ -78,12 +81,20 @@ export async function readRunDetail(db: Db, id: string): Promise<RunDetail> {
 }
 
 /** GET /api/workflow-runs/pending: dispatched runs awaiting a claim, oldest dispatch first. */
-export async function listPendingRuns(deps: Pick<Deps, 'storage'>, query: unknown): Promise<{ runs: WorkflowRun[]; total: number; truncated: boolean }> {
+export async function listPendingRuns(
+  deps: Pick<Deps, 'storage'>,
+  query: unknown,
+): Promise<{ runs: WorkflowRun[]; total: number; truncated: boolean }> {
   const q = parseQuery(pendingRunsQuerySchema, query);
   const db = requireDb(deps.storage);
   const { rows, total, truncated } = await pageAndTotal<WorkflowRun>(
     db,
-    { select: runColumns, from: 'workflow_runs', where: `status = 'dispatched' AND ($1::text IS NULL OR target_agent_id = $1)`, orderBy: 'dispatched_at, created_at, id' },
+    {
+      select: runColumns,
+      from: 'workflow_runs',
+      where: `status = 'dispatched' AND ($1::text IS NULL OR target_agent_id = $1)`,
+      orderBy: 'dispatched_at, created_at, id',
+    },
     [q.agent_id ?? null],
     q.limit,
   );
@@ -113,7 +124,9 @@ export const stuckConditionSql: Record<StuckReason, string> = {
 };
 
 /** GET /api/workflow-runs/stuck: the runs the next dispatcher tick would recover, each with its stuck_reason. */
-export async function listStuckRuns(deps: Pick<Deps, 'storage' | 'clock'>): Promise<{ runs: Array<WorkflowRun & { stuck_reason: StuckReason }>; total: number; truncated: boolean }> {
+export async function listStuckRuns(
+  deps: Pick<Deps, 'storage' | 'clock'>,
+): Promise<{ runs: Array<WorkflowRun & { stuck_reason: StuckReason }>; total: number; truncated: boolean }> {
   const db = requireDb(deps.storage);
   const reasons = Object.entries(stuckConditionSql)
     .map(([reason, sql]) => `WHEN ${sql} THEN '${reason}'`)
@@ -123,7 +136,9 @@ export async function listStuckRuns(deps: Pick<Deps, 'storage' | 'clock'>): Prom
     {
       select: `${runColumnsOf('r')}, CASE ${reasons} END AS stuck_reason`,
       from: 'workflow_runs r LEFT JOIN workflow_agent_routing w ON w.workflow_type = r.workflow_type',
-      where: `r.status IN ${sqlList(runStatusGroups.underway)} AND (${Object.values(stuckConditionSql).map((s) => `(${s})`).join(' OR ')})`,
+      where: `r.status IN ${sqlList(runStatusGroups.underway)} AND (${Object.values(stuckConditionSql)
+        .map((s) => `(${s})`)
+        .join(' OR ')})`,
       orderBy: 'r.updated_at, r.id',
     },
     [deps.clock.now()],

@@ -11,7 +11,17 @@ import { heldRunStatuses, runStatusGroups, transitionFor, transitionOf } from '.
 import { BUDGET_STOP_ERROR, budgetCancel } from './budget-stop';
 import { dispatchRunNow } from './dispatcher';
 import { assertSession, assertTransition, changeRun, findRun, withRun } from './run-store';
-import { completeRunSchema, failRunSchema, heartbeatRunSchema, pausingErrorClasses, patchRunSchema, reportStepSchema, startRunSchema, type WorkflowRun, workflowRunSchema } from './run';
+import {
+  completeRunSchema,
+  failRunSchema,
+  heartbeatRunSchema,
+  pausingErrorClasses,
+  patchRunSchema,
+  reportStepSchema,
+  startRunSchema,
+  type WorkflowRun,
+  workflowRunSchema,
+} from './run';
 import { assertCacheWithinInput, usageColumns, type UsageReport } from './usage-report';
 import { finishedStepStatuses } from './run-status';
 
@@ -35,8 +45,20 @@ function stoppedByBudget(run: WorkflowRun): boolean {
   return run.status === transitionOf('budget_stop').to && (run.last_error?.startsWith(BUDGET_STOP_ERROR) ?? false);
 }
 
-async function budgetStop(deps: Pick<Deps, 'events'>, tx: Db, run: WorkflowRun, now: Date, budgets?: Array<Record<string, unknown>>): Promise<BudgetStop> {
-  return { stop: true, reason: 'budget_hard_stop', budgets: budgets ?? (await hardStopOfRun(tx, deps.events, run.id, now))?.budgets ?? [], run_id: run.id, status: run.status };
+async function budgetStop(
+  deps: Pick<Deps, 'events'>,
+  tx: Db,
+  run: WorkflowRun,
+  now: Date,
+  budgets?: Array<Record<string, unknown>>,
+): Promise<BudgetStop> {
+  return {
+    stop: true,
+    reason: 'budget_hard_stop',
+    budgets: budgets ?? (await hardStopOfRun(tx, deps.events, run.id, now))?.budgets ?? [],
+    run_id: run.id,
+    status: run.status,
+  };
 }
 
 /**
@@ -44,7 +66,9 @@ async function budgetStop(deps: Pick<Deps, 'events'>, tx: Db, run: WorkflowRun, 
  * moves forward is stored (it is still spend), and the answer is the stop.
  */
 async function stoppedRunReport(deps: Deps, tx: Db, run: WorkflowRun, usage: UsageReport | undefined, actor: string): Promise<BudgetStop> {
-  const after = usage ? await changeRun(deps, tx, run, { actor, action: 'usage_reported', set: { ...(await usageColumns(deps, tx, run, usage)) } }) : run;
+  const after = usage
+    ? await changeRun(deps, tx, run, { actor, action: 'usage_reported', set: { ...(await usageColumns(deps, tx, run, usage)) } })
+    : run;
   return budgetStop(deps, tx, after, deps.clock.now());
 }
 
@@ -79,10 +103,15 @@ export async function heartbeatRun(deps: Deps, rawId: unknown, body: unknown) {
     if (usage) assertCacheWithinInput(run, usage);
     if (stoppedByBudget(run)) return stoppedRunReport(deps, tx, run, usage, actor ?? session_id);
     if (!heldRunStatuses.includes(run.status)) {
-      throw new ConflictError(`workflow run ${run.id} is ${run.status}: heartbeats are for claimed or running runs`, { status: run.status });
+      throw new ConflictError(`workflow run ${run.id} is ${run.status}: heartbeats are for claimed or running runs`, {
+        status: run.status,
+      });
     }
     if (!usage) {
-      await tx.query('UPDATE workflow_runs SET heartbeat_at = $2, gateway_session_active = true, updated_at = $2 WHERE id = $1', [run.id, now]);
+      await tx.query('UPDATE workflow_runs SET heartbeat_at = $2, gateway_session_active = true, updated_at = $2 WHERE id = $1', [
+        run.id,
+        now,
+      ]);
       await recordChange(deps, tx, {
         actor: actor ?? session_id,
         action: 'heartbeat',
@@ -145,9 +174,10 @@ async function startQueuedRun(deps: Deps, rawId: unknown, actor: string): Promis
   const before = await findRun(db, id);
   if (!before) throw new NotFoundError(`workflow run ${id} not found`);
   if (before.status !== 'queued') {
-    throw new ValidationError(`session_id: required to start a ${before.status} run; without it only a queued run is started (dispatched now)`, [
-      { path: 'session_id', message: 'required unless the run is queued' },
-    ]);
+    throw new ValidationError(
+      `session_id: required to start a ${before.status} run; without it only a queued run is started (dispatched now)`,
+      [{ path: 'session_id', message: 'required unless the run is queued' }],
+    );
   }
   const outcome = await dispatchRunNow(deps, id, actor);
   const after = (await findRun(db, id))!;
@@ -210,7 +240,13 @@ export async function failRun(deps: Deps, rawId: unknown, body: unknown): Promis
     return changeRun(deps, tx, run, {
       actor: input.actor ?? run.owner_agent_id ?? input.session_id,
       action: 'status_changed',
-      set: { status: transitionOf('fail').to, last_error: input.error, error_class: input.error_class, finished_at: now, gateway_session_active: false },
+      set: {
+        status: transitionOf('fail').to,
+        last_error: input.error,
+        error_class: input.error_class,
+        finished_at: now,
+        gateway_session_active: false,
+      },
     });
   });
 }
@@ -221,13 +257,17 @@ async function requeueOnQuota(deps: Deps, tx: Db, run: WorkflowRun, input: z.inf
   const agent = run.target_agent_id ?? run.owner_agent_id;
   if (agent) {
     const seconds = input.retry_after_seconds ?? DEFAULT_QUOTA_PAUSE_SECONDS;
-    await pauseAgentDispatch(deps, tx, agent, { until: new Date(now.getTime() + seconds * 1000), reason: `${input.error_class}: ${input.error}`, runId: run.id });
+    await pauseAgentDispatch(deps, tx, agent, {
+      until: new Date(now.getTime() + seconds * 1000),
+      reason: `${input.error_class}: ${input.error}`,
+      runId: run.id,
+    });
   }
   // the step in progress starts over when the run is claimed again
-  await tx.query(`UPDATE workflow_steps SET status = 'pending', started_at = NULL WHERE run_id = $1 AND step_order = $2 AND status = 'in_progress'`, [
-    run.id,
-    run.current_step,
-  ]);
+  await tx.query(
+    `UPDATE workflow_steps SET status = 'pending', started_at = NULL WHERE run_id = $1 AND step_order = $2 AND status = 'in_progress'`,
+    [run.id, run.current_step],
+  );
   return changeRun(deps, tx, run, {
     actor: input.actor ?? run.owner_agent_id ?? input.session_id,
     action: 'requeued_on_quota',
@@ -252,7 +292,9 @@ export async function patchRun(deps: Deps, rawId: unknown, body: unknown): Promi
   const input = parseInput(patchRunSchema, body ?? {}, 'workflow run update');
   return withRun(deps, rawId, async (tx, run) => {
     if (input.gateway_session_id !== undefined && input.gateway_session_id !== null && !heldRunStatuses.includes(run.status)) {
-      throw new ConflictError(`workflow run ${run.id} is ${run.status}: a session key can only be stored while a session holds the run`, { status: run.status });
+      throw new ConflictError(`workflow run ${run.id} is ${run.status}: a session key can only be stored while a session holds the run`, {
+        status: run.status,
+      });
     }
     assertCacheWithinInput(run, input);
     const set: Record<string, unknown> = { ...(await usageColumns(deps, tx, run, input)) };
@@ -277,7 +319,9 @@ export async function reportStep(deps: Deps, rawId: unknown, rawOrder: unknown, 
   return withRun(deps, rawId, async (tx, run) => {
     assertSession(run, input.session_id);
     if (!(runStatusGroups.working as readonly string[]).includes(run.status)) {
-      throw new ConflictError(`workflow run ${run.id} is ${run.status}: steps are reported while it is claimed or running`, { status: run.status });
+      throw new ConflictError(`workflow run ${run.id} is ${run.status}: steps are reported while it is claimed or running`, {
+        status: run.status,
+      });
     }
     const { rows: counted } = await tx.query<{ n: number }>('SELECT count(*)::int AS n FROM workflow_steps WHERE run_id = $1', [run.id]);
     const stepCount = counted[0]?.n ?? 0;
@@ -292,7 +336,17 @@ export async function reportStep(deps: Deps, rawId: unknown, rawOrder: unknown, 
           updated_at = $8
         WHERE run_id = $1 AND step_order = $2
         RETURNING id, step_name, step_order, status, started_at, finished_at, error_message, output`,
-      [run.id, order, input.status ?? null, input.output !== undefined, JSON.stringify(input.output ?? null), input.error_message !== undefined, input.error_message ?? null, now, finishedStepStatuses],
+      [
+        run.id,
+        order,
+        input.status ?? null,
+        input.output !== undefined,
+        JSON.stringify(input.output ?? null),
+        input.error_message !== undefined,
+        input.error_message ?? null,
+        now,
+        finishedStepStatuses,
+      ],
     );
     const step = rows[0] as { status: string } | undefined;
     if (!step) throw new NotFoundError(`workflow run ${run.id} has no step ${order} (it has ${stepCount} steps, 0 to ${stepCount - 1})`);

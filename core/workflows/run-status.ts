@@ -58,8 +58,12 @@ export type RunStatusGroup = keyof typeof runStatusGroups;
 /** Statuses a run never leaves except through override-failure. */
 export const terminalRunStatuses: readonly string[] = runStatusGroups.terminal;
 /** The runs of a list that ended and belong to a task: the ones whose task is to be let go. */
-export function endedRunsOfTasks<Run extends { task_id: string | null; status: string }>(runs: readonly Run[]): Array<Run & { task_id: string }> {
-  return runs.filter((r): r is Run & { task_id: string } => r.task_id !== null && r.task_id !== '' && terminalRunStatuses.includes(r.status));
+export function endedRunsOfTasks<Run extends { task_id: string | null; status: string }>(
+  runs: readonly Run[],
+): Array<Run & { task_id: string }> {
+  return runs.filter(
+    (r): r is Run & { task_id: string } => r.task_id !== null && r.task_id !== '' && terminalRunStatuses.includes(r.status),
+  );
 }
 /** A run that is still in play (queued or worked on, paused included); what /api/workflow-runs/active lists. */
 export const activeRunStatuses: readonly string[] = runStatusGroups.active;
@@ -108,7 +112,12 @@ export const runTransitions: readonly RunTransition[] = [
   { trigger: 'create', from: [], to: 'queued', spec: true },
   { trigger: 'dispatch', from: ['queued'], to: 'dispatched', spec: true },
   { trigger: 'budget_hold', from: ['queued'], to: 'queued', spec: true },
-  { trigger: 'budget_stop', from: ['queued', 'dispatched', 'claimed', 'running', 'waiting_for_approval', 'retrying'], to: 'cancelled', spec: true },
+  {
+    trigger: 'budget_stop',
+    from: ['queued', 'dispatched', 'claimed', 'running', 'waiting_for_approval', 'retrying'],
+    to: 'cancelled',
+    spec: true,
+  },
   { trigger: 'claim', from: ['dispatched'], to: 'claimed', spec: true },
   { trigger: 'redispatch_unclaimed', from: ['dispatched'], to: 'dispatched', spec: true },
   { trigger: 'fail_unclaimed', from: ['dispatched'], to: 'failed', spec: true },
@@ -127,7 +136,12 @@ export const runTransitions: readonly RunTransition[] = [
   { trigger: 'approval_rejected', from: ['waiting_for_approval'], to: 'failed', spec: false },
   { trigger: 'pause', from: ['queued', 'dispatched', 'claimed', 'running', 'waiting_for_approval', 'retrying'], to: 'paused', spec: false },
   { trigger: 'resume', from: ['paused'], to: 'paused_from', spec: false },
-  { trigger: 'reassign', from: ['queued', 'dispatched', 'claimed', 'running', 'waiting_for_approval', 'retrying', 'paused'], to: 'same', spec: false },
+  {
+    trigger: 'reassign',
+    from: ['queued', 'dispatched', 'claimed', 'running', 'waiting_for_approval', 'retrying', 'paused'],
+    to: 'same',
+    spec: false,
+  },
   { trigger: 'escalate', from: cancellable, to: 'same', spec: false },
 ];
 

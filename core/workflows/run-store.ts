@@ -72,20 +72,30 @@ export interface RunChange {
  * Applies one change to a locked run inside the caller's transaction, keeps the task's
  * active_workflow_run_id in step, and records the audit row, state snapshot and run-updated event.
  */
-export async function changeRun(deps: Pick<Deps, 'clock' | 'ids' | 'events'>, tx: Db, before: WorkflowRun, change: RunChange): Promise<WorkflowRun> {
+export async function changeRun(
+  deps: Pick<Deps, 'clock' | 'ids' | 'events'>,
+  tx: Db,
+  before: WorkflowRun,
+  change: RunChange,
+): Promise<WorkflowRun> {
   const set = { ...(change.set ?? {}) };
   const setSql: Record<string, string> = { ...(change.returnsToQueue ? leaveSessionsSql : {}), ...(change.setSql ?? {}) };
   const params: unknown[] = [before.id];
   const assignments = [
     ...Object.entries(setSql).map(([column, expression]) => `${column} = ${expression}`),
     ...Object.entries(set).map(([column, value]) => {
-      params.push(value !== null && typeof value === 'object' && !(value instanceof Date) && !Array.isArray(value) ? JSON.stringify(value) : value);
+      params.push(
+        value !== null && typeof value === 'object' && !(value instanceof Date) && !Array.isArray(value) ? JSON.stringify(value) : value,
+      );
       return `${column} = $${params.length}`;
     }),
   ];
   params.push(deps.clock.now());
   assignments.push(`updated_at = $${params.length}`);
-  const { rows } = await tx.query<WorkflowRun>(`UPDATE workflow_runs SET ${assignments.join(', ')} WHERE id = $1 RETURNING ${runColumns}`, params);
+  const { rows } = await tx.query<WorkflowRun>(
+    `UPDATE workflow_runs SET ${assignments.join(', ')} WHERE id = $1 RETURNING ${runColumns}`,
+    params,
+  );
   const after = rows[0]!;
   await syncTaskPointer(tx, after);
   if (!terminalRunStatuses.includes(before.status)) await releaseClaimsOfEndedRuns(deps, tx, [after]);
@@ -106,7 +116,10 @@ export async function changeRun(deps: Pick<Deps, 'clock' | 'ids' | 'events'>, tx
 export async function syncTaskPointer(tx: Db, run: Pick<WorkflowRun, 'id' | 'task_id' | 'status'>): Promise<void> {
   if (!run.task_id) return;
   if (activeRunStatuses.includes(run.status)) {
-    await tx.query('UPDATE tasks SET active_workflow_run_id = $2 WHERE id = $1 AND active_workflow_run_id IS DISTINCT FROM $2', [run.task_id, run.id]);
+    await tx.query('UPDATE tasks SET active_workflow_run_id = $2 WHERE id = $1 AND active_workflow_run_id IS DISTINCT FROM $2', [
+      run.task_id,
+      run.id,
+    ]);
   } else {
     await releaseTaskPointers(tx, [run]);
   }

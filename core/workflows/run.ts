@@ -8,11 +8,42 @@ import { templateNameSchema } from './template';
 
 /** Every column of workflow_runs, as the API returns a run. */
 export const runColumns = [
-  'id', 'workflow_type', 'status', 'task_id', 'current_step', 'owner_agent_id', 'target_agent_id', 'input_payload',
-  'output_summary', 'dispatch_attempts', 'gateway_session_id', 'gateway_session_active', 'claim_session_id',
-  'session_history', 'retry_count', 'dispatched_at', 'claimed_at', 'heartbeat_at', 'started_at', 'finished_at',
-  'cost_estimate', 'input_tokens', 'output_tokens', 'cached_tokens', 'model_id', 'currency', 'reported_at',
-  'last_error', 'created_by', 'metadata', 'created_at', 'updated_at', 'error_class', 'cache_write_tokens', 'cost_source', 'billing',
+  'id',
+  'workflow_type',
+  'status',
+  'task_id',
+  'current_step',
+  'owner_agent_id',
+  'target_agent_id',
+  'input_payload',
+  'output_summary',
+  'dispatch_attempts',
+  'gateway_session_id',
+  'gateway_session_active',
+  'claim_session_id',
+  'session_history',
+  'retry_count',
+  'dispatched_at',
+  'claimed_at',
+  'heartbeat_at',
+  'started_at',
+  'finished_at',
+  'cost_estimate',
+  'input_tokens',
+  'output_tokens',
+  'cached_tokens',
+  'model_id',
+  'currency',
+  'reported_at',
+  'last_error',
+  'created_by',
+  'metadata',
+  'created_at',
+  'updated_at',
+  'error_class',
+  'cache_write_tokens',
+  'cost_source',
+  'billing',
 ].join(', ');
 
 /** runColumns qualified by a table alias (`r.id, r.workflow_type, …`), for queries that join the runs. */
@@ -118,7 +149,12 @@ export const usageReportShape = {
   cache_write_tokens: tokens.optional(),
   model_id: z.string().trim().min(1).max(200).optional(),
   cost_estimate: z.number().finite().min(0, 'must not be negative').optional(),
-  currency: z.string().trim().regex(/^[A-Za-z]{3}$/, 'must be a 3-letter currency code').transform((c) => c.toUpperCase()).optional(),
+  currency: z
+    .string()
+    .trim()
+    .regex(/^[A-Za-z]{3}$/, 'must be a 3-letter currency code')
+    .transform((c) => c.toUpperCase())
+    .optional(),
   reported_at: z.iso.datetime({ offset: true, message: 'must be an ISO 8601 timestamp' }).optional(),
 };
 export const usageFields = Object.keys(usageReportShape) as Array<keyof typeof usageReportShape>;
@@ -136,9 +172,14 @@ export function cacheOverInput(v: CacheCounts): Array<{ path: 'cached_tokens' | 
   const cached = v.cached_tokens ?? 0;
   const written = v.cache_write_tokens;
   const over: ReturnType<typeof cacheOverInput> = [];
-  if (cached > input) over.push({ path: 'cached_tokens', message: 'cached_tokens must not exceed input_tokens', detail: 'exceeds input_tokens' });
+  if (cached > input)
+    over.push({ path: 'cached_tokens', message: 'cached_tokens must not exceed input_tokens', detail: 'exceeds input_tokens' });
   if (written !== null && written !== undefined && cached + written > input) {
-    over.push({ path: 'cache_write_tokens', message: 'cache_write_tokens must not exceed input_tokens less cached_tokens', detail: 'exceeds input_tokens less cached_tokens' });
+    over.push({
+      path: 'cache_write_tokens',
+      message: 'cache_write_tokens must not exceed input_tokens less cached_tokens',
+      detail: 'exceeds input_tokens less cached_tokens',
+    });
   }
   return over;
 }
@@ -162,7 +203,9 @@ export const createRunSchema = withAliases(
       metadata: jsonObjectSchema.default({}),
       /** Or the Idempotency-Key header: the same key and body within 24 hours answer the first run. */
       idempotency_key: idempotencyKeySchema.optional(),
-      run_priority: z.union([z.string().trim().min(1).max(50), z.number().int()], { message: 'must be a word or a whole number' }).optional(),
+      run_priority: z
+        .union([z.string().trim().min(1).max(50), z.number().int()], { message: 'must be a word or a whole number' })
+        .optional(),
       actor: actorSchema,
     })
     .transform(({ run_priority, ...run }) => (run_priority === undefined ? run : { ...run, metadata: { ...run.metadata, run_priority } })),
@@ -190,7 +233,12 @@ export const heartbeatRunSchema = z
 /** Without session_id, the operator's start of a queued run (dispatch it now); with it, the agent's start. */
 export const startRunSchema = z.strictObject({ session_id: sessionKeySchema.optional(), actor: agentActorSchema });
 export const completeRunSchema = z
-  .strictObject({ session_id: sessionKeySchema, output_summary: jsonObjectSchema.default({}), actor: agentActorSchema, ...usageReportShape })
+  .strictObject({
+    session_id: sessionKeySchema,
+    output_summary: jsonObjectSchema.default({}),
+    actor: agentActorSchema,
+    ...usageReportShape,
+  })
   .superRefine(cacheWithinInput);
 /**
  * What kind of failure a fail reports. quota_exhausted and rate_limited are the
@@ -243,7 +291,12 @@ export const reassignRunSchema = z.strictObject({ agent_id: agentIdSchema, actor
 export const escalateRunSchema = z.strictObject({ escalated_to: agentIdSchema, actor: actorSchema, reason: reason.optional() });
 
 const limit = (fallback: number, max: number) =>
-  z.coerce.number({ message: 'must be a number' }).int('must be a whole number').min(1, 'must be at least 1').max(max, `must be at most ${max}`).default(fallback);
+  z.coerce
+    .number({ message: 'must be a number' })
+    .int('must be a whole number')
+    .min(1, 'must be at least 1')
+    .max(max, `must be at most ${max}`)
+    .default(fallback);
 
 export const listRunsQuerySchema = z.strictObject({
   workflow_type: z.string().min(1).max(100).optional(),

@@ -24,8 +24,17 @@ export const runsViewQuerySchema = z.strictObject({
 });
 
 const run = workflowRunSchema.pick({
-  id: true, status: true, workflow_type: true, task_id: true, dispatch_attempts: true, retry_count: true, created_at: true,
-  heartbeat_at: true, cost_estimate: true, currency: true, billing: true,
+  id: true,
+  status: true,
+  workflow_type: true,
+  task_id: true,
+  dispatch_attempts: true,
+  retry_count: true,
+  created_at: true,
+  heartbeat_at: true,
+  cost_estimate: true,
+  currency: true,
+  billing: true,
 });
 const capKinds = ['workflowType', 'agent', 'fleet'] as const;
 const counts = z.object({ workflowType: z.number().int(), agent: z.number().int(), fleet: z.number().int() });
@@ -73,7 +82,11 @@ export const runsViewSchema = z.object({
   workflow_types: z.array(z.string()),
 });
 export type RunsView = z.infer<typeof runsViewSchema>;
-type RunRow = RunsView['runs'][number] & { input_tokens: number | null; output_tokens: number | null; cost_source: 'reported' | 'table' | 'runtime' | null };
+type RunRow = RunsView['runs'][number] & {
+  input_tokens: number | null;
+  output_tokens: number | null;
+  cost_source: 'reported' | 'table' | 'runtime' | null;
+};
 
 /**
  * GET /api/views/runs. Steps: 1. the filters (400 on a bad one); 2. side by side: the page of runs

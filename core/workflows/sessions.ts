@@ -28,7 +28,9 @@ export function agentIdOfSessionKey(key: string): string | null {
 }
 
 /** GET /api/sessions/active: gateway sessions marked active on runs a session holds, most recent heartbeat first. */
-export async function listActiveSessions(deps: Pick<Deps, 'storage'>): Promise<{ sessions: ActiveSession[]; total: number; truncated: boolean }> {
+export async function listActiveSessions(
+  deps: Pick<Deps, 'storage'>,
+): Promise<{ sessions: ActiveSession[]; total: number; truncated: boolean }> {
   const { rows, total, truncated } = await pageAndTotal<WorkflowRun>(
     requireDb(deps.storage),
     {
@@ -73,7 +75,11 @@ export async function recordSessionHeartbeat(deps: Deps, rawKey: unknown, body: 
     );
     if (rows.length === 0) throw new NotFoundError(`session ${key} holds no claimed or running workflow run`);
     for (const run of rows) {
-      await changeRun(deps, tx, run, { actor: input.actor ?? agentIdOfSessionKey(key) ?? key, action: 'heartbeat', set: { heartbeat_at: now, gateway_session_active: true } });
+      await changeRun(deps, tx, run, {
+        actor: input.actor ?? agentIdOfSessionKey(key) ?? key,
+        action: 'heartbeat',
+        set: { heartbeat_at: now, gateway_session_active: true },
+      });
     }
     return rows.map((r) => r.id);
   });

@@ -48,7 +48,8 @@ export async function runSystemScan(deps: Deps, body: unknown) {
         input_payload: {
           scan_areas: input.scan_areas ?? ['all'],
           max_suggestions: input.max_suggestions,
-          instructions: 'Scan the named areas and propose at most max_suggestions improvements, each as an approval request; change nothing without approval.',
+          instructions:
+            'Scan the named areas and propose at most max_suggestions improvements, each as an approval request; change nothing without approval.',
         },
       },
       input.actor,
@@ -72,10 +73,16 @@ export async function sendScanFollowUp(deps: Deps, body: unknown) {
   const run = await findRun(db, input.run_id);
   if (!run) throw new NotFoundError(`workflow run ${input.run_id} not found`);
   if (run.workflow_type !== SYSTEM_SCAN_TYPE) {
-    throw new ValidationError(`run_id: workflow run ${run.id} is a ${run.workflow_type} run, not a system scan`, [{ path: 'run_id', message: 'not a system scan run' }]);
+    throw new ValidationError(`run_id: workflow run ${run.id} is a ${run.workflow_type} run, not a system scan`, [
+      { path: 'run_id', message: 'not a system scan run' },
+    ]);
   }
   const sessionKey = run.gateway_session_id ?? run.claim_session_id ?? run.session_history.at(-1) ?? null;
-  if (!sessionKey) throw new ConflictError(`system scan run ${run.id} has no agent session yet (status ${run.status}); follow up once an agent has claimed it`, { status: run.status });
+  if (!sessionKey)
+    throw new ConflictError(
+      `system scan run ${run.id} has no agent session yet (status ${run.status}); follow up once an agent has claimed it`,
+      { status: run.status },
+    );
   const reply = await deps.runtime.run(runtimeCalls.agentMessage(sessionKey, input.message));
   await db.transaction(async (tx) => {
     await recordChange(deps, tx, {

@@ -80,4 +80,5 @@ export const workflowTemplateSchema = z.object({
 });
 export type WorkflowTemplate = z.infer<typeof workflowTemplateSchema>;
 
-export const templateColumns = 'name, display_name, description, steps, department_id, ui_category, is_active, created_at, updated_at, exclusive_per_task';
+export const templateColumns =
+  'name, display_name, description, steps, department_id, ui_category, is_active, created_at, updated_at, exclusive_per_task';

@@ -57,7 +57,17 @@ export async function createTemplate(deps: Deps, body: unknown, actor = OPERATOR
     const { rows } = await tx.query<WorkflowTemplate>(
       `INSERT INTO workflow_templates (name, display_name, description, steps, department_id, ui_category, is_active, exclusive_per_task, created_at, updated_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9) RETURNING ${templateColumns}`,
-      [input.name, input.display_name ?? input.name, input.description, JSON.stringify(input.steps), input.department_id, input.ui_category, input.is_active, input.exclusive_per_task, now],
+      [
+        input.name,
+        input.display_name ?? input.name,
+        input.description,
+        JSON.stringify(input.steps),
+        input.department_id,
+        input.ui_category,
+        input.is_active,
+        input.exclusive_per_task,
+        now,
+      ],
     );
     await recordChange(deps, tx, {
       actor,
@@ -80,7 +90,14 @@ export async function updateTemplate(deps: Deps, rawName: unknown, body: unknown
     const before = await findTemplate(tx, name, true);
     if (!before) throw new NotFoundError(`workflow template ${name} not found`);
     const set = { ...patch, ...(patch.steps !== undefined ? { steps: JSON.stringify(patch.steps) } : {}) };
-    const after = await patchRow<WorkflowTemplate>(tx, { table: 'workflow_templates', keyColumn: 'name', key: name, set, at: deps.clock.now(), returning: templateColumns });
+    const after = await patchRow<WorkflowTemplate>(tx, {
+      table: 'workflow_templates',
+      keyColumn: 'name',
+      key: name,
+      set,
+      at: deps.clock.now(),
+      returning: templateColumns,
+    });
     await recordChange(deps, tx, {
       actor,
       action: 'updated',

@@ -23,7 +23,13 @@ export interface GraphUsageRow {
   verdict?: string | null;
 }
 
-export function decideUsage(rows: readonly GraphUsageRow[]): { decision: UsageDecision; render_days: number; positive_feedback: number; opens: number; feedback: number } {
+export function decideUsage(rows: readonly GraphUsageRow[]): {
+  decision: UsageDecision;
+  render_days: number;
+  positive_feedback: number;
+  opens: number;
+  feedback: number;
+} {
   const opens = rows.filter((r) => r.action === 'workflow-graph-open');
   const feedback = rows.filter((r) => r.action === 'workflow-graph-feedback');
   const renderDays = new Set(opens.map((r) => r.timestamp.toISOString().slice(0, 10))).size;
@@ -40,7 +46,12 @@ export function decideUsage(rows: readonly GraphUsageRow[]): { decision: UsageDe
 
 const querySchema = z.strictObject({
   start: z.iso.date({ message: 'must be a date YYYY-MM-DD' }).default(usageDecisionRule.windowStart),
-  days: z.coerce.number({ message: 'must be a number' }).int().min(1, 'must be at least 1').max(366, 'must be at most 366').default(usageDecisionRule.windowDays),
+  days: z.coerce
+    .number({ message: 'must be a number' })
+    .int()
+    .min(1, 'must be at least 1')
+    .max(366, 'must be at most 366')
+    .default(usageDecisionRule.windowDays),
 });
 
 /** GET /api/workflow-graph/usage-decision?start=&days=: reads the audit rows of the window (UTC days) and applies the rule. */

@@ -43,7 +43,12 @@ export interface StoredUsage {
  * - usage the runtime stood in with (cost_source 'runtime', core/costs/runtime-usage.ts) is replaced
  *   whole by the agent's first report, never added to: the run is counted once, as its agent says.
  */
-export async function usageColumns(deps: Pick<Deps, 'clock' | 'prices'>, tx: Db, storedUsage: StoredUsage, report: UsageReport): Promise<Record<string, unknown> | undefined> {
+export async function usageColumns(
+  deps: Pick<Deps, 'clock' | 'prices'>,
+  tx: Db,
+  storedUsage: StoredUsage,
+  report: UsageReport,
+): Promise<Record<string, unknown> | undefined> {
   const given = usageFields.filter((f) => report[f] !== undefined);
   if (given.length === 0) return undefined;
   const replacesRuntime = storedUsage.cost_source === 'runtime';
@@ -56,7 +61,10 @@ export async function usageColumns(deps: Pick<Deps, 'clock' | 'prices'>, tx: Db,
     model_id: report.model_id ?? stored.model_id,
     currency: report.currency ?? stored.currency,
   };
-  const columns: Record<string, unknown> = { ...(replacesRuntime ? withoutUsage : {}), ...Object.fromEntries(given.map((f) => [f, report[f]])) };
+  const columns: Record<string, unknown> = {
+    ...(replacesRuntime ? withoutUsage : {}),
+    ...Object.fromEntries(given.map((f) => [f, report[f]])),
+  };
   const at = report.reported_at ? new Date(report.reported_at) : deps.clock.now();
   columns.reported_at = at;
   const { history, agentBilling } = await usagePricing(deps, tx, merged.model_id, stored.owner_agent_id ?? stored.target_agent_id);
@@ -71,7 +79,8 @@ export async function usageColumns(deps: Pick<Deps, 'clock' | 'prices'>, tx: Db,
       columns.cost_source = 'table';
     }
   }
-  if (columns.cost_estimate !== undefined && columns.cost_estimate !== null && !merged.currency && (columns.currency ?? null) === null) columns.currency = 'USD';
+  if (columns.cost_estimate !== undefined && columns.cost_estimate !== null && !merged.currency && (columns.currency ?? null) === null)
+    columns.currency = 'USD';
   columns.billing = agentBilling ?? price?.billing ?? 'metered';
   return columns;
 }
@@ -89,7 +98,10 @@ const withoutUsage = {
 } as const;
 
 /** cacheOverInput (core/workflows/run.ts) of a report merged over what the run stores: a 400 naming the field. */
-export function assertCacheWithinInput(stored: Pick<StoredUsage, 'input_tokens' | 'cached_tokens' | 'cache_write_tokens'>, report: UsageReport): void {
+export function assertCacheWithinInput(
+  stored: Pick<StoredUsage, 'input_tokens' | 'cached_tokens' | 'cache_write_tokens'>,
+  report: UsageReport,
+): void {
   const [over] = cacheOverInput({
     input_tokens: report.input_tokens ?? stored.input_tokens,
     cached_tokens: report.cached_tokens ?? stored.cached_tokens,

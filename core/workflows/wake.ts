@@ -10,7 +10,10 @@ const WAKE_CONCURRENCY = 4;
 export const DEFAULT_TASK_SERVER_URL = 'http://127.0.0.1:3876';
 
 /** The system event text: run id, workflow type, target agent, claim URL, payload cut to 200 characters. */
-export function wakeEventText(run: Pick<WorkflowRun, 'id' | 'workflow_type' | 'target_agent_id' | 'input_payload'>, claimUrlBase = DEFAULT_TASK_SERVER_URL): string {
+export function wakeEventText(
+  run: Pick<WorkflowRun, 'id' | 'workflow_type' | 'target_agent_id' | 'input_payload'>,
+  claimUrlBase = DEFAULT_TASK_SERVER_URL,
+): string {
   const payload = JSON.stringify(run.input_payload ?? {}).slice(0, WAKE_PAYLOAD_CHARS);
   const claimUrl = `${claimUrlBase.replace(/\/+$/, '')}/api/workflow-runs/${run.id}/claim`;
   return [

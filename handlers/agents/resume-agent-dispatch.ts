@@ -2,4 +2,6 @@ import { resumeAgentDispatch } from '../../core/agents/dispatch-controls';
 import { httpHandler, json } from '../middleware/http-handler';
 
 /** POST /api/agents/:agent/resume-dispatch {actor?} */
-export const handler = httpHandler(async (event, app) => json(200, await resumeAgentDispatch(app.deps, event.pathParameters?.agent, event.body)));
+export const handler = httpHandler(async (event, app) =>
+  json(200, await resumeAgentDispatch(app.deps, event.pathParameters?.agent, event.body)),
+);

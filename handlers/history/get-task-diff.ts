@@ -2,4 +2,6 @@ import { taskDiff } from '../../core/history/history';
 import { httpHandler, json } from '../middleware/http-handler';
 
 /** GET /api/history/:taskId/diff?from=&to= */
-export const handler = httpHandler(async (event, app) => json(200, await taskDiff(app.deps, event.pathParameters?.taskId, event.queryStringParameters)));
+export const handler = httpHandler(async (event, app) =>
+  json(200, await taskDiff(app.deps, event.pathParameters?.taskId, event.queryStringParameters)),
+);

@@ -2,4 +2,6 @@ import { taskSnapshotAt } from '../../core/history/history';
 import { httpHandler, json } from '../middleware/http-handler';
 
 /** GET /api/history/:taskId/snapshot?at= */
-export const handler = httpHandler(async (event, app) => json(200, await taskSnapshotAt(app.deps, event.pathParameters?.taskId, event.queryStringParameters)));
+export const handler = httpHandler(async (event, app) =>
+  json(200, await taskSnapshotAt(app.deps, event.pathParameters?.taskId, event.queryStringParameters)),
+);

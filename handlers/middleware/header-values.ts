@@ -19,7 +19,10 @@ export const ECHOED_ITEM_MAX_CHARS = 256;
 export function percentEncodedForHeader(text: string, maxChars = ECHOED_ITEM_MAX_CHARS): string {
   let out = '';
   for (const byte of Buffer.from(text, 'utf8')) {
-    const piece = byte > 0x20 && byte < 0x7f && byte !== 0x25 && byte !== 0x2c ? String.fromCharCode(byte) : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
+    const piece =
+      byte > 0x20 && byte < 0x7f && byte !== 0x25 && byte !== 0x2c
+        ? String.fromCharCode(byte)
+        : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
     if (out.length + piece.length > maxChars) break;
     out += piece;
   }

@@ -28,7 +28,6 @@ export type HttpEvent = Omit<APIGatewayProxyEventV2, 'body'> & { body?: unknown;
 
 export type EndpointFn = (event: HttpEvent, app: AppContext) => Promise<HttpResult>;
 
-
 /** serverless-offline gives every event this same placeholder; a request id must tell requests apart. */
 const OFFLINE_PLACEHOLDER_ID = /^offlineContext_/;
 
@@ -90,8 +89,9 @@ const envelope = (): middy.MiddlewareObj<APIGatewayProxyEventV2, HttpResult> => 
       }
     }
     const response = request.response!;
-    response.headers = settableHeaders({ ...response.headers, ...CORS_HEADERS, 'x-request-id': requestId, ...ignoredParamsHeader(request.event) }, (name) =>
-      logger().warn('response header dropped: its value cannot be sent', { requestId, header: name }),
+    response.headers = settableHeaders(
+      { ...response.headers, ...CORS_HEADERS, 'x-request-id': requestId, ...ignoredParamsHeader(request.event) },
+      (name) => logger().warn('response header dropped: its value cannot be sent', { requestId, header: name }),
     );
     const durationMs = Date.now() - (started.get(request) ?? Date.now());
     const method = request.event.requestContext?.http?.method;

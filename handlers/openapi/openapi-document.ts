@@ -13,7 +13,10 @@ const errorBody: JsonSchema = {
     error: { type: 'string' },
     code: { type: 'string' },
     requestId: { type: 'string' },
-    details: { type: 'array', items: { type: 'object', required: ['path', 'message'], properties: { path: { type: 'string' }, message: { type: 'string' } } } },
+    details: {
+      type: 'array',
+      items: { type: 'object', required: ['path', 'message'], properties: { path: { type: 'string' }, message: { type: 'string' } } },
+    },
   },
 };
 
@@ -33,7 +36,8 @@ function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
     io,
     unrepresentable: 'any',
     override: ({ zodSchema, jsonSchema }) => {
-      if ((zodSchema as { _zod?: { def?: { type?: string } } })._zod?.def?.type === 'date') Object.assign(jsonSchema, { type: 'string', format: 'date-time' });
+      if ((zodSchema as { _zod?: { def?: { type?: string } } })._zod?.def?.type === 'date')
+        Object.assign(jsonSchema, { type: 'string', format: 'date-time' });
     },
   }) as JsonSchema;
   return rest;
@@ -76,12 +80,20 @@ const camel = (text: string) => text.replace(/[/-](\w)/g, (_m, c: string) => c.t
 function operationIdOf(route: Route): string {
   const shared = routeTable.filter((r) => r.handler === route.handler).length > 1;
   if (!shared) return camel(route.handler);
-  const pathPart = route.path.replace(/^\/api\//, '').replace(/:(\w+)/g, 'by-$1').replace(/_(\w)/g, '-$1');
+  const pathPart = route.path
+    .replace(/^\/api\//, '')
+    .replace(/:(\w+)/g, 'by-$1')
+    .replace(/_(\w)/g, '-$1');
   return camel(`${route.handler}/${pathPart}`);
 }
 
 function operation(route: Route, schemas: RouteSchemas | undefined): JsonSchema {
-  const pathParams = [...route.path.matchAll(/:([A-Za-z][A-Za-z0-9_]*)/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
+  const pathParams = [...route.path.matchAll(/:([A-Za-z][A-Za-z0-9_]*)/g)].map((m) => ({
+    name: m[1],
+    in: 'path',
+    required: true,
+    schema: { type: 'string' },
+  }));
   const query = schemas?.query ? jsonSchemaOf(schemas.query, 'input') : undefined;
   const required = new Set((query?.required as string[] | undefined) ?? []);
   const queryParams = Object.entries((query?.properties as Record<string, JsonSchema> | undefined) ?? {}).map(([name, schema]) => ({
@@ -124,9 +136,13 @@ export function openApiDocument(routes: readonly Route[] = routeTable, version =
   }
   return {
     openapi: '3.1.0',
-    info: { title: 'Fleet task server', version, description:
+    info: {
+      title: 'Fleet task server',
+      version,
+      description:
         'Generated from handlers/routes.ts and the zod schemas of core/. Unknown query keys are ignored and named in X-Ignored-Params. ' +
-        'In read-only fallback mode (no database) task and project reads answer the fallback file\'s records as they are stored, which need not match the schemas here.' },
+        "In read-only fallback mode (no database) task and project reads answer the fallback file's records as they are stored, which need not match the schemas here.",
+    },
     servers: [{ url: 'http://127.0.0.1:3876' }],
     security: [{ bearer: [] }],
     paths,
@@ -136,7 +152,11 @@ export function openApiDocument(routes: readonly Route[] = routeTable, version =
       responses: {
         Error: {
           description: `an error: one of ${errorStatuses.join(', ')} (handlers/middleware/error-status.ts)`,
-          content: { 'application/json': { schema: { anyOf: [{ $ref: '#/components/schemas/Error' }, { $ref: '#/components/schemas/Unavailable' }] } } },
+          content: {
+            'application/json': {
+              schema: { anyOf: [{ $ref: '#/components/schemas/Error' }, { $ref: '#/components/schemas/Unavailable' }] },
+            },
+          },
         },
       },
     },

@@ -38,7 +38,12 @@ export const authSelfSchema = z.looseObject({
 
 export const statsSchema = z.object({ projects: z.number().int(), tasks: z.number().int(), completed: z.number().int() });
 
-const gatewaySchema = z.looseObject({ status: z.string(), healthy: z.boolean(), agent_count: z.number().int(), reason: z.string().optional() });
+const gatewaySchema = z.looseObject({
+  status: z.string(),
+  healthy: z.boolean(),
+  agent_count: z.number().int(),
+  reason: z.string().optional(),
+});
 export const healthStatusSchema = z.object({
   status: z.enum(['healthy', 'degraded', 'unhealthy']),
   database: z.object({ status: z.string(), healthy: z.boolean(), mode: z.string() }),
@@ -46,7 +51,12 @@ export const healthStatusSchema = z.object({
   task_server: z.object({ healthy: z.boolean(), status: z.string() }),
   /** Active webhooks and the failing ones; absent without a database. */
   webhooks: z
-    .object({ healthy: z.boolean(), status: z.enum(['ok', 'failing']), active: z.number().int(), failing: z.array(z.object({ id: z.string(), url: z.string() })) })
+    .object({
+      healthy: z.boolean(),
+      status: z.enum(['ok', 'failing']),
+      active: z.number().int(),
+      failing: z.array(z.object({ id: z.string(), url: z.string() })),
+    })
     .optional(),
   /** Which way sessions and transcripts are read (the released runtime's gateway, or the CLI and the state files) and whether it answers. */
   runtime_access: z.object({
@@ -84,7 +94,9 @@ export const dependenciesSchema = z.object({ dependencies: z.array(z.string()) }
 
 export const taskOptionsSchema = z.object({
   defaults: z.object({ agent: z.string().nullable(), model: z.string().nullable() }),
-  agents: z.array(z.object({ id: z.string(), name: z.string(), model: z.string().nullable(), sources: z.array(z.enum(['profile', 'runtime'])) })),
+  agents: z.array(
+    z.object({ id: z.string(), name: z.string(), model: z.string().nullable(), sources: z.array(z.enum(['profile', 'runtime'])) }),
+  ),
   models: z.array(z.string()),
 });
 
@@ -94,7 +106,12 @@ export const boardSchema = z.object({
   columns: z.record(z.string(), z.array(taskSchema)),
 });
 
-const timelineDependencySchema = z.object({ id: z.string(), title: z.string(), start_date: z.date().nullable(), due_date: z.date().nullable() });
+const timelineDependencySchema = z.object({
+  id: z.string(),
+  title: z.string(),
+  start_date: z.date().nullable(),
+  due_date: z.date().nullable(),
+});
 // subtasks nest entries of the same shape; the document types one level (a recursive schema would
 // need a component of its own, which the per-route schemas here do not make)
 const timelineEntrySchema = z.object({
@@ -108,7 +125,12 @@ export const timelineSchema = z.object({
   range: z.looseObject({}),
 });
 
-export const paginationSchema = z.object({ page: z.number().int(), limit: z.number().int(), total: z.number().int(), pages: z.number().int() });
+export const paginationSchema = z.object({
+  page: z.number().int(),
+  limit: z.number().int(),
+  total: z.number().int(),
+  pages: z.number().int(),
+});
 export const agentQueueSchema = z.object({ agent: z.string(), tasks: z.array(taskSchema), pagination: paginationSchema });
 
 export const agentLimitsSchema = z.object({
@@ -189,7 +211,12 @@ export const importResultSchema = z.object({
 
 export const orgSummarySchema = z.object({
   departments: z.array(anyObject),
-  totals: z.object({ departments: z.number().int(), agents: z.number().int(), open_tasks: z.number().int(), active_runs: z.number().int() }),
+  totals: z.object({
+    departments: z.number().int(),
+    agents: z.number().int(),
+    open_tasks: z.number().int(),
+    active_runs: z.number().int(),
+  }),
   generated_at: z.date(),
 });
 
@@ -222,7 +249,13 @@ export const tickSummarySchema = z.looseObject({
   /** The runtime costs pass that follows a tick (docs/costs.md): in the pass's answer, not in stored summaries. */
   runtimeUsage: z
     .union([
-      z.object({ examined: z.number().int(), costed: z.number().int(), withoutUsage: z.number().int(), withoutSession: z.number().int(), unavailable: z.string().optional() }),
+      z.object({
+        examined: z.number().int(),
+        costed: z.number().int(),
+        withoutUsage: z.number().int(),
+        withoutSession: z.number().int(),
+        unavailable: z.string().optional(),
+      }),
       z.object({ error: z.string() }),
     ])
     .optional(),
@@ -245,9 +278,19 @@ export const blockerSummarySchema = z.object({
   total: z.number().int(),
   byType: z.array(z.object({ blockerType: z.string(), count: z.number().int(), severity: z.enum(['low', 'medium', 'high']) })),
 });
-export const sessionHeartbeatSchema = z.object({ session_id: z.string(), active: z.literal(true), heartbeat_at: z.date(), run_ids: z.array(z.string()) });
+export const sessionHeartbeatSchema = z.object({
+  session_id: z.string(),
+  active: z.literal(true),
+  heartbeat_at: z.date(),
+  run_ids: z.array(z.string()),
+});
 export const systemScanSchema = z.object({ workflowRunId: z.string(), status: z.string(), message: z.string() });
-export const scanFollowUpSchema = z.object({ run_id: z.string(), session_key: z.string(), delivered: z.literal(true), reply: z.string().nullable() });
+export const scanFollowUpSchema = z.object({
+  run_id: z.string(),
+  session_key: z.string(),
+  delivered: z.literal(true),
+  reply: z.string().nullable(),
+});
 export const recordedSchema = z.object({ recorded: z.literal(true), action: z.string(), audit_id: z.number().int() });
 export const usageDecisionSchema = z.looseObject({
   window: z.object({ start: z.date(), end: z.date(), days: z.number().int() }),
@@ -259,7 +302,13 @@ export const agentBridgeSchema = z.object({
   ready_count: z.number().int(),
   active_count: z.number().int(),
   pending_workflow_runs: z.array(
-    z.object({ id: z.string(), workflow_type: z.string(), target_agent_id: z.string(), input_payload: anyObject, dispatch_attempts: z.number().int() }),
+    z.object({
+      id: z.string(),
+      workflow_type: z.string(),
+      target_agent_id: z.string(),
+      input_payload: anyObject,
+      dispatch_attempts: z.number().int(),
+    }),
   ),
   workflow_run_count: z.number().int(),
 });
@@ -397,7 +446,13 @@ export const runtimeHealthSchema = z.object({
 });
 export const runtimeTasksSchema = z.object({ source, count: z.number().int(), tasks: records });
 /** `findings` and `summary` only from a runtime that reports findings (the released one). */
-export const runtimeTaskAuditSchema = z.object({ source, stale: records, broken: records, findings: records.optional(), summary: anyObject.nullable().optional() });
+export const runtimeTaskAuditSchema = z.object({
+  source,
+  stale: records,
+  broken: records,
+  findings: records.optional(),
+  summary: anyObject.nullable().optional(),
+});
 export const runtimeAgentsSchema = z.object({ source, agents: z.array(z.looseObject({ id: z.string() })) });
 export const memoryIndexedSchema = z.object({ source, success: z.literal(true), agentId: z.string(), result: z.unknown() });
 export const memoryCandidatesSchema = z.object({ source, agentId: z.string(), candidates: records });
@@ -481,7 +536,10 @@ export const sessionEventDetailSchema = z.object({
   totalLines: z.number().int(),
   truncated: z.boolean(),
 });
-export const taskSessionsSchema = z.object({ taskId: z.string(), sessions: z.array(z.looseObject({ runId: z.string(), sessionKey: z.string().nullable() })) });
+export const taskSessionsSchema = z.object({
+  taskId: z.string(),
+  sessions: z.array(z.looseObject({ runId: z.string(), sessionKey: z.string().nullable() })),
+});
 
 import { chatTurnUsageSchema } from '../../core/runtime/chat';
 export const chatReplySchema = z.object({
@@ -524,7 +582,9 @@ export const settingsOverviewSchema = z.object({
   }),
   routing: z.array(routeSchema),
   governance: z.object({
-    actions: z.array(z.object({ action: z.enum(governanceActions), label: z.string(), roles: z.array(z.string()), capabilities: z.array(z.string()) })),
+    actions: z.array(
+      z.object({ action: z.enum(governanceActions), label: z.string(), roles: z.array(z.string()), capabilities: z.array(z.string()) }),
+    ),
     privileged_actors: z.array(z.string()),
     /** Regular expressions (their source) of the actor names that get the operator role. */
     operator_name_patterns: z.array(z.string()),

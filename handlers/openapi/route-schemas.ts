@@ -1,7 +1,14 @@
 import * as z from 'zod';
 import { agentBillingSchema } from '../../core/agents/billing';
 import { agentTokenSchema, createAgentTokenSchema, createdAgentTokenSchema } from '../../core/auth/agent-tokens';
-import { createdWebhookSchema, createWebhookSchema, deliveriesQuerySchema, deliverySchema, updateWebhookSchema, webhookSchema } from '../../core/webhooks/webhooks';
+import {
+  createdWebhookSchema,
+  createWebhookSchema,
+  deliveriesQuerySchema,
+  deliverySchema,
+  updateWebhookSchema,
+  webhookSchema,
+} from '../../core/webhooks/webhooks';
 import { priceTableAnswerSchema, putPriceTableSchema } from '../../core/costs/price-book';
 import { repriceAnswerSchema, repriceSchema } from '../../core/costs/reprice';
 import { rebuildUsageSchema } from '../../core/costs/usage-rollup';
@@ -126,9 +133,22 @@ import { inboxQuerySchema, inboxSchema } from '../../core/inbox/inbox';
 import { timelineQuerySchema } from '../../core/views/timeline';
 import { heartbeatSchema, livenessQuerySchema } from '../../core/agents/liveness';
 import { claimSchema, releaseSchema } from '../../core/agents/locks';
-import { decideApprovalSchema, escalateApprovalSchema, listApprovalsQuerySchema, pendingApprovalsQuerySchema, requestApprovalSchema } from '../../core/workflows/approvals';
+import {
+  decideApprovalSchema,
+  escalateApprovalSchema,
+  listApprovalsQuerySchema,
+  pendingApprovalsQuerySchema,
+  requestApprovalSchema,
+} from '../../core/workflows/approvals';
 import { listArtifactsQuerySchema, registerArtifactSchema, updateArtifactSchema } from '../../core/workflows/artifacts';
-import { createRunSchema, listRunsQuerySchema, pendingRunsQuerySchema, runListSchema, startRunSchema, workflowRunSchema } from '../../core/workflows/run';
+import {
+  createRunSchema,
+  listRunsQuerySchema,
+  pendingRunsQuerySchema,
+  runListSchema,
+  startRunSchema,
+  workflowRunSchema,
+} from '../../core/workflows/run';
 import { runDetailSchema } from '../../core/workflows/run-queries';
 import { budgetStopSchema, operatorStartSchema } from '../../core/workflows/run-session-reports';
 import { claimResultSchema } from '../../core/workflows/run-claim';
@@ -153,7 +173,8 @@ export interface RouteSchemas {
 }
 
 const deleted = (key: string) => z.object({ deleted: z.literal(true), [key]: z.string() });
-const listOf = <T extends z.ZodType>(key: string, item: T) => z.object({ [key]: z.array(item), total: z.number().int(), truncated: z.boolean() });
+const listOf = <T extends z.ZodType>(key: string, item: T) =>
+  z.object({ [key]: z.array(item), total: z.number().int(), truncated: z.boolean() });
 const approvalAndRun = z.object({ approval: approvalSchema, run: workflowRunSchema });
 
 /**
@@ -215,7 +236,9 @@ export const routeSchemas: Readonly<Record<string, RouteSchemas>> = {
   'GET /api/agent/chat/history': { response: chatHistorySchema },
   'GET /api/citation-queue/status': { response: citationQueueSchema },
   'POST /api/snapshots': { success: [201], response: createdSnapshotSchema },
-  'GET /api/snapshots': { response: z.object({ available: z.literal(true), count: z.number().int(), snapshots: z.array(snapshotListEntrySchema) }) },
+  'GET /api/snapshots': {
+    response: z.object({ available: z.literal(true), count: z.number().int(), snapshots: z.array(snapshotListEntrySchema) }),
+  },
   // the artifact itself (streamed), or a redirect to the object store
   'GET /api/snapshots/{id}/download': { success: [200, 302], response: anyObject },
   'POST /api/budgets': { body: createBudgetSchema, success: [201], degrades: true, response: budgetAnswerSchema },
@@ -264,7 +287,9 @@ export const routeSchemas: Readonly<Record<string, RouteSchemas>> = {
   'DELETE /api/agent-tokens/{id}': { response: agentTokenSchema },
   'POST /api/webhooks': { body: createWebhookSchema, success: [201], response: createdWebhookSchema },
   'GET /api/webhooks': { response: z.object({ webhooks: z.array(webhookSchema) }) },
-  'POST /api/webhooks/deliver': { response: z.object({ enqueued: z.number().int(), attempted: z.number().int(), delivered: z.number().int(), failed: z.number().int() }) },
+  'POST /api/webhooks/deliver': {
+    response: z.object({ enqueued: z.number().int(), attempted: z.number().int(), delivered: z.number().int(), failed: z.number().int() }),
+  },
   'GET /api/webhooks/{id}': { response: webhookSchema },
   'PATCH /api/webhooks/{id}': { body: updateWebhookSchema, response: webhookSchema },
   'DELETE /api/webhooks/{id}': { response: z.object({ deleted: z.literal(true), id: z.string() }) },
@@ -273,7 +298,10 @@ export const routeSchemas: Readonly<Record<string, RouteSchemas>> = {
   'GET /api/costs/prices': { response: priceTableAnswerSchema },
   'PUT /api/costs/prices': { body: putPriceTableSchema, response: priceTableAnswerSchema },
   'POST /api/costs/reprice': { body: repriceSchema, response: repriceAnswerSchema },
-  'POST /api/costs/rebuild': { body: rebuildUsageSchema, response: z.object({ rows: z.number().int(), runs: z.number().int(), rebuilt_at: z.string() }) },
+  'POST /api/costs/rebuild': {
+    body: rebuildUsageSchema,
+    response: z.object({ rows: z.number().int(), runs: z.number().int(), rebuilt_at: z.string() }),
+  },
   'POST /api/agents/{agent}/resume-dispatch': { response: agentLimitsSchema.extend({ resumed: z.boolean() }) },
   'PATCH /api/projects/{id}': { body: updateProjectSchema, response: projectWithWorkflowSchema },
   'GET /api/tasks/all': { query: listAllTasksQuerySchema, response: taskSchema.array() },
@@ -286,7 +314,10 @@ export const routeSchemas: Readonly<Record<string, RouteSchemas>> = {
   'POST /api/tasks': { body: createTaskSchema, success: [201, 200], response: { 201: taskSchema } },
   'PATCH /api/tasks/{id}': { body: updateTaskSchema, response: taskSchema },
   'GET /api/views/agent': { query: agentQueueQuerySchema, response: agentQueueSchema },
-  'GET /api/views/board': { query: boardQuerySchema, response: boardSchema.extend({ stuck: z.record(z.string(), boardStuckSchema).optional(), ...boardFirstTasksFieldsSchema.shape }) },
+  'GET /api/views/board': {
+    query: boardQuerySchema,
+    response: boardSchema.extend({ stuck: z.record(z.string(), boardStuckSchema).optional(), ...boardFirstTasksFieldsSchema.shape }),
+  },
   'GET /api/views/board/as-of': { query: boardAsOfQuerySchema, response: boardSchema.extend({ as_of: z.date() }) },
   'GET /api/views/timeline': { query: timelineQuerySchema, response: timelineSchema },
   'POST /api/agent/claim': { body: claimSchema, response: taskSchema },
@@ -299,7 +330,10 @@ export const routeSchemas: Readonly<Record<string, RouteSchemas>> = {
   'GET /api/audit': { query: auditQuerySchema, response: z.array(auditRecordSchema) },
   'GET /api/costs/summary': { query: costSummaryQuerySchema, degrades: true, response: costSummarySchema },
   'GET /api/costs/rollup': { query: costRollupQuerySchema, degrades: true, response: costRollupSchema },
-  'GET /api/budgets': { degrades: true, response: z.object({ available: z.literal(true), budgets: z.array(budgetViewSchema), timestamp: z.string() }) },
+  'GET /api/budgets': {
+    degrades: true,
+    response: z.object({ available: z.literal(true), budgets: z.array(budgetViewSchema), timestamp: z.string() }),
+  },
   'GET /api/actions/recent': { degrades: true, response: recentReceiptsSchema },
   'GET /api/actions/catalog': { response: actionCatalogSchema },
   'POST /api/restore/preview': { response: restorePreviewSchema },

@@ -29,7 +29,12 @@ export const taskRoutes: readonly Route[] = [
   { method: 'PATCH', path: '/api/views/:id', handler: 'views/update-view' },
   { method: 'DELETE', path: '/api/views/:id', handler: 'views/delete-view' },
 
-  { method: 'POST', path: '/api/agent/claim', handler: 'agents/claim-task', agent: { scope: 'agent', self: ['agent_name'], ownTask: 'task_id' } },
+  {
+    method: 'POST',
+    path: '/api/agent/claim',
+    handler: 'agents/claim-task',
+    agent: { scope: 'agent', self: ['agent_name'], ownTask: 'task_id' },
+  },
   { method: 'POST', path: '/api/agent/claim/renew', handler: 'agents/renew-claim', agent: { scope: 'agent', self: ['agent_name'] } },
   { method: 'POST', path: '/api/agent/release', handler: 'agents/release-task', agent: { scope: 'agent', self: ['agent_name'] } },
   { method: 'POST', path: '/api/agents/heartbeat', handler: 'agents/record-heartbeat', agent: { scope: 'agent', self: ['agent_name'] } },

@@ -2,4 +2,6 @@ import { listDeliveries } from '../../core/webhooks/webhooks';
 import { httpHandler, json } from '../middleware/http-handler';
 
 /** GET /api/webhooks/:id/deliveries?limit= */
-export const handler = httpHandler(async (event, app) => json(200, await listDeliveries(app.deps, event.pathParameters?.id, event.queryStringParameters)));
+export const handler = httpHandler(async (event, app) =>
+  json(200, await listDeliveries(app.deps, event.pathParameters?.id, event.queryStringParameters)),
+);

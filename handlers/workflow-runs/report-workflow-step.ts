@@ -2,4 +2,6 @@ import { reportStep } from '../../core/workflows/run-session-reports';
 import { httpHandler, json } from '../middleware/http-handler';
 
 /** PATCH /api/workflow-runs/:id/steps/:stepOrder */
-export const handler = httpHandler(async (event, app) => json(200, await reportStep(app.deps, event.pathParameters?.id, event.pathParameters?.stepOrder, event.body)));
+export const handler = httpHandler(async (event, app) =>
+  json(200, await reportStep(app.deps, event.pathParameters?.id, event.pathParameters?.stepOrder, event.body)),
+);

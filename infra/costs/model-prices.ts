@@ -13,7 +13,10 @@ export async function loadModelPrices(file: string | undefined): Promise<ModelPr
   try {
     return parseModelPriceTable(JSON.parse(await readFile(file, 'utf8')));
   } catch (err) {
-    logger().warn('MODEL_PRICES_FILE not used: unreadable or not a price table; usage stays unpriced', { file, error: (err as Error).message });
+    logger().warn('MODEL_PRICES_FILE not used: unreadable or not a price table; usage stays unpriced', {
+      file,
+      error: (err as Error).message,
+    });
     return {};
   }
 }

@@ -128,7 +128,9 @@ export async function runnableBinaries(bins: Binaries, log: (line: string) => vo
     if (canRun(copied.postgres, {})) return copied;
     await fs.rm(cache, { recursive: true, force: true });
   }
-  throw new EmbeddedPostgresError(`the embedded PostgreSQL cannot run ${bins.postgres}: ${whyNotRunnable(bins.postgres)}; reinstall with install scripts allowed or set DATABASE_URL`);
+  throw new EmbeddedPostgresError(
+    `the embedded PostgreSQL cannot run ${bins.postgres}: ${whyNotRunnable(bins.postgres)}; reinstall with install scripts allowed or set DATABASE_URL`,
+  );
 }
 
 /**
@@ -170,7 +172,9 @@ export async function clusterDirectory(root: string, as: RunAs, log: (line: stri
   if (existing?.isSymbolicLink()) return fs.realpath(pgdata).catch(() => fs.readlink(pgdata));
   if (reachable(root)) return pgdata;
   if (existing) {
-    throw new EmbeddedPostgresError(`user postgres cannot reach ${pgdata} (a parent directory is private); move DATA_DIR or set DATABASE_URL`);
+    throw new EmbeddedPostgresError(
+      `user postgres cannot reach ${pgdata} (a parent directory is private); move DATA_DIR or set DATABASE_URL`,
+    );
   }
   const relocated = path.join('/var/tmp', `task-server-pg-${createHash('sha256').update(root).digest('hex').slice(0, 16)}`, 'pg');
   await fs.mkdir(path.dirname(relocated), { recursive: true, mode: 0o755 });

@@ -7,7 +7,17 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { observations } from '../metrics/observations';
-import { clusterDirectory, EmbeddedPostgresError, loadBinaries, reachableBinaries, runAsUser, runnableBinaries, SUPERUSER, type Binaries, type RunAs } from './embedded-postgres-install';
+import {
+  clusterDirectory,
+  EmbeddedPostgresError,
+  loadBinaries,
+  reachableBinaries,
+  runAsUser,
+  runnableBinaries,
+  SUPERUSER,
+  type Binaries,
+  type RunAs,
+} from './embedded-postgres-install';
 
 /**
  * Our own lifecycle around the PostgreSQL binaries that the `embedded-postgres` package ships
@@ -201,14 +211,32 @@ function killLeftoverBackends(pgdata: string): void {
 }
 
 /** Starts a postmaster on `port` (the clients' URL names it), or on a free port. */
-async function launch(bins: Binaries, pgdata: string, password: string, as: RunAs, logFile: string, port?: number): Promise<{ pid: number; port: number }> {
+async function launch(
+  bins: Binaries,
+  pgdata: string,
+  password: string,
+  as: RunAs,
+  logFile: string,
+  port?: number,
+): Promise<{ pid: number; port: number }> {
   let lastError = '';
   for (let attempt = 0; attempt < 3; attempt++) {
     const listenOn = port ?? (await freePort());
     const log = openSync(logFile, 'a');
     const child = spawn(
       bins.postgres,
-      ['-D', pgdata, '-p', String(listenOn), '-c', 'listen_addresses=127.0.0.1', '-c', "unix_socket_directories=", '-c', 'max_connections=200'],
+      [
+        '-D',
+        pgdata,
+        '-p',
+        String(listenOn),
+        '-c',
+        'listen_addresses=127.0.0.1',
+        '-c',
+        'unix_socket_directories=',
+        '-c',
+        'max_connections=200',
+      ],
       { ...as, detached: true, stdio: ['ignore', log, log], env: { ...process.env, LC_ALL: 'C' } },
     );
     closeSync(log);
@@ -243,11 +271,12 @@ async function ensureAppDatabase(port: number, password: string): Promise<void> 
   await client.connect();
   try {
     const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [APP_DATABASE]);
-    if (!rowCount) await client.query(`CREATE DATABASE ${APP_DATABASE}`).catch((err: { code?: string }) => {
-      // created meanwhile by another starter: 42P04 once its CREATE committed, 23505 (the catalog's
-      // unique index) when both CREATEs ran at once
-      if (err.code !== '42P04' && err.code !== '23505') throw err;
-    });
+    if (!rowCount)
+      await client.query(`CREATE DATABASE ${APP_DATABASE}`).catch((err: { code?: string }) => {
+        // created meanwhile by another starter: 42P04 once its CREATE committed, 23505 (the catalog's
+        // unique index) when both CREATEs ran at once
+        if (err.code !== '42P04' && err.code !== '23505') throw err;
+      });
   } finally {
     await client.end();
   }
@@ -255,7 +284,11 @@ async function ensureAppDatabase(port: number, password: string): Promise<void> 
 
 async function stopPostmaster(pid: number): Promise<void> {
   // SIGINT is PostgreSQL's fast shutdown: abort sessions, checkpoint, exit.
-  const signals: Array<[NodeJS.Signals, number]> = [['SIGINT', 20_000], ['SIGQUIT', 5_000], ['SIGKILL', 5_000]];
+  const signals: Array<[NodeJS.Signals, number]> = [
+    ['SIGINT', 20_000],
+    ['SIGQUIT', 5_000],
+    ['SIGKILL', 5_000],
+  ];
   for (const [signal, waitMs] of signals) {
     try {
       process.kill(pid, signal);
@@ -397,7 +430,10 @@ export async function startEmbeddedPostgres(dataDir: string, log: EmbeddedPostgr
     if (!goneNoticed) {
       goneNoticed = true;
       const ranMs = Date.now() - upSince;
-      log(`embedded PostgreSQL (pid ${current.postmasterPid}) is gone after ${Math.round(ranMs / 1000)} s; starting it again on port ${port}`, 'warn');
+      log(
+        `embedded PostgreSQL (pid ${current.postmasterPid}) is gone after ${Math.round(ranMs / 1000)} s; starting it again on port ${port}`,
+        'warn',
+      );
       if (ranMs < STABLE_AFTER_MS) {
         backOff(`it had run less than ${STABLE_AFTER_MS / 1000} s`);
         return;
@@ -439,7 +475,9 @@ export async function stopEmbeddedPostgres(dataDir: string, options: { force?: b
   if (!running || !isAlive(running.pid) || !isPostgresProcess(running.pid)) return `no embedded PostgreSQL is running in ${root}`;
   const owner = (await readState(path.join(root, 'embedded-postgres.json')))?.ownerPid ?? 0;
   if (!options.force && owner !== 0 && owner !== process.pid && isAlive(owner)) {
-    throw new EmbeddedPostgresError(`the embedded PostgreSQL of ${root} belongs to running process ${owner}; stop that process (or pass --force)`);
+    throw new EmbeddedPostgresError(
+      `the embedded PostgreSQL of ${root} belongs to running process ${owner}; stop that process (or pass --force)`,
+    );
   }
   await stopPostmaster(running.pid);
   return `stopped the embedded PostgreSQL of ${root} (pid ${running.pid})`;

@@ -33,7 +33,10 @@ const FALLBACK_PAGE_ROWS = 1000;
 export class FallbackWriter {
   private lastSignature = '';
 
-  constructor(private readonly db: Db, private readonly file: string) {}
+  constructor(
+    private readonly db: Db,
+    private readonly file: string,
+  ) {}
 
   async refresh(savedAt: Date): Promise<boolean> {
     const { rows } = await this.db.query<{ signature: string }>(
@@ -50,7 +53,9 @@ export class FallbackWriter {
         await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
         const projects = await tx.query(`SELECT ${projectColumns} FROM projects ORDER BY created_at, id`);
         await out.write(`{"savedAt":${JSON.stringify(savedAt.toISOString())},"projects":${JSON.stringify(projects.rows)},"tasks":[`);
-        await tx.query(`DECLARE fallback_tasks NO SCROLL CURSOR FOR SELECT ${taskColumns} FROM tasks WHERE deleted_at IS NULL ORDER BY created_at, id`);
+        await tx.query(
+          `DECLARE fallback_tasks NO SCROLL CURSOR FOR SELECT ${taskColumns} FROM tasks WHERE deleted_at IS NULL ORDER BY created_at, id`,
+        );
         let written = 0;
         for (;;) {
           const page = await tx.query(`FETCH ${FALLBACK_PAGE_ROWS} FROM fallback_tasks`);

@@ -21,9 +21,7 @@ export interface MigrationReport {
 export async function migrate(db: Db): Promise<MigrationReport> {
   return db.transaction(async (tx) => {
     await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
-    await tx.query(
-      `CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`,
-    );
+    await tx.query(`CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`);
     const { rows } = await tx.query<{ name: string }>('SELECT name FROM schema_migrations');
     const applied = new Set(rows.map((r) => r.name));
     const repaired: string[] = [];
@@ -53,8 +51,9 @@ export async function migrate(db: Db): Promise<MigrationReport> {
  * the database), by name.
  */
 export async function appliedMigrations(db: Db): Promise<string[]> {
-  const { rows } = await db.query<{ name: string }>('SELECT name FROM schema_migrations ORDER BY array_position($1::text[], name) NULLS LAST, name', [
-    migrations.map((m) => m.name),
-  ]);
+  const { rows } = await db.query<{ name: string }>(
+    'SELECT name FROM schema_migrations ORDER BY array_position($1::text[], name) NULLS LAST, name',
+    [migrations.map((m) => m.name)],
+  );
   return rows.map((r) => r.name);
 }

@@ -19,7 +19,17 @@ function stoppedAnswering(err: unknown): boolean {
 }
 
 /** SQLSTATE classes and socket errors that mean "the database is not there right now". */
-const unavailableCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH', '57P01', '57P02', '57P03', '53300']);
+const unavailableCodes = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  '57P01',
+  '57P02',
+  '57P03',
+  '53300',
+]);
 
 /**
  * Turns driver failures into domain errors, so that a constraint the core forgot to check
@@ -43,7 +53,10 @@ export function translatePgError(err: unknown): unknown {
   // statement_timeout: the server is alive but this statement ran too long (load, a lock held elsewhere)
   if (code === '57014') return new StorageUnavailableError('database unavailable: the statement did not finish in time');
   if (code === '23505') return new ConflictError(`duplicate value violates ${e.constraint ?? 'a unique rule'}`);
-  if (code === '23503') return new ConflictError(`reference rule ${e.constraint ?? ''} violated: the referenced row does not exist or is still referenced`.replace('  ', ' '));
+  if (code === '23503')
+    return new ConflictError(
+      `reference rule ${e.constraint ?? ''} violated: the referenced row does not exist or is still referenced`.replace('  ', ' '),
+    );
   if (code === '23514') return new ValidationError(`value breaks the rule ${e.constraint ?? '(check constraint)'}`);
   if (code === '23502') return new ValidationError(`${e.column ?? 'a required field'} must not be null`);
   if (code.startsWith('22')) return new ValidationError(`invalid value: ${e.message ?? code}`);

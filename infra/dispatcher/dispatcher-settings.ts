@@ -9,5 +9,10 @@ import { observations } from '../metrics/observations';
  * counted by the metrics.
  */
 export function dispatcherSettings(cfg: Pick<Config, 'taskServerUrl' | 'dispatchMaxInFlight'>): DispatcherSettings {
-  return { budgetGate: budgetDispatchGate, claimUrlBase: cfg.taskServerUrl, maxInFlight: cfg.dispatchMaxInFlight, onSummary: (summary) => observations.tick(summary) };
+  return {
+    budgetGate: budgetDispatchGate,
+    claimUrlBase: cfg.taskServerUrl,
+    maxInFlight: cfg.dispatchMaxInFlight,
+    onSummary: (summary) => observations.tick(summary),
+  };
 }

@@ -51,7 +51,8 @@ export function startDispatcherTimer(ctx: AppContext, intervalMs: number): Backg
     intervalMs,
     async () => {
       const summary = await dispatcherPass(ctx.deps, { source: 'timer', wakeLane });
-      if (summary.dispatched || summary.wakeFailed || Object.values(summary.recovered).some(Boolean)) logger().info('dispatcher tick', { summary });
+      if (summary.dispatched || summary.wakeFailed || Object.values(summary.recovered).some(Boolean))
+        logger().info('dispatcher tick', { summary });
     },
     'dispatcher tick failed',
   );

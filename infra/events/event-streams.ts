@@ -41,7 +41,6 @@ const DEFAULTS = {
 const REPLAY_PAGE = 500;
 const SHUTDOWN_GRACE_MS = 2_000;
 
-
 /** Last-Event-ID as an outbox id; anything else is a position this server cannot place. */
 function parseLastEventId(value: string | string[] | undefined): number | 'none' | 'unknown' {
   const raw = Array.isArray(value) ? value[0] : value;
@@ -112,7 +111,10 @@ export class EventStreams {
     this.closing = true;
     const open = [...this.clients];
     const ended = Promise.all([
-      ...open.map((c) => new Promise<void>((resolve) => (c.res.writableFinished || c.res.destroyed ? resolve() : c.res.once('close', () => resolve())))),
+      ...open.map(
+        (c) =>
+          new Promise<void>((resolve) => (c.res.writableFinished || c.res.destroyed ? resolve() : c.res.once('close', () => resolve()))),
+      ),
       ...this.tails.endAll(),
     ]);
     for (const client of open) client.drop('shutdown');
@@ -122,10 +124,24 @@ export class EventStreams {
     for (const client of open) if (!client.res.destroyed) client.res.destroy();
   }
 
-  stats(): { clients: number; dropped: number; listening: boolean; cursor: number | undefined; slowestPosition: number | undefined; sessionTails: number } {
+  stats(): {
+    clients: number;
+    dropped: number;
+    listening: boolean;
+    cursor: number | undefined;
+    slowestPosition: number | undefined;
+    sessionTails: number;
+  } {
     let slowest: number | undefined;
     for (const client of this.clients) slowest = slowest === undefined ? client.lastSentId : Math.min(slowest, client.lastSentId);
-    return { clients: this.clients.size, dropped: this.dropped, listening: this.listener.isConnected, cursor: this.listener.cursor, slowestPosition: slowest, sessionTails: this.tails.size };
+    return {
+      clients: this.clients.size,
+      dropped: this.dropped,
+      listening: this.listener.isConnected,
+      cursor: this.listener.cursor,
+      slowestPosition: slowest,
+      sessionTails: this.tails.size,
+    };
   }
 
   /** Deletes outbox rows older than the retention; returns how many. */
@@ -161,7 +177,13 @@ export class EventStreams {
     } catch {
       settings = { ...STREAM_SETTING_DEFAULTS };
     }
-    if (tail) return this.tails.serve(req, res, { url: request.url, requestId: request.requestId, pathParameters: request.pathParameters ?? {} }, settings);
+    if (tail)
+      return this.tails.serve(
+        req,
+        res,
+        { url: request.url, requestId: request.requestId, pathParameters: request.pathParameters ?? {} },
+        settings,
+      );
     await this.startGate;
     if (res.destroyed || !channels) return;
     if (this.clients.size >= settings.maxClients) {
@@ -178,11 +200,17 @@ export class EventStreams {
     res.on('close', () => {
       const wasOpen = this.clients.delete(client);
       client.release();
-      if (wasOpen) logger().info('stream closed', { requestId: request.requestId, path: request.path, durationMs: Date.now() - client.openedAt });
+      if (wasOpen)
+        logger().info('stream closed', { requestId: request.requestId, path: request.path, durationMs: Date.now() - client.openedAt });
     });
     openEventStream(res, request.requestId, this.options.retryMs);
     client.startHeartbeat(settings.heartbeatIntervalMs);
-    logger().info('stream opened', { requestId: request.requestId, path: request.path, clients: this.clients.size, resume: lastEventId !== 'none' });
+    logger().info('stream opened', {
+      requestId: request.requestId,
+      path: request.path,
+      clients: this.clients.size,
+      resume: lastEventId !== 'none',
+    });
     if (lastEventId !== 'none') await this.replay(client, lastEventId);
   }
 
@@ -216,7 +244,8 @@ export class EventStreams {
         if (client.isClosed) return;
         if (page.length === 0) break;
         sent += page.length;
-        if (sent > this.options.replayLimit) return this.resync(client, Math.max(position, page[page.length - 1]!.id), 'too many missed events');
+        if (sent > this.options.replayLimit)
+          return this.resync(client, Math.max(position, page[page.length - 1]!.id), 'too many missed events');
         await client.writePaced(new FrameBatch(page).textFor(client.channels, after));
         after = page[page.length - 1]!.id;
         if (page.length < REPLAY_PAGE) break;

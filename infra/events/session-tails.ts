@@ -144,7 +144,11 @@ export class SessionTails {
     let first: SessionTailPage;
     try {
       const raw = req.headers['last-event-id'];
-      start = sessionTailStart(request.pathParameters.sessionId, Object.fromEntries(request.url.searchParams), Array.isArray(raw) ? raw[0] : raw);
+      start = sessionTailStart(
+        request.pathParameters.sessionId,
+        Object.fromEntries(request.url.searchParams),
+        Array.isArray(raw) ? raw[0] : raw,
+      );
       first = await sessionTailPage(this.ctx.deps, start, start.afterLine);
     } catch (err) {
       release();
@@ -158,7 +162,9 @@ export class SessionTails {
     openEventStream(res, request.requestId, this.options.retryMs);
     client.startHeartbeat(settings.heartbeatIntervalMs);
     logger().info('session tail opened', { requestId: request.requestId, tails: this.open.size, afterLine: start.afterLine });
-    res.once('close', () => logger().info('session tail closed', { requestId: request.requestId, durationMs: Date.now() - client.openedAt }));
+    res.once('close', () =>
+      logger().info('session tail closed', { requestId: request.requestId, durationMs: Date.now() - client.openedAt }),
+    );
 
     let cursor = start.afterLine;
     let reading = false;
@@ -207,7 +213,9 @@ export class SessionTails {
   /** Ends every tail cleanly (the terminating chunk is sent). */
   endAll(): Array<Promise<void>> {
     return [...this.open].map((tail) => {
-      const ended = new Promise<void>((resolve) => (tail.res.writableFinished || tail.res.destroyed ? resolve() : tail.res.once('close', () => resolve())));
+      const ended = new Promise<void>((resolve) =>
+        tail.res.writableFinished || tail.res.destroyed ? resolve() : tail.res.once('close', () => resolve()),
+      );
       if (tail.client) tail.client.drop('shutdown');
       else tail.res.destroy();
       return ended;

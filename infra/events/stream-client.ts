@@ -43,12 +43,18 @@ export class FrameBatch {
       const key = channels.join(',');
       let text = this.joined.get(key);
       if (text === undefined) {
-        text = this.frames.filter((f) => channels.includes(f.channel)).map((f) => f.text).join('');
+        text = this.frames
+          .filter((f) => channels.includes(f.channel))
+          .map((f) => f.text)
+          .join('');
         this.joined.set(key, text);
       }
       return text;
     }
-    return this.frames.filter((f) => f.id > afterId && channels.includes(f.channel)).map((f) => f.text).join('');
+    return this.frames
+      .filter((f) => f.id > afterId && channels.includes(f.channel))
+      .map((f) => f.text)
+      .join('');
   }
 }
 

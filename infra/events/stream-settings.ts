@@ -12,7 +12,11 @@ export interface StreamSettings {
 /** Used when the settings table has no valid row for the key (documented in docs/events.md). */
 export const STREAM_SETTING_DEFAULTS: StreamSettings = { maxClients: 100, heartbeatIntervalMs: 30_000, maxSessionTails: 20 };
 
-const keys = { maxClients: 'SSE_MAX_CLIENTS', heartbeatIntervalMs: 'SSE_HEARTBEAT_INTERVAL', maxSessionTails: 'SSE_MAX_SESSION_TAILS' } as const;
+const keys = {
+  maxClients: 'SSE_MAX_CLIENTS',
+  heartbeatIntervalMs: 'SSE_HEARTBEAT_INTERVAL',
+  maxSessionTails: 'SSE_MAX_SESSION_TAILS',
+} as const;
 
 /** A stored value as the catalog types it; numbers saved as text ("200") count too. */
 function valid(key: string, value: unknown): number | undefined {
@@ -33,7 +37,8 @@ export async function readStreamSettings(storage: Storage): Promise<StreamSettin
   const stored = new Map(rows.map((r) => [r.key, r.value]));
   return {
     maxClients: valid(keys.maxClients, stored.get(keys.maxClients)) ?? STREAM_SETTING_DEFAULTS.maxClients,
-    heartbeatIntervalMs: valid(keys.heartbeatIntervalMs, stored.get(keys.heartbeatIntervalMs)) ?? STREAM_SETTING_DEFAULTS.heartbeatIntervalMs,
+    heartbeatIntervalMs:
+      valid(keys.heartbeatIntervalMs, stored.get(keys.heartbeatIntervalMs)) ?? STREAM_SETTING_DEFAULTS.heartbeatIntervalMs,
     maxSessionTails: valid(keys.maxSessionTails, stored.get(keys.maxSessionTails)) ?? STREAM_SETTING_DEFAULTS.maxSessionTails,
   };
 }

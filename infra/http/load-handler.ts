@@ -3,7 +3,10 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 /** What a handler answers the runner: a result, whose body may be streamed or already bytes (handlers/middleware/responses.ts). */
 export type RunnerResult = APIGatewayProxyStructuredResultV2 & { bodyStream?: AsyncIterable<Uint8Array>; bodyBytes?: Uint8Array };
 
-export type LambdaHttpHandler = (event: APIGatewayProxyEventV2, context: Context & { acceptsBodyStream?: boolean }) => Promise<RunnerResult>;
+export type LambdaHttpHandler = (
+  event: APIGatewayProxyEventV2,
+  context: Context & { acceptsBodyStream?: boolean },
+) => Promise<RunnerResult>;
 
 const loaded = new Map<string, Promise<LambdaHttpHandler>>();
 

@@ -77,7 +77,11 @@ async function main(): Promise<void> {
       await runner.close();
       await ctx.close();
       const code = (err as NodeJS.ErrnoException).code;
-      fail(code === 'EADDRINUSE' ? `cron-manager port ${cfg.cronManagerPort} is already in use (CRON_MANAGER_PORT=0 turns it off)` : (err as Error).message);
+      fail(
+        code === 'EADDRINUSE'
+          ? `cron-manager port ${cfg.cronManagerPort} is already in use (CRON_MANAGER_PORT=0 turns it off)`
+          : (err as Error).message,
+      );
     }
   }
 

@@ -49,7 +49,15 @@ function discardRest(source: Readable, finished: () => void, cutOff: () => void)
 /** The whole answer of a refusal, written at once: JSON with its length, and `Connection: close`. */
 function refusalHead(body: unknown): { text: string; headers: Record<string, string> } {
   const text = JSON.stringify(body);
-  return { text, headers: { ...CORS, 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(text)), connection: 'close' } };
+  return {
+    text,
+    headers: {
+      ...CORS,
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': String(Buffer.byteLength(text)),
+      connection: 'close',
+    },
+  };
 }
 
 /**
@@ -68,7 +76,11 @@ export function refuseBody(req: http.IncomingMessage, res: http.ServerResponse, 
     res.end();
     return;
   }
-  discardRest(req, () => res.end(), () => req.socket.destroy());
+  discardRest(
+    req,
+    () => res.end(),
+    () => req.socket.destroy(),
+  );
 }
 
 /**
@@ -105,13 +117,21 @@ export function refuseUnparsable(err: NodeJS.ErrnoException, socket: Socket): vo
     errorAnswer(
       tooLarge
         ? new HeaderTooLargeError('request line and headers too large')
-        : new MalformedRequestError('malformed HTTP request: the request line or a header is not valid HTTP (raw bytes in a path must be percent-encoded)'),
+        : new MalformedRequestError(
+            'malformed HTTP request: the request line or a header is not valid HTTP (raw bytes in a path must be percent-encoded)',
+          ),
     ).body,
   );
-  const head = Object.entries(refusal.headers).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+  const head = Object.entries(refusal.headers)
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join('');
   socket.write(`HTTP/1.1 ${tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\n${head}\r\n${refusal.text}`);
   socket.setTimeout(DRAIN_IDLE_MS, () => socket.end());
-  discardRest(socket, () => socket.end(), () => socket.destroy());
+  discardRest(
+    socket,
+    () => socket.end(),
+    () => socket.destroy(),
+  );
 }
 
 /** Whether a request announces a body (a length above 0, or chunked). */

@@ -62,7 +62,10 @@ export class RouteMatcher {
       const compiled = compile(route);
       if (!this.methods.includes(route.method)) this.methods.push(route.method);
       if (compiled.segments.every((segment) => 'literal' in segment)) {
-        this.literalRoutes.set(`${route.method} /${compiled.segments.map((segment) => (segment as { literal: string }).literal).join('/')}`, route);
+        this.literalRoutes.set(
+          `${route.method} /${compiled.segments.map((segment) => (segment as { literal: string }).literal).join('/')}`,
+          route,
+        );
       }
       const shape = `${route.method} ${compiled.segments.length}`;
       const list = this.byShape.get(shape) ?? [];

@@ -33,7 +33,11 @@ function methodsWithHead(methods: string[]): string[] {
 
 /** Serves the runnerOnly stream routes (infra/events/event-streams.ts); it authenticates and logs them itself. */
 export interface StreamServer {
-  serve(req: http.IncomingMessage, res: http.ServerResponse, request: { path: string; url: URL; requestId: string; pathParameters: Record<string, string> }): Promise<void>;
+  serve(
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    request: { path: string; url: URL; requestId: string; pathParameters: Record<string, string> },
+  ): Promise<void>;
   /** Ends open streams so that close() can finish. */
   endAll(): Promise<void>;
 }
@@ -82,12 +86,16 @@ function routeOf(matcher: RouteMatcher, request: IncomingRequest): RouteMatch | 
   const match = matcher.match(request.head ? 'GET' : method, path);
   if (!match) {
     const allowed = methodsWithHead(matcher.methodsFor(path));
-    const error = new NotFoundError(allowed.length ? `no route for ${method} ${path} (this path takes ${allowed.join(', ')})` : `no route for ${method} ${path}`);
+    const error = new NotFoundError(
+      allowed.length ? `no route for ${method} ${path} (this path takes ${allowed.join(', ')})` : `no route for ${method} ${path}`,
+    );
     refuseBeforeBody(req, res, error, {});
     return undefined;
   }
   if (match.undecodable) {
-    const error = new ValidationError(`path parameter ${match.undecodable}: malformed percent-encoding`, [{ path: match.undecodable, message: 'malformed percent-encoding' }]);
+    const error = new ValidationError(`path parameter ${match.undecodable}: malformed percent-encoding`, [
+      { path: match.undecodable, message: 'malformed percent-encoding' },
+    ]);
     refuseBody(req, res, error, { 'x-request-id': requestId });
     return undefined;
   }
@@ -101,7 +109,8 @@ function routeOf(matcher: RouteMatcher, request: IncomingRequest): RouteMatch | 
  */
 function passesBearerCheck(request: IncomingRequest, route: Route): boolean {
   const { req, res, requestId, method, path } = request;
-  if (route.public || !carriesBody(req) || claimOfBearer(config().authToken, bearerTokenOf(req.headers.authorization)) !== 'refused') return true;
+  if (route.public || !carriesBody(req) || claimOfBearer(config().authToken, bearerTokenOf(req.headers.authorization)) !== 'refused')
+    return true;
   logger().info('request', { requestId, method, path, status: 401, durationMs: 0 });
   refuseBody(req, res, new UnauthorizedError('missing or invalid bearer token'), { 'x-request-id': requestId });
   return false;
@@ -138,7 +147,12 @@ async function invoke(request: IncomingRequest, match: RouteMatch, body: string 
   const raw = { method, headers: req.headers, sourceIp: req.socket.remoteAddress ?? '', httpVersion: req.httpVersion };
   const event = toApiGatewayEvent({ req: raw, url, route: match.route, pathParameters: match.pathParameters, body, requestId });
   const handler = await loadHandler(match.route.handler);
-  const context = { awsRequestId: requestId, functionName: 'local-runner', callbackWaitsForEmptyEventLoop: false, acceptsBodyStream: true } as unknown as Context & { acceptsBodyStream: boolean };
+  const context = {
+    awsRequestId: requestId,
+    functionName: 'local-runner',
+    callbackWaitsForEmptyEventLoop: false,
+    acceptsBodyStream: true,
+  } as unknown as Context & { acceptsBodyStream: boolean };
   return handler(event, context);
 }
 
@@ -149,7 +163,9 @@ async function writeResult(request: IncomingRequest, result: RunnerResult): Prom
   // throw on is dropped (the envelope has already encoded what it echoes; this is the last guard)
   const headers: Record<string, string> = { ...CORS };
   let lengthGiven = false;
-  const given = settableHeaders(result.headers ?? {}, (name) => logger().warn('response header dropped: its value cannot be sent', { requestId, header: name }));
+  const given = settableHeaders(result.headers ?? {}, (name) =>
+    logger().warn('response header dropped: its value cannot be sent', { requestId, header: name }),
+  );
   for (const k in given) {
     headers[k] = String(given[k]);
     lengthGiven ||= k.toLowerCase() === 'content-length';
@@ -183,7 +199,8 @@ async function writeResult(request: IncomingRequest, result: RunnerResult): Prom
   if (res.headersSent) return;
   // a known length: headers and body leave in one write, not as chunked encoding's four pieces
   const status = result.statusCode ?? 200;
-  if (payload !== undefined && status !== 204 && status !== 304 && !lengthGiven) headers['content-length'] = String(Buffer.byteLength(payload));
+  if (payload !== undefined && status !== 204 && status !== 304 && !lengthGiven)
+    headers['content-length'] = String(Buffer.byteLength(payload));
   res.writeHead(status, headers);
   res.end(payload);
 }
@@ -215,8 +232,17 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
     if (!match) return;
     if (match.route.runnerOnly && options.streams) {
       // a stream has no length to announce and would never end: it is opened with GET
-      if (request.head) return refuseBeforeBody(req, res, new MethodNotAllowedError('a stream is opened with GET'), { allow: 'GET', 'x-request-id': request.requestId });
-      return options.streams.serve(req, res, { path: match.route.path, url: request.url, requestId: request.requestId, pathParameters: match.pathParameters });
+      if (request.head)
+        return refuseBeforeBody(req, res, new MethodNotAllowedError('a stream is opened with GET'), {
+          allow: 'GET',
+          'x-request-id': request.requestId,
+        });
+      return options.streams.serve(req, res, {
+        path: match.route.path,
+        url: request.url,
+        requestId: request.requestId,
+        pathParameters: match.pathParameters,
+      });
     }
     if (!passesBearerCheck(request, match.route)) return;
     const body = await bodyOf(request, match.route, options.largeBodyLimit);

@@ -85,9 +85,14 @@ export async function staticUi(dir: string, policy: StaticUiPolicy = {}): Promis
       try {
         decoded = decodeURIComponent(urlPath);
       } catch {
-        return refuse(res, new ValidationError('malformed percent-encoding in the path', [{ path: 'path', message: 'malformed percent-encoding' }]), extra);
+        return refuse(
+          res,
+          new ValidationError('malformed percent-encoding in the path', [{ path: 'path', message: 'malformed percent-encoding' }]),
+          extra,
+        );
       }
-      if (decoded.includes('\0') || decoded.split(/[\\/]/).includes('..')) return refuse(res, new ForbiddenError('the path leaves the front end directory'), extra);
+      if (decoded.includes('\0') || decoded.split(/[\\/]/).includes('..'))
+        return refuse(res, new ForbiddenError('the path leaves the front end directory'), extra);
       const requested = path.join(root, decoded);
       let found = await fileAt(requested);
       if (!found && !path.extname(decoded)) found = await fileAt(path.join(root, 'index.html'));

@@ -14,6 +14,10 @@ export function areaRouter(handlers: Record<string, Handler>): Handler {
     const handler = handlers[event.routeKey];
     if (handler) return handler(event, context);
     const { status, body } = errorAnswer(new NotFoundError(`no route for ${event.routeKey}`));
-    return { statusCode: status, headers: { 'content-type': 'application/json; charset=utf-8', ...CORS_HEADERS }, body: JSON.stringify(body) };
+    return {
+      statusCode: status,
+      headers: { 'content-type': 'application/json; charset=utf-8', ...CORS_HEADERS },
+      body: JSON.stringify(body),
+    };
   };
 }

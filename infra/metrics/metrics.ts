@@ -38,9 +38,24 @@ const tickRuns = new Counter({
   labelNames: ['outcome'] as const,
   registers,
 });
-const runsByStatus = new Gauge({ name: 'fleet_workflow_runs', help: 'Workflow runs by status', labelNames: ['status'] as const, registers });
-const stuckRuns = new Gauge({ name: 'fleet_workflow_runs_stuck', help: 'Runs the next tick would recover, by reason', labelNames: ['reason'] as const, registers });
-const budgetsByStatus = new Gauge({ name: 'fleet_budgets', help: 'Active budgets by derived status', labelNames: ['status'] as const, registers });
+const runsByStatus = new Gauge({
+  name: 'fleet_workflow_runs',
+  help: 'Workflow runs by status',
+  labelNames: ['status'] as const,
+  registers,
+});
+const stuckRuns = new Gauge({
+  name: 'fleet_workflow_runs_stuck',
+  help: 'Runs the next tick would recover, by reason',
+  labelNames: ['reason'] as const,
+  registers,
+});
+const budgetsByStatus = new Gauge({
+  name: 'fleet_budgets',
+  help: 'Active budgets by derived status',
+  labelNames: ['status'] as const,
+  registers,
+});
 const outboxNewest = new Gauge({ name: 'fleet_outbox_newest_event_id', help: 'Id of the newest committed outbox event', registers });
 const auditSearchPending = new Gauge({
   name: 'fleet_audit_search_pending',
@@ -59,7 +74,12 @@ const embeddedPostgresRestarts = new Counter({
   registers,
 });
 const sseClients = new Gauge({ name: 'fleet_sse_clients', help: 'Connected event-stream clients of this process', registers });
-const poolConnections = new Gauge({ name: 'fleet_db_pool_connections', help: 'Database pool connections by state (total, idle, waiting)', labelNames: ['state'] as const, registers });
+const poolConnections = new Gauge({
+  name: 'fleet_db_pool_connections',
+  help: 'Database pool connections by state (total, idle, waiting)',
+  labelNames: ['state'] as const,
+  registers,
+});
 /**
  * Where this process's memory is, read at scrape time: the resident set, the JavaScript heap V8
  * holds (total) and what lives in it (used, which swings with the collector's rhythm), and the
@@ -126,7 +146,10 @@ export function reportStreamsFrom(source: (() => StreamGauges) | undefined): voi
 }
 
 /** Sets the scrape-time gauges, then renders the registry in the Prometheus text format. */
-export async function renderMetrics(fleet: FleetGauges | undefined, pool: { totalCount: number; idleCount: number; waitingCount: number } | undefined) {
+export async function renderMetrics(
+  fleet: FleetGauges | undefined,
+  pool: { totalCount: number; idleCount: number; waitingCount: number } | undefined,
+) {
   if (fleet) {
     runsByStatus.reset();
     for (const [status, n] of Object.entries(fleet.runsByStatus)) runsByStatus.set({ status }, n);

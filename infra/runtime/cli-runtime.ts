@@ -45,7 +45,10 @@ function childEnv(gateway: CliRuntimeOptions['gateway']): NodeJS.ProcessEnv {
 
 /** What a call is called in messages: the subcommand words, never the values (messages, texts). */
 function callName(args: readonly string[]): string {
-  return args.filter((a) => !a.startsWith('-')).slice(0, 2).join(' ');
+  return args
+    .filter((a) => !a.startsWith('-'))
+    .slice(0, 2)
+    .join(' ');
 }
 
 function firstLine(text: string, max = 200): string {
@@ -75,7 +78,12 @@ export function cliRuntime(options: CliRuntimeOptions): Runtime {
       try {
         // Its own process group, so that a call that runs out of time ends with everything it
         // started: the released runtime's CLI forks, and a SIGKILL of the parent alone leaves the fork running.
-        child = spawn(options.executable, [...args], { shell: false, stdio: ['ignore', 'pipe', 'pipe'], env: childEnv(options.gateway), detached: true });
+        child = spawn(options.executable, [...args], {
+          shell: false,
+          stdio: ['ignore', 'pipe', 'pipe'],
+          env: childEnv(options.gateway),
+          detached: true,
+        });
       } catch (err) {
         fail(`cannot start ${options.executable}: ${(err as Error).message}`, 'unavailable');
         return;
@@ -119,7 +127,9 @@ export function cliRuntime(options: CliRuntimeOptions): Runtime {
         const missing = err.code === 'ENOENT' || err.code === 'EACCES' || err.code === 'ENOTDIR';
         settle(() =>
           fail(
-            missing ? `agent runtime unavailable: ${options.executable} not found or not executable` : `cannot run ${options.executable}: ${err.message}`,
+            missing
+              ? `agent runtime unavailable: ${options.executable} not found or not executable`
+              : `cannot run ${options.executable}: ${err.message}`,
             'unavailable',
           ),
         );
@@ -130,8 +140,18 @@ export function cliRuntime(options: CliRuntimeOptions): Runtime {
           if (overflow) return fail(`printed more than ${maxStdout} bytes`, 'bad_output');
           const text = Buffer.concat(stdout).toString('utf8');
           if (callOptions.output === 'text') {
-            if (code !== 0 || signal) return fail(`exited with ${signal ? `signal ${signal}` : `code ${code}`}: ${firstLine(stderr) || firstLine(text) || 'no message'}`, 'failed');
-            return resolve({ text: text.trim(), warnings: stderr.split('\n').map((l) => l.trim()).filter(Boolean) });
+            if (code !== 0 || signal)
+              return fail(
+                `exited with ${signal ? `signal ${signal}` : `code ${code}`}: ${firstLine(stderr) || firstLine(text) || 'no message'}`,
+                'failed',
+              );
+            return resolve({
+              text: text.trim(),
+              warnings: stderr
+                .split('\n')
+                .map((l) => l.trim())
+                .filter(Boolean),
+            });
           }
           let doc: unknown;
           try {

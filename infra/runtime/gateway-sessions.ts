@@ -1,6 +1,11 @@
 import { RuntimeCallError } from '../../core/errors';
 import type { RuntimeStateFiles, TranscriptStream, TranscriptWatch } from '../../core/ports/runtime';
-import { gatewaySessionRows, sessionIndexOfRows, transcriptLinesOfHistory, type GatewaySessionRow } from '../../core/runtime/gateway-history';
+import {
+  gatewaySessionRows,
+  sessionIndexOfRows,
+  transcriptLinesOfHistory,
+  type GatewaySessionRow,
+} from '../../core/runtime/gateway-history';
 import { isRecord } from '../../core/runtime/payload';
 import { logger } from '../logger';
 
@@ -65,7 +70,13 @@ export function gatewaySessions(options: GatewaySessionsOptions): RuntimeStateFi
     let res: Response;
     const signal = AbortSignal.timeout(options.timeoutMs);
     try {
-      res = await fetch(`${base}${path}`, { method: init.method, headers, body: init.body === undefined ? undefined : JSON.stringify(init.body), signal, redirect: 'error' });
+      res = await fetch(`${base}${path}`, {
+        method: init.method,
+        headers,
+        body: init.body === undefined ? undefined : JSON.stringify(init.body),
+        signal,
+        redirect: 'error',
+      });
     } catch (err) {
       if (signal.aborted) return fail(call, `no answer within ${options.timeoutMs} ms`, 'timed_out');
       const cause = (err as { cause?: { code?: string } }).cause?.code;
@@ -87,7 +98,11 @@ export function gatewaySessions(options: GatewaySessionsOptions): RuntimeStateFi
     }
     if (res.status === 401 || res.status === 403) {
       const said = gatewayMessage(body);
-      return fail(call, `the gateway refused this server's token (${res.status}${said ? ` ${said}` : ''}); set RUNTIME_GATEWAY_TOKEN to the gateway's token`, 'failed');
+      return fail(
+        call,
+        `the gateway refused this server's token (${res.status}${said ? ` ${said}` : ''}); set RUNTIME_GATEWAY_TOKEN to the gateway's token`,
+        'failed',
+      );
     }
     return { status: res.status, body };
   }
@@ -205,7 +220,9 @@ export function gatewaySessions(options: GatewaySessionsOptions): RuntimeStateFi
         // what was written while the stream was down is read now
         onChange();
         if (outcome === 'not-streamed') {
-          logger().info('runtime gateway history does not stream; re-reading it while a tail follows it', { everyMs: GATEWAY_HISTORY_REREAD_MS });
+          logger().info('runtime gateway history does not stream; re-reading it while a tail follows it', {
+            everyMs: GATEWAY_HISTORY_REREAD_MS,
+          });
           while (!controller.signal.aborted) {
             await pause(GATEWAY_HISTORY_REREAD_MS);
             if (!controller.signal.aborted) onChange();
@@ -230,7 +247,10 @@ export function gatewaySessions(options: GatewaySessionsOptions): RuntimeStateFi
     watchTranscript: watchHistory,
 
     async check() {
-      const answer = await request('sessions list', '/tools/invoke', { method: 'POST', body: { tool: 'sessions_list', args: { limit: 1 } } });
+      const answer = await request('sessions list', '/tools/invoke', {
+        method: 'POST',
+        body: { tool: 'sessions_list', args: { limit: 1 } },
+      });
       if (answer.status !== 200 || !isRecord(answer.body) || answer.body.ok !== true) {
         fail('sessions list', `the gateway answered ${answer.status}: ${gatewayMessage(answer.body) ?? 'no session list'}`, 'failed');
       }
@@ -254,7 +274,8 @@ export function gatewaySessions(options: GatewaySessionsOptions): RuntimeStateFi
       const answer = await request('session history', `/sessions/${encodeURIComponent(key)}/history`, { method: 'GET' });
       if (answer.status === 404) return undefined;
       const doc = answer.body;
-      if (answer.status !== 200) return fail('session history', `the gateway answered ${answer.status}: ${gatewayMessage(doc) ?? 'no history'}`, 'failed');
+      if (answer.status !== 200)
+        return fail('session history', `the gateway answered ${answer.status}: ${gatewayMessage(doc) ?? 'no history'}`, 'failed');
       if (!isRecord(doc) || !Array.isArray(doc.messages)) return fail('session history', 'the answer has no messages array', 'bad_output');
       const all = transcriptLinesOfHistory(sessionId, doc.messages);
       // the same cap as a transcript file's: whole lines within SESSION_REPLAY_MAX_BYTES

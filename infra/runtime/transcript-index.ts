@@ -116,7 +116,11 @@ interface Entry {
 }
 
 export interface TranscriptIndexCache {
-  index<State>(file: string, window: { size: number; mtimeMs: number; truncated: boolean; windowEnd: number }, indexer: TranscriptIndexer<State>): Promise<IndexedTranscript<State>>;
+  index<State>(
+    file: string,
+    window: { size: number; mtimeMs: number; truncated: boolean; windowEnd: number },
+    indexer: TranscriptIndexer<State>,
+  ): Promise<IndexedTranscript<State>>;
 }
 
 /**
@@ -138,7 +142,12 @@ export function transcriptIndexCache(maxEntries = 32): TranscriptIndexCache {
     }
   }
 
-  async function build<State>(file: string, window: Omit<Entry, 'offsets' | 'totalLines' | 'endsWithLf' | 'state'>, indexer: TranscriptIndexer<State>, previous: Entry | undefined): Promise<Entry> {
+  async function build<State>(
+    file: string,
+    window: Omit<Entry, 'offsets' | 'totalLines' | 'endsWithLf' | 'state'>,
+    indexer: TranscriptIndexer<State>,
+    previous: Entry | undefined,
+  ): Promise<Entry> {
     // append-only growth of a file read to its end: visit only what was added
     const grown =
       previous &&
@@ -195,7 +204,9 @@ export function transcriptIndexCache(maxEntries = 32): TranscriptIndexCache {
           const last = Math.min(totalLines, to);
           if (first > last) return [];
           const lines: string[] = [];
-          await splitRange(file, offsets[first - 1]!, offsets[last]!, (bytes, start, end) => lines.push(bytes.toString('utf8', start, end)));
+          await splitRange(file, offsets[first - 1]!, offsets[last]!, (bytes, start, end) =>
+            lines.push(bytes.toString('utf8', start, end)),
+          );
           return lines;
         },
       };

@@ -42,7 +42,9 @@ export function resolveSecretParameters(env: NodeJS.ProcessEnv = process.env, re
         env[target] = await read(name);
       } catch (err) {
         // the parameter's name is not secret; its value never reaches this message
-        throw new SecretsUnavailableError(`${target} could not be read from SSM parameter ${name}: ${(err as Error).name}: ${(err as Error).message}`);
+        throw new SecretsUnavailableError(
+          `${target} could not be read from SSM parameter ${name}: ${(err as Error).name}: ${(err as Error).message}`,
+        );
       }
     }
     resetConfig();

@@ -27,7 +27,6 @@ export interface S3StoreOptions {
   downloadUrlSeconds?: number;
 }
 
-
 // Loaded on first use, so that a deployment without SNAPSHOT_BUCKET never loads the SDK, and a Lambda
 // bundle (which leaves @aws-sdk/* to the runtime) starts without it.
 type S3Sdk = typeof import('@aws-sdk/client-s3');
@@ -108,7 +107,9 @@ export function s3SnapshotStore(options: S3StoreOptions): SnapshotStore {
       const body = await open(path.join(spoolDir, 'body'), 'wx');
       return new S3ArtifactWriter(
         async (stream, length) => {
-          await client.send(new sdk.PutObjectCommand({ Bucket, Key: keyOf(id), Body: stream, ContentLength: length, ContentType: 'application/json' }));
+          await client.send(
+            new sdk.PutObjectCommand({ Bucket, Key: keyOf(id), Body: stream, ContentLength: length, ContentType: 'application/json' }),
+          );
         },
         async () => {
           await client.send(new sdk.DeleteObjectCommand({ Bucket, Key: keyOf(id) }));
@@ -153,7 +154,9 @@ export function s3SnapshotStore(options: S3StoreOptions): SnapshotStore {
           const end = Math.min(size, position + length) - 1;
           if (end < position) return new Uint8Array(0);
           // IfMatch: an object replaced between two reads fails the read instead of mixing versions
-          const got = await client.send(new sdk.GetObjectCommand({ Bucket, Key: keyOf(id), Range: `bytes=${position}-${end}`, IfMatch: etag }));
+          const got = await client.send(
+            new sdk.GetObjectCommand({ Bucket, Key: keyOf(id), Range: `bytes=${position}-${end}`, IfMatch: etag }),
+          );
           return got.Body ? await got.Body.transformToByteArray() : new Uint8Array(0);
         },
         async close() {},

@@ -11,12 +11,28 @@ import type { WebhookTransport } from '../../core/ports';
  */
 const nonPublic = new BlockList();
 for (const [net, prefix] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['224.0.0.0', 4], ['240.0.0.0', 4],
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
 ] as const) {
   nonPublic.addSubnet(net, prefix, 'ipv4');
 }
-for (const [net, prefix] of [['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8]] as const) nonPublic.addSubnet(net, prefix, 'ipv6');
+for (const [net, prefix] of [
+  ['::', 128],
+  ['::1', 128],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['ff00::', 8],
+] as const)
+  nonPublic.addSubnet(net, prefix, 'ipv6');
 
 function isNonPublic(address: string): boolean {
   const family = isIP(address);
@@ -77,7 +93,10 @@ export function httpWebhookTransport(options: { timeoutMs: number; allowPrivate:
         return { ok: true, status: res.status, body: await readSome(res) };
       } catch (err) {
         const e = err as Error;
-        return { ok: false, error: e.name === 'TimeoutError' ? `no answer within ${options.timeoutMs} ms` : `request failed: ${e.message}` };
+        return {
+          ok: false,
+          error: e.name === 'TimeoutError' ? `no answer within ${options.timeoutMs} ms` : `request failed: ${e.message}`,
+        };
       }
     },
   };

@@ -22,7 +22,10 @@ async function limits(agent: string) {
   return res.body as { max_concurrent_runs: number | null; dispatch_paused_until: string | null; live_runs: number };
 }
 
-const rosterEntry = async (agent: string) => ((await ui.call('GET', '/api/agents/roster')).body.agents as Array<{ agent_id: string; billing: string | null }>).find((a) => a.agent_id === agent);
+const rosterEntry = async (agent: string) =>
+  ((await ui.call('GET', '/api/agents/roster')).body.agents as Array<{ agent_id: string; billing: string | null }>).find(
+    (a) => a.agent_id === agent,
+  );
 
 describe('the Agents screen', () => {
   it('resumes a paused agent’s dispatch, sets its cap and its billing in place, and follows a change made elsewhere', async () => {
@@ -104,7 +107,14 @@ describe('the Agents screen', () => {
       void dialog.accept();
     });
     await page.getByRole('listitem', { name: label }).getByRole('button', { name: 'Revoke' }).click();
-    await expect.poll(async () => ((await ui.call('GET', '/api/agent-tokens')).body.tokens as Array<{ label: string; status: string }>).find((t) => t.label === label)?.status).toBe('revoked');
+    await expect
+      .poll(
+        async () =>
+          ((await ui.call('GET', '/api/agent-tokens')).body.tokens as Array<{ label: string; status: string }>).find(
+            (t) => t.label === label,
+          )?.status,
+      )
+      .toBe('revoked');
     expect(asked).toEqual([expect.stringContaining(label)]);
     await expect.poll(() => page.getByRole('listitem', { name: label }).getByRole('button', { name: 'Revoke' }).count()).toBe(0);
     // in effect at once: the next request with it is refused
@@ -120,12 +130,17 @@ describe('the Agents screen', () => {
     await page.getByRole('listitem', { name: label }).getByRole('button', { name: 'Revoke' }).click();
     // nothing was sent: the token stays active
     await expect.poll(() => page.getByRole('listitem', { name: label }).getByRole('button', { name: 'Revoke' }).isEnabled()).toBe(true);
-    expect(((await ui.call('GET', '/api/agent-tokens')).body.tokens as Array<{ label: string; status: string }>).find((t) => t.label === label)?.status).toBe('active');
+    expect(
+      ((await ui.call('GET', '/api/agent-tokens')).body.tokens as Array<{ label: string; status: string }>).find((t) => t.label === label)
+        ?.status,
+    ).toBe('active');
   });
 
   it('has no serious axe violation and no sideways scrolling at 390×844, light and dark, with the token dialog open', async () => {
     await heartbeat(unique('phone-agent'));
-    expect((await ui.call('POST', '/api/agent-tokens', { agent_id: unique('phone-agent'), label: unique('phone token') })).status).toBe(201);
+    expect((await ui.call('POST', '/api/agent-tokens', { agent_id: unique('phone-agent'), label: unique('phone token') })).status).toBe(
+      201,
+    );
     for (const colorScheme of ['light', 'dark'] as const) {
       const page = await ui.newPage({ viewport: { width: 390, height: 844 }, colorScheme });
       await page.goto('/agents');

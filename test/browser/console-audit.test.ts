@@ -42,7 +42,10 @@ describe('the Audit screen', () => {
     await search.getByRole('button', { name: 'Search' }).click();
     await expect.poll(() => new URL(page.url()).search).toBe('?actor=ana&start_date=2031-03-02&end_date=2031-03-03');
     await expect.poll(() => summary(page).textContent()).toBe('2 records, newest first');
-    expect(await records(page).allTextContents()).toEqual([expect.stringMatching(/ana updated widget w-1$/), expect.stringMatching(/ana updated widget w-1$/)]);
+    expect(await records(page).allTextContents()).toEqual([
+      expect.stringMatching(/ana updated widget w-1$/),
+      expect.stringMatching(/ana updated widget w-1$/),
+    ]);
 
     await page.reload();
     await expect.poll(() => summary(page).textContent()).toBe('2 records, newest first');
@@ -87,8 +90,19 @@ describe('the Audit screen', () => {
     await expect.poll(() => summary(page).textContent()).toBe('1 record, newest first');
     await records(page).first().click();
     const entry = page.getByRole('region', { name: `updated · task ${task}` });
-    await expect.poll(() => entry.getByRole('table', { name: 'This change' }).getByRole('row', { name: 'title Before the audit After the audit' }).count()).toBe(1);
-    await expect.poll(() => entry.getByRole('region', { name: /^State as of / }).getByRole('row', { name: 'title After the audit' }).count()).toBe(1);
+    await expect
+      .poll(() =>
+        entry.getByRole('table', { name: 'This change' }).getByRole('row', { name: 'title Before the audit After the audit' }).count(),
+      )
+      .toBe(1);
+    await expect
+      .poll(() =>
+        entry
+          .getByRole('region', { name: /^State as of / })
+          .getByRole('row', { name: 'title After the audit' })
+          .count(),
+      )
+      .toBe(1);
     await expectNoSeriousAxeViolations(page);
 
     const history = entry.getByRole('region', { name: 'Entity history' });

@@ -53,7 +53,14 @@ describe('the board', () => {
     const page = await ui.newPage();
     await openBoard(page);
     const labels = await page.getByRole('region').evaluateAll((regions) => regions.map((r) => r.getAttribute('aria-labelledby') ?? ''));
-    expect(labels.filter((l) => l.startsWith('column-'))).toEqual(['column-backlog', 'column-ready', 'column-in_progress', 'column-blocked', 'column-review', 'column-completed']);
+    expect(labels.filter((l) => l.startsWith('column-'))).toEqual([
+      'column-backlog',
+      'column-ready',
+      'column-in_progress',
+      'column-blocked',
+      'column-review',
+      'column-completed',
+    ]);
     await expect.poll(() => column(page, 'Ready').getByRole('heading', { level: 2 }).textContent()).toBe('Ready 3');
     await expect.poll(() => column(page, 'Blocked').getByRole('heading', { level: 2 }).textContent()).toBe('Blocked 0');
     expect(await card(page, 'Waits on the notes').textContent()).toContain('Waiting on 1 unmet dependency');
@@ -91,7 +98,9 @@ describe('the board', () => {
     const refused = card(page, 'Deleted behind the board');
     await refused.getByRole('button', { name: 'Move to' }).click();
     await refused.getByRole('menuitem', { name: 'Ready' }).click();
-    await expect.poll(() => page.getByRole('alert').textContent()).toContain(`task ${ids['Deleted behind the board']} is deleted; restore it first`);
+    await expect
+      .poll(() => page.getByRole('alert').textContent())
+      .toContain(`task ${ids['Deleted behind the board']} is deleted; restore it first`);
     await expect.poll(() => column(page, 'Ready').getByRole('article', { name: 'Deleted behind the board' }).count()).toBe(0);
   });
 
@@ -103,7 +112,10 @@ describe('the board', () => {
     await blocked.getByLabel('New task title').fill('Added from the board');
     await blocked.getByRole('button', { name: 'Add', exact: true }).click();
     await expect.poll(() => blocked.getByRole('article', { name: 'Added from the board' }).count()).toBe(1);
-    const { rows } = await ui.app.db.query<{ status: string }>('SELECT status FROM tasks WHERE project_id = $1 AND title = $2', [projectId, 'Added from the board']);
+    const { rows } = await ui.app.db.query<{ status: string }>('SELECT status FROM tasks WHERE project_id = $1 AND title = $2', [
+      projectId,
+      'Added from the board',
+    ]);
     expect(rows).toEqual([{ status: 'blocked' }]);
   });
 
@@ -115,13 +127,27 @@ describe('the board', () => {
     });
     await openBoard(page, '&q=alpha&owner=bo');
     expect(await page.getByRole('searchbox', { name: 'Filter by title' }).inputValue()).toBe('alpha');
-    await expect.poll(() => page.getByRole('article').allTextContents().then((t) => t.length)).toBe(1);
+    await expect
+      .poll(() =>
+        page
+          .getByRole('article')
+          .allTextContents()
+          .then((t) => t.length),
+      )
+      .toBe(1);
     expect(await page.getByRole('article').getByRole('heading', { level: 3 }).textContent()).toBe('Alpha migration');
     await page.getByRole('searchbox', { name: 'Filter by title' }).fill('release');
     await page.getByRole('combobox', { name: 'Owner', exact: true }).selectOption('');
     await expect.poll(() => page.url()).toContain('q=release');
     expect(page.url()).not.toContain('owner=');
-    await expect.poll(() => page.getByRole('article').allTextContents().then((t) => t.length)).toBe(1);
+    await expect
+      .poll(() =>
+        page
+          .getByRole('article')
+          .allTextContents()
+          .then((t) => t.length),
+      )
+      .toBe(1);
     // counts of the cards that match cannot come from a first screenful: a filtered board waits for the whole
     expect(firstScreenfuls).toEqual([]);
   });
@@ -137,7 +163,11 @@ describe('the board', () => {
   it('asks for the board at most once a second while changes keep coming, and shows the last of them', async () => {
     const flowProject = (await ui.call('POST', '/api/projects', { name: 'Board in a flow' })).body.id as string;
     const moving: string[] = [];
-    for (let i = 0; i < 10; i++) moving.push((await ui.call('POST', '/api/tasks', { project_id: flowProject, title: `Moved back and forth ${i}`, status: 'backlog' })).body.id as string);
+    for (let i = 0; i < 10; i++)
+      moving.push(
+        (await ui.call('POST', '/api/tasks', { project_id: flowProject, title: `Moved back and forth ${i}`, status: 'backlog' })).body
+          .id as string,
+      );
     const page = await ui.newPage();
     await page.goto(`/board?project=${flowProject}`);
     await expect.poll(() => column(page, 'Backlog').getByRole('article').count()).toBe(10);
@@ -171,7 +201,10 @@ describe('the board', () => {
       `INSERT INTO workflow_runs (id, workflow_type, task_id, owner_agent_id, status) VALUES (gen_random_uuid(), 'publish', $1, 'writer', 'waiting_for_approval') RETURNING id`,
       [approving],
     );
-    await ui.app.db.query(`INSERT INTO workflow_approvals (id, workflow_run_id, step_name) VALUES (gen_random_uuid(), $1, 'legal review')`, [rows[0]!.id]);
+    await ui.app.db.query(
+      `INSERT INTO workflow_approvals (id, workflow_run_id, step_name) VALUES (gen_random_uuid(), $1, 'legal review')`,
+      [rows[0]!.id],
+    );
     const paused = await task('Claimed by a paused agent', { status: 'in_progress' });
     await ui.app.db.query(`UPDATE tasks SET locked_by = 'quota-hit', lease_expires_at = now() + interval '1 hour' WHERE id = $1`, [paused]);
     await ui.app.db.query(
@@ -180,7 +213,9 @@ describe('the board', () => {
     const page = await ui.newPage();
     await openBoard(page);
     await expect.poll(() => card(page, 'Waits for an approval').getByText('Waiting for an approval of legal review').count()).toBe(1);
-    await expect.poll(() => card(page, 'Claimed by a paused agent').getByText('Its agent quota-hit is paused (provider quota exhausted)').count()).toBe(1);
+    await expect
+      .poll(() => card(page, 'Claimed by a paused agent').getByText('Its agent quota-hit is paused (provider quota exhausted)').count())
+      .toBe(1);
     expect(await card(page, 'Alpha migration').locator('.stuck').count()).toBe(0);
   });
 
@@ -208,12 +243,22 @@ describe('the board', () => {
         expect(where.right, where.column).toBeLessThanOrEqual(width);
       }
     }
-    expect([...reached].sort()).toEqual(['column-backlog', 'column-blocked', 'column-completed', 'column-in_progress', 'column-ready', 'column-review']);
+    expect([...reached].sort()).toEqual([
+      'column-backlog',
+      'column-blocked',
+      'column-completed',
+      'column-in_progress',
+      'column-ready',
+      'column-review',
+    ]);
   });
 
   it('renders only the visible part of a long column, and the page does not scroll sideways on a phone', async () => {
     const bulk = (await ui.call('POST', '/api/projects', { name: 'Bulk board' })).body.id as string;
-    await ui.app.db.query(`INSERT INTO tasks (id, project_id, title, status) SELECT gen_random_uuid(), $1, 'Bulk task ' || g, 'backlog' FROM generate_series(1, 3000) g`, [bulk]);
+    await ui.app.db.query(
+      `INSERT INTO tasks (id, project_id, title, status) SELECT gen_random_uuid(), $1, 'Bulk task ' || g, 'backlog' FROM generate_series(1, 3000) g`,
+      [bulk],
+    );
     const page = await ui.newPage({ viewport: { width: 390, height: 844 } });
     await page.goto(`/board?project=${bulk}`);
     const backlog = column(page, 'Backlog');
@@ -238,10 +283,20 @@ describe('the board opening', () => {
          FROM generate_series(1, 260) g`,
       [long],
     );
-    const idOf = async (title: string) => (await ui.app.db.query<{ id: string }>('SELECT id FROM tasks WHERE project_id = $1 AND title = $2', [long, title])).rows[0]!.id;
+    const idOf = async (title: string) =>
+      (await ui.app.db.query<{ id: string }>('SELECT id FROM tasks WHERE project_id = $1 AND title = $2', [long, title])).rows[0]!.id;
     // both at the head of the backlog, each waiting on a task far down a column, out of the first screenful
-    for (const [title, dependency] of [['Waits on a done task', 'Long task 260'], ['Waits on the backlog’s last', 'Long task 200']] as const) {
-      const made = await ui.call('POST', '/api/tasks', { project_id: long, title, status: 'backlog', priority: 'critical', dependency_ids: [await idOf(dependency)] });
+    for (const [title, dependency] of [
+      ['Waits on a done task', 'Long task 260'],
+      ['Waits on the backlog’s last', 'Long task 200'],
+    ] as const) {
+      const made = await ui.call('POST', '/api/tasks', {
+        project_id: long,
+        title,
+        status: 'backlog',
+        priority: 'critical',
+        dependency_ids: [await idOf(dependency)],
+      });
       expect(made.status).toBe(201);
     }
 
@@ -265,7 +320,9 @@ describe('the board opening', () => {
     expect(await column(page, 'Completed').getByRole('heading', { level: 2 }).textContent()).toBe('Completed 60');
     expect(await column(page, 'Ready').getByRole('heading', { level: 2 }).textContent()).toBe('Ready 0');
     await expect.poll(() => card(page, 'Long task 001').count()).toBe(1);
-    expect(await column(page, 'Completed').getByRole('article').first().getByRole('heading', { level: 3 }).textContent()).toBe('Long task 201');
+    expect(await column(page, 'Completed').getByRole('article').first().getByRole('heading', { level: 3 }).textContent()).toBe(
+      'Long task 201',
+    );
     // the dependencies' statuses came with the first screenful
     expect(await card(page, 'Waits on a done task').locator('.stuck').count()).toBe(0);
     expect(await card(page, 'Waits on the backlog’s last').textContent()).toContain('Waiting on 1 unmet dependency');
@@ -281,7 +338,9 @@ describe('the board opening', () => {
     const topCard = () =>
       scroller.evaluate((el) => {
         const top = el.getBoundingClientRect().top;
-        return Array.from(el.querySelectorAll('article')).find((a) => a.getBoundingClientRect().bottom > top)?.querySelector('h3')?.textContent;
+        return Array.from(el.querySelectorAll('article'))
+          .find((a) => a.getBoundingClientRect().bottom > top)
+          ?.querySelector('h3')?.textContent;
       });
     const seenFirst = await topCard();
     expect(seenFirst).toBeTruthy();
@@ -312,7 +371,10 @@ describe('the board as of a moment', () => {
     const made = await ui.call('POST', '/api/tasks', { project_id: travel, title: 'Ready back then', status: 'ready' });
     expect(made.status).toBe(201);
     // its first state is moved an hour back, so a moment half an hour ago falls between it and the changes below
-    await ui.app.db.query(`UPDATE entity_snapshots SET created_at = created_at - interval '1 hour' WHERE entity_type = 'task' AND entity_id = $1`, [made.body.id]);
+    await ui.app.db.query(
+      `UPDATE entity_snapshots SET created_at = created_at - interval '1 hour' WHERE entity_type = 'task' AND entity_id = $1`,
+      [made.body.id],
+    );
     expect((await ui.call('POST', `/api/tasks/${made.body.id}/move`, { status: 'blocked' })).status).toBe(200);
     expect((await ui.call('POST', '/api/tasks', { project_id: travel, title: 'Created since', status: 'ready' })).status).toBe(201);
 
@@ -340,7 +402,12 @@ describe('the board as of a moment', () => {
     expect(new URL(page.url()).searchParams.get('at')).toBe(halfAnHourAgo.toISOString());
     await expect.poll(() => column(page, 'Ready').getByRole('article', { name: 'Ready back then' }).count()).toBe(1);
     expect(await card(page, 'Created since').count()).toBe(0);
-    expect(await page.getByRole('region', { name: /^Blocked \d+$/ }).getByRole('article').count()).toBe(0);
+    expect(
+      await page
+        .getByRole('region', { name: /^Blocked \d+$/ })
+        .getByRole('article')
+        .count(),
+    ).toBe(0);
     // read-only: nothing to move or add
     expect(await page.getByRole('button', { name: 'Move to' }).count()).toBe(0);
     expect(await page.getByRole('button', { name: 'Add task' }).count()).toBe(0);

@@ -10,7 +10,9 @@ let unpricedRun: string;
 
 /** Every CSP violation the page reports, collected from before its own scripts run. */
 async function watchCsp(page: Page): Promise<() => Promise<string[]>> {
-  await page.addInitScript(`document.addEventListener('securitypolicyviolation', (e) => (window.__csp ||= []).push(e.violatedDirective + ' ' + e.blockedURI))`);
+  await page.addInitScript(
+    `document.addEventListener('securitypolicyviolation', (e) => (window.__csp ||= []).push(e.violatedDirective + ' ' + e.blockedURI))`,
+  );
   return () => page.evaluate(() => (window as unknown as { __csp?: string[] }).__csp ?? []);
 }
 
@@ -105,7 +107,9 @@ describe('the Costs screen', () => {
     expect(await table.getByRole('row').nth(1).textContent()).toContain('research');
     expect(await table.getByRole('row').nth(1).textContent()).toContain('$3.00');
     await expect.poll(() => page.getByRole('heading', { name: '1 unpriced run' }).count()).toBe(1);
-    expect(await page.getByRole('link', { name: `research run ${unpricedRun.slice(0, 8)}` }).getAttribute('href')).toBe(`/runs/${unpricedRun}`);
+    expect(await page.getByRole('link', { name: `research run ${unpricedRun.slice(0, 8)}` }).getAttribute('href')).toBe(
+      `/runs/${unpricedRun}`,
+    );
     await page.getByLabel('Group by').selectOption('agent');
     await expect.poll(() => new URL(page.url()).searchParams.get('group')).toBe('agent');
     await expect.poll(() => page.getByRole('table', { name: 'Spend by agent, last 30 days' }).count()).toBe(1);
@@ -120,8 +124,17 @@ describe('the Costs screen', () => {
     await expect.poll(() => input.inputValue()).toBe('1');
     await input.fill('3');
     await page.getByRole('button', { name: 'Save prices' }).click();
-    await expect.poll(() => page.getByRole('status').filter({ hasText: /^Saved/ }).count()).toBe(1);
-    expect((await ui.call('GET', '/api/costs/prices')).body.models.find((m: { model_id: string }) => m.model_id === 'm').prices[0]).toMatchObject({ input_per_million: 3 });
+    await expect
+      .poll(() =>
+        page
+          .getByRole('status')
+          .filter({ hasText: /^Saved/ })
+          .count(),
+      )
+      .toBe(1);
+    expect(
+      (await ui.call('GET', '/api/costs/prices')).body.models.find((m: { model_id: string }) => m.model_id === 'm').prices[0],
+    ).toMatchObject({ input_per_million: 3 });
 
     await page.getByRole('button', { name: 'Preview reprice' }).click();
     const preview = page.getByRole('region', { name: 'Reprice preview' });
@@ -129,15 +142,27 @@ describe('the Costs screen', () => {
     expect(await preview.textContent()).toContain('3 of 4 runs would change: $3.00 → $9.00 (+$6.00)');
     expect(await preview.getByRole('table', { name: 'Largest changes' }).getByRole('row').count()).toBe(4);
     // a preview changes nothing
-    const costs = async () => (await ui.app.db.query<{ c: number }>(`SELECT cost_estimate AS c FROM workflow_runs WHERE model_id = 'm' ORDER BY id`)).rows.map((r) => r.c);
+    const costs = async () =>
+      (await ui.app.db.query<{ c: number }>(`SELECT cost_estimate AS c FROM workflow_runs WHERE model_id = 'm' ORDER BY id`)).rows.map(
+        (r) => r.c,
+      );
     expect(await costs()).toEqual([1, 1, 1]);
     await expectNoSeriousAxeViolations(page);
 
     await preview.getByRole('button', { name: 'Apply reprice' }).click();
-    await expect.poll(() => page.getByRole('status').filter({ hasText: /^Repriced 3 runs/ }).count()).toBe(1);
+    await expect
+      .poll(() =>
+        page
+          .getByRole('status')
+          .filter({ hasText: /^Repriced 3 runs/ })
+          .count(),
+      )
+      .toBe(1);
     expect(await costs()).toEqual([3, 3, 3]);
     // the burn-down follows
-    await expect.poll(async () => (await figures(page, 'Fleet this month')).find((r) => r.When!.endsWith('(now)'))?.['Billed spend']).toBe('$9.00');
+    await expect
+      .poll(async () => (await figures(page, 'Fleet this month')).find((r) => r.When!.endsWith('(now)'))?.['Billed spend'])
+      .toBe('$9.00');
   });
 
   it('draws what live runs reserve as a band above spend, from now to the period’s end, following the stream', async () => {
@@ -146,8 +171,12 @@ describe('the Costs screen', () => {
     const region = budgetRegion(page, 'Fleet this month');
     await expect.poll(() => region.locator('canvas').count()).toBeGreaterThan(0);
     // a live run whose route expects $2 and which has reported nothing
-    await ui.app.db.query(`INSERT INTO workflow_agent_routing (workflow_type, agent_id, expected_cost_usd) VALUES ('live-costs', 'writer', 2)`);
-    await ui.app.db.query(`INSERT INTO workflow_runs (id, workflow_type, status, owner_agent_id, started_at) VALUES (gen_random_uuid(), 'live-costs', 'running', 'writer', now())`);
+    await ui.app.db.query(
+      `INSERT INTO workflow_agent_routing (workflow_type, agent_id, expected_cost_usd) VALUES ('live-costs', 'writer', 2)`,
+    );
+    await ui.app.db.query(
+      `INSERT INTO workflow_runs (id, workflow_type, status, owner_agent_id, started_at) VALUES (gen_random_uuid(), 'live-costs', 'running', 'writer', now())`,
+    );
     // nothing tells the page of a row written behind the API: the budget's own change does
     const id = (await ui.call('GET', '/api/budgets')).body.budgets[0].id;
     expect((await ui.call('PATCH', `/api/budgets/${id}`, { cap_usd: 60 })).status).toBe(200);
@@ -156,7 +185,12 @@ describe('the Costs screen', () => {
     const rows = await figures(page, 'Fleet this month');
     expect(rows.find((r) => r.When!.endsWith('(now)'))).toMatchObject({ 'Billed spend': '$9.00', [reservedColumn]: '$11.00' });
     expect(rows[0]![reservedColumn]).toBe('');
-    expect(await region.getByRole('list', { name: 'Key' }).getByRole('listitem').allTextContents()).toEqual(['Billed spend', reservedColumn, 'Forecast', 'Hard-stop line']);
+    expect(await region.getByRole('list', { name: 'Key' }).getByRole('listitem').allTextContents()).toEqual([
+      'Billed spend',
+      reservedColumn,
+      'Forecast',
+      'Hard-stop line',
+    ]);
     expect(await region.getByText('Reserved by live runs').locator('..').textContent()).toContain('$2.00');
   });
 });

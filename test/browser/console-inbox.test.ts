@@ -93,7 +93,10 @@ async function hardStoppedBudget(): Promise<Item> {
 
 async function pausedAgent(): Promise<Item> {
   const agent = unique('quota-hit');
-  await ui.app.db.query(`INSERT INTO agent_dispatch_controls (agent_id, dispatch_paused_until, pause_reason) VALUES ($1, now() + interval '15 minutes', 'provider quota exhausted')`, [agent]);
+  await ui.app.db.query(
+    `INSERT INTO agent_dispatch_controls (agent_id, dispatch_paused_until, pause_reason) VALUES ($1, now() + interval '15 minutes', 'provider quota exhausted')`,
+    [agent],
+  );
   return waiting(`agent_paused:${agent}`);
 }
 
@@ -126,7 +129,14 @@ async function resolved(page: Page, item: Item): Promise<void> {
   expect(await serverItem(item.id)).toBeUndefined();
   await page.reload();
   await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Inbox');
-  await expect.poll(() => page.getByText(/^Nothing needs you/).or(list(page)).count()).toBeGreaterThan(0);
+  await expect
+    .poll(() =>
+      page
+        .getByText(/^Nothing needs you/)
+        .or(list(page))
+        .count(),
+    )
+    .toBeGreaterThan(0);
   expect(await itemOn(page, item).count()).toBe(0);
 }
 
@@ -252,7 +262,8 @@ describe('the Inbox live, by keyboard, on a phone, and to assistive technology',
     const li = await shown(page, item);
     const approve = li.getByRole('button', { name: 'Approve' });
     // Tab from the top of the page until the item's Approve button has the focus
-    for (let presses = 0; presses < 200 && !(await approve.evaluate((el) => el === document.activeElement)); presses++) await page.keyboard.press('Tab');
+    for (let presses = 0; presses < 200 && !(await approve.evaluate((el) => el === document.activeElement)); presses++)
+      await page.keyboard.press('Tab');
     expect(await approve.evaluate((el) => el === document.activeElement)).toBe(true);
     await page.keyboard.press('Enter');
     await resolved(page, item);

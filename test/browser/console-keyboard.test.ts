@@ -9,7 +9,8 @@ let projectId: string;
 
 beforeAll(async () => {
   projectId = (await ui.call('POST', '/api/projects', { name: 'Keyboard' })).body.id;
-  for (const title of ['First card', 'Second card', 'Third card']) await ui.call('POST', '/api/tasks', { project_id: projectId, title, status: 'ready' });
+  for (const title of ['First card', 'Second card', 'Third card'])
+    await ui.call('POST', '/api/tasks', { project_id: projectId, title, status: 'ready' });
 });
 
 describe('keyboard', () => {
@@ -92,7 +93,14 @@ describe('keyboard', () => {
     const started = Date.now();
     for (let i = 0; i < 40; i++) await ui.call('POST', '/api/tasks', { project_id: projectId, title: `Burst ${i}`, status: 'backlog' });
     const seconds = (Date.now() - started) / 1000;
-    await expect.poll(() => page.getByRole('region', { name: /^Backlog \d+$/ }).getByRole('heading', { level: 2 }).textContent()).toMatch(/^Backlog 4[01]$/);
+    await expect
+      .poll(() =>
+        page
+          .getByRole('region', { name: /^Backlog \d+$/ })
+          .getByRole('heading', { level: 2 })
+          .textContent(),
+      )
+      .toMatch(/^Backlog 4[01]$/);
     const refetches = boardRequests - before;
     // at most one per merge window (250 ms) while the burst lasted, plus the one after it
     expect(refetches).toBeGreaterThan(0);
@@ -105,7 +113,11 @@ describe('keyboard', () => {
 describe('the palette’s task finder', () => {
   it('finds a task that is on no screen (another project) through GET /api/tasks/search, and opens it', async () => {
     const elsewhere = (await ui.call('POST', '/api/projects', { name: 'Elsewhere' })).body.id as string;
-    const hidden = await ui.call('POST', '/api/tasks', { project_id: elsewhere, title: 'Renew the TLS certificate of the haystack', status: 'backlog' });
+    const hidden = await ui.call('POST', '/api/tasks', {
+      project_id: elsewhere,
+      title: 'Renew the TLS certificate of the haystack',
+      status: 'backlog',
+    });
     expect(hidden.status).toBe(201);
     const page = await ui.newPage();
     await page.goto(`/board?project=${projectId}`);

@@ -119,7 +119,9 @@ describe('the Runs screen', () => {
     const started = Date.now();
     let changes = 0;
     while (Date.now() - started < 3000) {
-      const replies = await Promise.all(Array.from({ length: 10 }, () => ui.call('POST', '/api/workflow-runs', { workflow_type: 'console-other' })));
+      const replies = await Promise.all(
+        Array.from({ length: 10 }, () => ui.call('POST', '/api/workflow-runs', { workflow_type: 'console-other' })),
+      );
       changes += replies.filter((r) => r.status === 201).length;
     }
     const seconds = (Date.now() - started) / 1000;
@@ -147,9 +149,16 @@ describe('the run page', () => {
     await page.goto(`/runs/${id}`);
     await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe(`Run ${id.slice(0, 8)} · ${type}`);
     const timeline = page.getByRole('region', { name: 'Timeline' });
-    await expect.poll(() => timeline.getByRole('listitem').allTextContents()).toEqual(
-      expect.arrayContaining([expect.stringMatching(/^queued/), expect.stringMatching(/^dispatched/), expect.stringMatching(/^running/), expect.stringMatching(/^waiting for approval/)]),
-    );
+    await expect
+      .poll(() => timeline.getByRole('listitem').allTextContents())
+      .toEqual(
+        expect.arrayContaining([
+          expect.stringMatching(/^queued/),
+          expect.stringMatching(/^dispatched/),
+          expect.stringMatching(/^running/),
+          expect.stringMatching(/^waiting for approval/),
+        ]),
+      );
     expect(await page.getByRole('region', { name: 'Transcript' }).textContent()).toContain(`agent:writer:subagent:${id.slice(0, 8)}`);
     expect(await page.getByRole('region', { name: 'Blockers' }).textContent()).toContain('waiting for approval: review');
     await expectNoSeriousAxeViolations(page);
@@ -157,7 +166,9 @@ describe('the run page', () => {
     const approvals = page.getByRole('region', { name: 'Approvals' });
     await approvals.getByLabel('Note (optional)').fill('looks right');
     await approvals.getByRole('button', { name: 'Approve' }).click();
-    await expect.poll(async () => (await ui.call('GET', `/api/approvals?workflow_run_id=${id}`)).body.approvals[0]).toMatchObject({ id: approval, status: 'approved', note: 'looks right' });
+    await expect
+      .poll(async () => (await ui.call('GET', `/api/approvals?workflow_run_id=${id}`)).body.approvals[0])
+      .toMatchObject({ id: approval, status: 'approved', note: 'looks right' });
     await expect.poll(() => approvals.getByRole('button', { name: 'Approve' }).count()).toBe(0);
     await expect.poll(() => page.locator('.run-summary').textContent()).toMatch(/^running/);
     expect(await statusOf(id)).toBe('running');
@@ -167,18 +178,41 @@ describe('the run page', () => {
   it('shows a text artifact’s text, links a URL artifact, and saves metadata edited as JSON', async () => {
     const { id } = await waitingForApproval();
     const session = `agent:writer:subagent:${id.slice(0, 8)}`;
-    const text = await ui.call('POST', `/api/workflow-runs/${id}/artifacts`, { session_id: session, artifact_type: 'text', title: 'Draft', content: 'First line\nsecond line', metadata: { words: 4 } });
+    const text = await ui.call('POST', `/api/workflow-runs/${id}/artifacts`, {
+      session_id: session,
+      artifact_type: 'text',
+      title: 'Draft',
+      content: 'First line\nsecond line',
+      metadata: { words: 4 },
+    });
     expect(text.status).toBe(201);
-    expect((await ui.call('POST', `/api/workflow-runs/${id}/artifacts`, { session_id: session, artifact_type: 'url', title: 'Preview', uri: 'https://example.com/preview' })).status).toBe(201);
+    expect(
+      (
+        await ui.call('POST', `/api/workflow-runs/${id}/artifacts`, {
+          session_id: session,
+          artifact_type: 'url',
+          title: 'Preview',
+          uri: 'https://example.com/preview',
+        })
+      ).status,
+    ).toBe(201);
     const page = await ui.newPage();
     await page.goto(`/runs/${id}`);
     const artifacts = page.getByRole('region', { name: 'Artifacts' });
     await expect.poll(() => artifacts.locator('pre').textContent()).toBe('First line\nsecond line');
-    expect(await artifacts.getByRole('link', { name: 'https://example.com/preview' }).getAttribute('href')).toBe('https://example.com/preview');
+    expect(await artifacts.getByRole('link', { name: 'https://example.com/preview' }).getAttribute('href')).toBe(
+      'https://example.com/preview',
+    );
     const metadata = artifacts.getByLabel('Metadata of Draft (JSON, merged into what it holds)');
     await metadata.fill('{"words": 5, "reviewed": true}');
     await artifacts.getByRole('button', { name: 'Save metadata' }).first().click();
-    await expect.poll(async () => (await ui.call('GET', `/api/artifacts?workflow_run_id=${id}`)).body.artifacts.find((a: { id: string }) => a.id === text.body.id)?.metadata).toEqual({ words: 5, reviewed: true });
+    await expect
+      .poll(
+        async () =>
+          (await ui.call('GET', `/api/artifacts?workflow_run_id=${id}`)).body.artifacts.find((a: { id: string }) => a.id === text.body.id)
+            ?.metadata,
+      )
+      .toEqual({ words: 5, reviewed: true });
     // the page shows the artifact as read back (pretty-printed) before the next edit
     await expect.poll(() => metadata.inputValue()).toContain('\n  "reviewed": true');
     await metadata.fill('not json');
@@ -191,7 +225,10 @@ describe('the run page', () => {
     const id = await run({ task_id: t });
     const page = await ui.newPage();
     await page.goto(`/tasks/${t}`);
-    await page.getByRole('region', { name: 'Runs' }).getByRole('link', { name: id.slice(0, 8) }).click();
+    await page
+      .getByRole('region', { name: 'Runs' })
+      .getByRole('link', { name: id.slice(0, 8) })
+      .click();
     await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe(`Run ${id.slice(0, 8)} · ${type}`);
     await page.goto('/');
     await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Inbox');
@@ -199,7 +236,8 @@ describe('the run page', () => {
     await expect.poll(() => page.evaluate(() => document.activeElement?.closest('dialog') != null)).toBe(true);
     await page.keyboard.type(id);
     await expect.poll(() => page.getByRole('option', { name: `Open run ${id}` }).count()).toBe(1);
-    while ((await page.getByRole('option', { name: `Open run ${id}` }).getAttribute('aria-selected')) !== 'true') await page.keyboard.press('ArrowDown');
+    while ((await page.getByRole('option', { name: `Open run ${id}` }).getAttribute('aria-selected')) !== 'true')
+      await page.keyboard.press('ArrowDown');
     await page.keyboard.press('Enter');
     await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe(`Run ${id.slice(0, 8)} · ${type}`);
   });

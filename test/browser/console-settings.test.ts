@@ -85,7 +85,13 @@ describe('the Settings screen', () => {
 
   it('shows the routing entries, the governance policy, the runtime’s jobs (run now, recent runs) and health, and the server', async () => {
     expect((await ui.call('POST', '/api/workflow-templates', { name: 'settings-review', steps: ['draft'] })).status).toBe(201);
-    const put = await ui.call('PUT', '/api/workflow-routing/settings-review', { agent_id: 'editor', max_concurrent: 3, expected_cost_usd: 2, expected_tokens: 5000, exclusive_per_task: true });
+    const put = await ui.call('PUT', '/api/workflow-routing/settings-review', {
+      agent_id: 'editor',
+      max_concurrent: 3,
+      expected_cost_usd: 2,
+      expected_tokens: 5000,
+      exclusive_per_task: true,
+    });
     expect(put.status).toBe(200);
     const page = await ui.newPage();
     await page.goto('/settings');

@@ -60,7 +60,9 @@ describe('the console served by node dist/server.js', () => {
   });
 
   it('keeps the initial JS and CSS within 100 KB gzipped (esbuild metafile)', async () => {
-    const meta = JSON.parse(await readFile('dist/console.meta.json', 'utf8')) as { initial: { script: string; chunks: string[]; style?: string } };
+    const meta = JSON.parse(await readFile('dist/console.meta.json', 'utf8')) as {
+      initial: { script: string; chunks: string[]; style?: string };
+    };
     // the entry, the chunks it imports statically (shared code the split screens also use) and the stylesheet
     const files = [meta.initial.script, ...meta.initial.chunks, meta.initial.style].filter((f): f is string => Boolean(f));
     let gzipped = 0;

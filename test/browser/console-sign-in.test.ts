@@ -9,8 +9,7 @@ const TOKEN = 'console-operator-token-0123456789';
 const ui = useConsole({ token: TOKEN });
 
 const KEY = 'fleet-console.token';
-const stored = (page: Page) =>
-  page.evaluate((key) => ({ session: sessionStorage.getItem(key), local: localStorage.getItem(key) }), KEY);
+const stored = (page: Page) => page.evaluate((key) => ({ session: sessionStorage.getItem(key), local: localStorage.getItem(key) }), KEY);
 
 async function signIn(page: Page, token: string, remember = false) {
   await page.getByLabel('Access token').fill(token);

@@ -19,7 +19,13 @@ const list = (page: Page) => page.getByRole('region', { name: 'Stored snapshots'
 async function createSnapshot(page: Page, name: string) {
   await page.getByLabel('Name (optional)').fill(name);
   await page.getByRole('button', { name: 'Create snapshot' }).click();
-  await expect.poll(() => list(page).getByRole('row', { name: new RegExp(`^${name} `) }).count()).toBe(1);
+  await expect
+    .poll(() =>
+      list(page)
+        .getByRole('row', { name: new RegExp(`^${name} `) })
+        .count(),
+    )
+    .toBe(1);
 }
 
 describe('the Snapshots screen', () => {
@@ -35,7 +41,10 @@ describe('the Snapshots screen', () => {
     expect(await row.locator('code').textContent()).toBe(stored.content_hash);
     expect(await row.textContent()).toMatch(/\d+(\.\d)? (B|KB|MB)/);
 
-    const [download] = await Promise.all([page.waitForEvent('download'), row.getByRole('button', { name: 'Download', exact: true }).click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      row.getByRole('button', { name: 'Download', exact: true }).click(),
+    ]);
     expect(download.suggestedFilename()).toBe('first-look.json');
     const artifact = JSON.parse(await readFile((await download.path())!, 'utf8'));
     expect(artifact.manifest).toMatchObject({ snapshot_id: stored.snapshot_id, content_hash: stored.content_hash });
@@ -50,7 +59,10 @@ describe('the Snapshots screen', () => {
     expect((await ui.call('PATCH', `/api/tasks/${kept}`, { title: 'Changed after the snapshot' })).status).toBe(200);
     const later = await task('Made after the snapshot');
 
-    await list(page).getByRole('row', { name: /^before-change / }).getByRole('button', { name: 'Restore', exact: true }).click();
+    await list(page)
+      .getByRole('row', { name: /^before-change / })
+      .getByRole('button', { name: 'Restore', exact: true })
+      .click();
     const preview = page.getByRole('region', { name: 'Restore preview: before-change' });
     const tasksRow = preview.getByRole('row', { name: /^tasks / });
     // merge: the changed task comes back, the later one stays
@@ -78,7 +90,14 @@ describe('the Snapshots screen', () => {
     // the page reloaded: the server says how the restore of the URL ended
     await page.reload();
     await expect.poll(() => page.getByRole('region', { name: 'Restore', exact: true }).getByRole('status').textContent()).toBe('Restored.');
-    await expect.poll(() => page.getByRole('region', { name: 'Restore', exact: true }).getByRole('row', { name: /^tasks \d+ 1$/ }).count()).toBe(1);
+    await expect
+      .poll(() =>
+        page
+          .getByRole('region', { name: 'Restore', exact: true })
+          .getByRole('row', { name: /^tasks \d+ 1$/ })
+          .count(),
+      )
+      .toBe(1);
     await page.getByRole('button', { name: 'Done' }).click();
     await expect.poll(() => new URL(page.url()).search).toBe('');
   });
@@ -92,9 +111,14 @@ describe('the Snapshots screen', () => {
     // the restore's write of tasks takes seconds (only inside a restore's step: the apply sets task_server.restoring)
     await ui.app.db.query(`CREATE FUNCTION slow_restored_tasks() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN IF current_setting('task_server.restoring', true) = 'on' THEN PERFORM pg_sleep(4); END IF; RETURN NEW; END $$`);
-    await ui.app.db.query('CREATE TRIGGER slow_restored_tasks BEFORE INSERT OR UPDATE ON tasks FOR EACH ROW EXECUTE FUNCTION slow_restored_tasks()');
+    await ui.app.db.query(
+      'CREATE TRIGGER slow_restored_tasks BEFORE INSERT OR UPDATE ON tasks FOR EACH ROW EXECUTE FUNCTION slow_restored_tasks()',
+    );
     try {
-      await list(page).getByRole('row', { name: /^slow-restore / }).getByRole('button', { name: 'Restore', exact: true }).click();
+      await list(page)
+        .getByRole('row', { name: /^slow-restore / })
+        .getByRole('button', { name: 'Restore', exact: true })
+        .click();
       const preview = page.getByRole('region', { name: 'Restore preview: slow-restore' });
       await preview.getByLabel(/^Type the snapshot’s name/).fill('slow-restore');
       await preview.getByRole('button', { name: 'Apply restore' }).click();
@@ -122,12 +146,17 @@ describe('the Snapshots screen', () => {
     const page = await ui.newPage();
     await page.goto('/snapshots');
     await createSnapshot(page, 'to-resume');
-    const snapshotId = (await ui.call('GET', '/api/snapshots')).body.snapshots.find((s: { name: string }) => s.name === 'to-resume').snapshot_id;
+    const snapshotId = (await ui.call('GET', '/api/snapshots')).body.snapshots.find(
+      (s: { name: string }) => s.name === 'to-resume',
+    ).snapshot_id;
     const drifted = await task('Drifted away');
     expect((await ui.call('PATCH', `/api/tasks/${drifted}`, { title: 'Drifted further' })).status).toBe(200);
     // what a server stopped during the apply leaves: a checkpoint with its first step done, held by nobody
     const restoreId = randomUUID();
-    await ui.app.db.query(`INSERT INTO restore_checkpoints (restore_id, snapshot_id, mode, completed_tables) VALUES ($1, $2, 'merge', '{workflows}')`, [restoreId, snapshotId]);
+    await ui.app.db.query(
+      `INSERT INTO restore_checkpoints (restore_id, snapshot_id, mode, completed_tables) VALUES ($1, $2, 'merge', '{workflows}')`,
+      [restoreId, snapshotId],
+    );
     await page.goto(`/snapshots?restore=${restoreId}`);
     const restore = page.getByRole('region', { name: 'Restore', exact: true });
     await expect.poll(() => restore.getByRole('status').textContent()).toMatch(/^The restore was interrupted/);
@@ -147,7 +176,14 @@ describe('the Snapshots screen', () => {
       await page.goto('/snapshots');
       await expect.poll(() => list(page).getByRole('row').count()).toBeGreaterThan(1);
       await list(page).getByRole('button', { name: 'Restore', exact: true }).first().click();
-      await expect.poll(() => page.getByRole('region', { name: 'Restore preview: phone' }).getByRole('row', { name: /^tasks / }).count()).toBe(1);
+      await expect
+        .poll(() =>
+          page
+            .getByRole('region', { name: 'Restore preview: phone' })
+            .getByRole('row', { name: /^tasks / })
+            .count(),
+        )
+        .toBe(1);
       expect(await scrollsSideways(page)).toBe(false);
       await expectNoSeriousAxeViolations(page);
     }

@@ -39,7 +39,15 @@ describe('the task page', () => {
     await page.getByRole('button', { name: 'Save' }).click();
     await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Edited on the page');
     const after = await stored(id);
-    expect(after).toMatchObject({ title: 'Edited on the page', description: 'Now with a description', status: 'review', priority: 'critical', owner: 'ana', estimated_effort: 3.5, labels: ['docs', 'urgent'] });
+    expect(after).toMatchObject({
+      title: 'Edited on the page',
+      description: 'Now with a description',
+      status: 'review',
+      priority: 'critical',
+      owner: 'ana',
+      estimated_effort: 3.5,
+      labels: ['docs', 'urgent'],
+    });
     expect(after.due_date.slice(0, 10)).toBe('2031-05-06');
   });
 
@@ -83,14 +91,25 @@ describe('the task page', () => {
     const history = page.getByRole('region', { name: 'History' });
     const due = history.getByRole('row', { name: /^Due date / }).locator('time');
     await expect.poll(() => due.count()).toBe(1);
-    const shown = await due.evaluate((el) => ({ iso: el.getAttribute('datetime') ?? '', text: el.textContent ?? '', local: new Date(el.getAttribute('datetime') ?? '').toLocaleString() }));
+    const shown = await due.evaluate((el) => ({
+      iso: el.getAttribute('datetime') ?? '',
+      text: el.textContent ?? '',
+      local: new Date(el.getAttribute('datetime') ?? '').toLocaleString(),
+    }));
     expect(Date.parse(shown.iso)).toBe(Date.parse('2031-05-06T12:30:00.000Z'));
     expect(shown.text).toBe(shown.local);
     expect(shown.text).not.toContain('T12:30');
     // each version is dated the same way
-    const versions = await history.getByRole('listitem').locator('p time').evaluateAll((els) =>
-      els.map((el) => ({ iso: el.getAttribute('datetime') ?? '', text: el.textContent ?? '', local: new Date(el.getAttribute('datetime') ?? '').toLocaleString() })),
-    );
+    const versions = await history
+      .getByRole('listitem')
+      .locator('p time')
+      .evaluateAll((els) =>
+        els.map((el) => ({
+          iso: el.getAttribute('datetime') ?? '',
+          text: el.textContent ?? '',
+          local: new Date(el.getAttribute('datetime') ?? '').toLocaleString(),
+        })),
+      );
     expect(versions.length).toBe(2);
     for (const v of versions) expect(v.text).toBe(v.local);
   });
@@ -109,7 +128,9 @@ describe('the task page', () => {
     let changes = 0;
     while (Date.now() - started < 3000) {
       // ten changes at a time
-      const replies = await Promise.all(Array.from({ length: 10 }, (_, k) => ui.call('PATCH', `/api/tasks/${id}`, { description: `Flow change ${changes + k}` })));
+      const replies = await Promise.all(
+        Array.from({ length: 10 }, (_, k) => ui.call('PATCH', `/api/tasks/${id}`, { description: `Flow change ${changes + k}` })),
+      );
       changes += replies.filter((r) => r.status === 200).length;
     }
     const seconds = (Date.now() - started) / 1000;
@@ -118,7 +139,14 @@ describe('the task page', () => {
     expect(duringFlow).toBeLessThanOrEqual(Math.ceil(seconds) + 1);
     expect((await ui.call('PATCH', `/api/tasks/${id}`, { title: 'After the flow' })).status).toBe(200);
     await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('After the flow');
-    await expect.poll(() => page.getByRole('region', { name: 'History' }).getByRole('row', { name: /^Title Changed in a flow After the flow$/ }).count()).toBe(1);
+    await expect
+      .poll(() =>
+        page
+          .getByRole('region', { name: 'History' })
+          .getByRole('row', { name: /^Title Changed in a flow After the flow$/ })
+          .count(),
+      )
+      .toBe(1);
   });
 
   it('names a dependency in History by its title, linked to its page, whether it is still a dependency or not', async () => {
@@ -137,7 +165,10 @@ describe('the task page', () => {
   });
 
   it('fits a phone (390×844) with no sideways scrolling of the page, in both themes', async () => {
-    const id = await task('A task read on a phone with a rather long title that has to wrap somewhere', { description: 'x'.repeat(400), labels: ['one', 'two'] });
+    const id = await task('A task read on a phone with a rather long title that has to wrap somewhere', {
+      description: 'x'.repeat(400),
+      labels: ['one', 'two'],
+    });
     await ui.call('PATCH', `/api/tasks/${id}`, { priority: 'high' });
     for (const colorScheme of ['light', 'dark'] as const) {
       const page = await ui.newPage({ viewport: { width: 390, height: 844 }, colorScheme });

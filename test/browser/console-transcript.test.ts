@@ -14,7 +14,11 @@ import { questionLine, TRANSCRIPT_MODEL, turnLines, writeLongTranscript } from '
  */
 const stateDir = mkdtempSync(path.join(os.tmpdir(), 'console-transcript-'));
 const RARE_TURN = 777;
-const long = writeLongTranscript({ stateDir, turns: 1000, wordsOf: (turn) => (turn === RARE_TURN ? 'the zebracorn migration' : undefined) });
+const long = writeLongTranscript({
+  stateDir,
+  turns: 1000,
+  wordsOf: (turn) => (turn === RARE_TURN ? 'the zebracorn migration' : undefined),
+});
 const growing = writeLongTranscript({ stateDir, sessionId: 'sess-growing', turns: 500 });
 const ui = useConsole({ env: { RUNTIME_STATE_DIR: stateDir } });
 afterAll(() => rmSync(stateDir, { recursive: true, force: true }));
@@ -82,7 +86,9 @@ describe('the transcript viewer', () => {
     // the next match is the collapsed thinking of the following line, shown because it matches
     await page.getByRole('button', { name: 'Next match' }).click();
     await expect.poll(() => transcriptStatus(page).textContent()).toContain('match 2 of 5');
-    await row(page, line + 1).getByText('Thinking it over for the zebracorn migration.').waitFor();
+    await row(page, line + 1)
+      .getByText('Thinking it over for the zebracorn migration.')
+      .waitFor();
     await page.getByRole('button', { name: 'Previous match' }).click();
     await expect.poll(() => transcriptStatus(page).textContent()).toContain('match 1 of 5');
     await box.fill('no such words anywhere');
@@ -98,10 +104,16 @@ describe('the transcript viewer', () => {
     await page.getByRole('button', { name: 'Jump', exact: true }).click();
     await row(page, call).getByText('Looking into turn 499.').waitFor();
     await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('data-line'))).toBe(String(call));
-    await row(page, call).getByRole('button', { name: `Result on line ${call + 1}` }).click();
-    await row(page, call + 1).getByText('output of turn 499').waitFor();
+    await row(page, call)
+      .getByRole('button', { name: `Result on line ${call + 1}` })
+      .click();
+    await row(page, call + 1)
+      .getByText('output of turn 499')
+      .waitFor();
     await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('data-line'))).toBe(String(call + 1));
-    await row(page, call + 1).getByRole('button', { name: `Call on line ${call}` }).click();
+    await row(page, call + 1)
+      .getByRole('button', { name: `Call on line ${call}` })
+      .click();
     await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('data-line'))).toBe(String(call));
     // the line is in the URL: a link to it opens there
     expect(new URL(page.url()).searchParams.get('line')).toBe(String(call));

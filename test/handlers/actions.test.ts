@@ -35,7 +35,8 @@ async function count(sql: string, params: unknown[] = []): Promise<number> {
 }
 
 const receiptsOf = (actionId: string) => count('SELECT count(*)::int AS n FROM action_receipts WHERE action_id = $1', [actionId]);
-const mirrorsOf = (actionId: string) => count(`SELECT count(*)::int AS n FROM audit_log WHERE entity_type = 'action_receipt' AND entity_id = $1`, [actionId]);
+const mirrorsOf = (actionId: string) =>
+  count(`SELECT count(*)::int AS n FROM audit_log WHERE entity_type = 'action_receipt' AND entity_id = $1`, [actionId]);
 
 beforeAll(async () => {
   app.ctx.deps.clock = movableClock('2026-11-20T12:00:00Z');
@@ -54,13 +55,21 @@ describe('envelope validation', () => {
     expect(unknownKind.body.details[0].path).toBe('kind');
     const badTarget = await execute({ actionId, kind: 'task.assign', targetId: 'not-a-uuid', params: { owner: 'bob' } });
     expect(badTarget.status).toBe(400);
-    expect(badTarget.body).toEqual({ error: 'invalid_action', details: [{ path: 'targetId', message: 'must be the task id (UUID) for task.assign' }] });
+    expect(badTarget.body).toEqual({
+      error: 'invalid_action',
+      details: [{ path: 'targetId', message: 'must be the task id (UUID) for task.assign' }],
+    });
     const badParams = await execute({ actionId, kind: 'task.assign', targetId: await newTask(), params: { owner: '', extra: 1 } });
     expect(badParams.status).toBe(400);
     expect(badParams.body.details.map((d: { path: string }) => d.path).sort()).toEqual(['params', 'params.owner']);
     const noActionId = await execute({ kind: 'run.redispatch', targetId: randomUUID() });
     expect(noActionId.body.details[0].path).toBe('actionId');
-    const redispatchParams = await execute({ actionId, kind: 'run.redispatch', targetId: randomUUID(), params: { next_status: 'completed' } });
+    const redispatchParams = await execute({
+      actionId,
+      kind: 'run.redispatch',
+      targetId: randomUUID(),
+      params: { next_status: 'completed' },
+    });
     expect(redispatchParams.status).toBe(400);
     const snapshotTarget = await execute({ actionId, kind: 'snapshot.create', targetId: 'mine', params: { name: 'x'.repeat(121) } });
     expect(snapshotTarget.body.details.map((d: { path: string }) => d.path)).toEqual(['targetId', 'params.name']);
@@ -76,7 +85,10 @@ describe('envelope validation', () => {
             actionId: fc.oneof(fc.uuid(), fc.string()),
             kind: fc.constantFrom(...actionKindNames, 'nope'),
             targetId: fc.oneof(fc.constant(taskId), fc.uuid(), fc.string(), fc.constant('fleet')),
-            params: fc.oneof(fc.dictionary(fc.constantFrom('owner', 'title', 'patch', 'template', 'decision', 'name', 'reason'), fc.anything()), fc.anything()),
+            params: fc.oneof(
+              fc.dictionary(fc.constantFrom('owner', 'title', 'patch', 'template', 'decision', 'name', 'reason'), fc.anything()),
+              fc.anything(),
+            ),
             actor: fc.oneof(fc.constant('dashboard-operator'), fc.string()),
             confirm: fc.anything(),
           },
@@ -99,12 +111,27 @@ describe('executing and replaying', () => {
     const outboxBefore = await count(`SELECT count(*)::int AS n FROM event_outbox WHERE name = 'action-update'`);
     const res = await execute({ actionId, kind: 'task.assign', targetId: taskId, params: { owner: 'bob' }, confirm: { mode: 'NONE' } });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ receipt: expect.objectContaining({ action_id: actionId, kind: 'task.assign', target_id: taskId, actor: 'dashboard-operator', outcome: 'executed' }) });
+    expect(res.body).toEqual({
+      receipt: expect.objectContaining({
+        action_id: actionId,
+        kind: 'task.assign',
+        target_id: taskId,
+        actor: 'dashboard-operator',
+        outcome: 'executed',
+      }),
+    });
     expect(res.body.receipt.params_hash).toMatch(/^[0-9a-f]{64}$/);
     expect(res.body.receipt.rollback_hint).toBe(`Re-assign task ${taskId} to its previous owner (alice).`);
-    expect(res.body.receipt.detail).toMatchObject({ governance: { allowed: true, action: 'reassign_owner' }, result: { owner: 'bob', previous_owner: 'alice' }, confirm: { mode: 'NONE' } });
+    expect(res.body.receipt.detail).toMatchObject({
+      governance: { allowed: true, action: 'reassign_owner' },
+      result: { owner: 'bob', previous_owner: 'alice' },
+      confirm: { mode: 'NONE' },
+    });
     expect((await app.db.query('SELECT owner FROM tasks WHERE id = $1', [taskId])).rows[0]).toEqual({ owner: 'bob' });
-    const mirror = await app.db.query<{ action: string; actor: string }>(`SELECT action, actor FROM audit_log WHERE entity_type = 'action_receipt' AND entity_id = $1`, [actionId]);
+    const mirror = await app.db.query<{ action: string; actor: string }>(
+      `SELECT action, actor FROM audit_log WHERE entity_type = 'action_receipt' AND entity_id = $1`,
+      [actionId],
+    );
     expect(mirror.rows).toEqual([{ action: 'action.task.assign', actor: 'dashboard-operator' }]);
     const events = await app.db.query<{ payload: { outcome: string | null } }>(
       `SELECT payload FROM event_outbox WHERE name = 'action-update' AND channel = 'stream' AND payload->>'action_id' = $1 ORDER BY id`,
@@ -185,13 +212,23 @@ describe('failures and refusals', () => {
     expect(res.status).toBe(404);
     expect(res.body.error).toBe('execution_failed');
     expect(res.body.message).toMatch(/not found/);
-    expect(res.body.receipt).toMatchObject({ action_id: actionId, outcome: 'failed', rollback_hint: null, detail: { error: res.body.message } });
+    expect(res.body.receipt).toMatchObject({
+      action_id: actionId,
+      outcome: 'failed',
+      rollback_hint: null,
+      detail: { error: res.body.message },
+    });
     expect(await mirrorsOf(actionId)).toBe(1);
   });
 
   it('answers another backing failure with 400 execution_failed, leaving no half-written change', async () => {
     const taskId = await newTask('alice');
-    const res = await execute({ actionId: randomUUID(), kind: 'task.update', targetId: taskId, params: { patch: { owner: 'x', status: 'nonsense' } } });
+    const res = await execute({
+      actionId: randomUUID(),
+      kind: 'task.update',
+      targetId: taskId,
+      params: { patch: { owner: 'x', status: 'nonsense' } },
+    });
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ error: 'execution_failed', receipt: { outcome: 'failed', kind: 'task.update' } });
     expect(res.body.receipt.detail.error).toMatch(/status/);
@@ -211,14 +248,26 @@ describe('failures and refusals', () => {
     expect(mirror.rows).toEqual([{ action: 'action.task.assign' }]);
     // an agent whose stored profile holds the capability may
     await app.db.query(`INSERT INTO agent_profiles (agent_id, role, capabilities) VALUES ('planner', 'specialist', '{management}')`);
-    const allowed = await execute({ actionId: randomUUID(), kind: 'task.assign', targetId: taskId, params: { owner: 'planner' }, actor: 'planner' });
+    const allowed = await execute({
+      actionId: randomUUID(),
+      kind: 'task.assign',
+      targetId: taskId,
+      params: { owner: 'planner' },
+      actor: 'planner',
+    });
     expect(allowed.status).toBe(200);
   });
 
   it('maps approval.decide to approve or reject by the decision', async () => {
     await app.db.query(`INSERT INTO agent_profiles (agent_id, role, capabilities) VALUES ('qa-bot', 'specialist', '{quality}')`);
     const approvalId = randomUUID();
-    const refused = await execute({ actionId: randomUUID(), kind: 'approval.decide', targetId: approvalId, params: { decision: 'rejected' }, actor: 'random-bot' });
+    const refused = await execute({
+      actionId: randomUUID(),
+      kind: 'approval.decide',
+      targetId: approvalId,
+      params: { decision: 'rejected' },
+      actor: 'random-bot',
+    });
     expect(refused.status).toBe(403);
     expect(refused.body.receipt.detail.governance.action).toBe('reject');
   });
@@ -231,17 +280,27 @@ describe('failures and refusals', () => {
     );
     const approvalId = rows[0]!.id;
     const actionId = randomUUID();
-    const res = await execute({ actionId, kind: 'approval.decide', targetId: approvalId, params: { decision: 'rejected', notes: 'unsafe diff' } });
+    const res = await execute({
+      actionId,
+      kind: 'approval.decide',
+      targetId: approvalId,
+      params: { decision: 'rejected', notes: 'unsafe diff' },
+    });
     expect(res.status).toBe(200);
     expect(res.body.receipt).toMatchObject({
       action_id: actionId,
       outcome: 'executed',
-      detail: { governance: { action: 'reject' }, result: { approval_id: approvalId, decision: 'rejected', run_id: waiting, run_status: 'failed' } },
+      detail: {
+        governance: { action: 'reject' },
+        result: { approval_id: approvalId, decision: 'rejected', run_id: waiting, run_status: 'failed' },
+      },
     });
     expect(res.body.receipt.rollback_hint).toContain(approvalId);
     const stored = await app.db.query('SELECT status, note, decided_by FROM workflow_approvals WHERE id = $1', [approvalId]);
     expect(stored.rows[0]).toEqual({ status: 'rejected', note: 'unsafe diff', decided_by: 'dashboard-operator' });
-    const run = await app.db.query<{ status: string; last_error: string }>('SELECT status, last_error FROM workflow_runs WHERE id = $1', [waiting]);
+    const run = await app.db.query<{ status: string; last_error: string }>('SELECT status, last_error FROM workflow_runs WHERE id = $1', [
+      waiting,
+    ]);
     expect(run.rows[0]!.status).toBe('failed');
     expect(run.rows[0]!.last_error).toMatch(/write rejected by dashboard-operator: unsafe diff/);
     expect(await mirrorsOf(actionId)).toBe(1);
@@ -249,9 +308,14 @@ describe('failures and refusals', () => {
     const again = randomUUID();
     const second = await execute({ actionId: again, kind: 'approval.decide', targetId: approvalId, params: { decision: 'approved' } });
     expect(second.status).toBe(400);
-    expect(second.body).toMatchObject({ error: 'execution_failed', receipt: { action_id: again, outcome: 'failed', detail: { governance: { action: 'approve' } } } });
+    expect(second.body).toMatchObject({
+      error: 'execution_failed',
+      receipt: { action_id: again, outcome: 'failed', detail: { governance: { action: 'approve' } } },
+    });
     expect(second.body.message).toMatch(/already rejected/);
-    expect((await app.db.query('SELECT status FROM workflow_approvals WHERE id = $1', [approvalId])).rows[0]).toEqual({ status: 'rejected' });
+    expect((await app.db.query('SELECT status FROM workflow_approvals WHERE id = $1', [approvalId])).rows[0]).toEqual({
+      status: 'rejected',
+    });
   });
 
   it('approves the last pending approval of a waiting run back to running; an unknown approval is 404 with a failed receipt', async () => {
@@ -298,7 +362,10 @@ describe('runs and budgets', () => {
     const failed = await newRun('failed');
     const redispatch = await execute({ actionId: randomUUID(), kind: 'run.redispatch', targetId: failed });
     expect(redispatch.status).toBe(200);
-    expect((await app.db.query('SELECT status, last_error FROM workflow_runs WHERE id = $1', [failed])).rows[0]).toEqual({ status: 'queued', last_error: null });
+    expect((await app.db.query('SELECT status, last_error FROM workflow_runs WHERE id = $1', [failed])).rows[0]).toEqual({
+      status: 'queued',
+      last_error: null,
+    });
     const notFailed = await execute({ actionId: randomUUID(), kind: 'run.redispatch', targetId: await newRun('completed') });
     expect(notFailed.status).toBe(400);
     expect(notFailed.body.receipt.outcome).toBe('failed');
@@ -306,11 +373,19 @@ describe('runs and budgets', () => {
 
   it('dispatches a run for a task (run.dispatch) with result.new_run_id', async () => {
     const taskId = await newTask('alice');
-    const res = await execute({ actionId: randomUUID(), kind: 'run.dispatch', targetId: taskId, params: { template: 'review', input_payload: { a: 1 } } });
+    const res = await execute({
+      actionId: randomUUID(),
+      kind: 'run.dispatch',
+      targetId: taskId,
+      params: { template: 'review', input_payload: { a: 1 } },
+    });
     expect(res.status).toBe(200);
     const runId = res.body.receipt.detail.result.new_run_id;
     expect(res.body.receipt.rollback_hint).toBe(`Cancel the new run ${runId}.`);
-    expect((await app.db.query('SELECT status, task_id FROM workflow_runs WHERE id = $1', [runId])).rows[0]).toEqual({ status: 'queued', task_id: taskId });
+    expect((await app.db.query('SELECT status, task_id FROM workflow_runs WHERE id = $1', [runId])).rows[0]).toEqual({
+      status: 'queued',
+      task_id: taskId,
+    });
   });
 
   it('blocks dispatch-class actions over a breached pause_new_runs or hard_stop budget with 422 and no receipt; warn passes', async () => {
@@ -318,12 +393,23 @@ describe('runs and budgets', () => {
     await app.db.query(
       `INSERT INTO workflow_runs (id, workflow_type, status, owner_agent_id, cost_estimate, reported_at) VALUES (gen_random_uuid(), 'review', 'completed', 'reviewer', 5, '2026-11-20T01:00:00Z')`,
     );
-    const warn = await app.call('POST', '/api/budgets', { body: { name: 'reviewer warn', scope: 'agent', scope_id: 'reviewer', period: 'daily', cap_usd: 5, action_on_exceed: 'warn' } });
+    const warn = await app.call('POST', '/api/budgets', {
+      body: { name: 'reviewer warn', scope: 'agent', scope_id: 'reviewer', period: 'daily', cap_usd: 5, action_on_exceed: 'warn' },
+    });
     expect(warn.status).toBe(201);
     const passes = await execute({ actionId: randomUUID(), kind: 'run.dispatch', targetId: taskId, params: { template: 'review' } });
     expect(passes.status).toBe(200);
 
-    const pause = await app.call('POST', '/api/budgets', { body: { name: 'project pause', scope: 'project', scope_id: projectId, period: 'monthly', cap_usd: 5, action_on_exceed: 'pause_new_runs' } });
+    const pause = await app.call('POST', '/api/budgets', {
+      body: {
+        name: 'project pause',
+        scope: 'project',
+        scope_id: projectId,
+        period: 'monthly',
+        cap_usd: 5,
+        action_on_exceed: 'pause_new_runs',
+      },
+    });
     await app.db.query(`UPDATE workflow_runs SET task_id = $1 WHERE cost_estimate = 5`, [taskId]);
     const actionId = randomUUID();
     const held = await execute({ actionId, kind: 'run.dispatch', targetId: taskId, params: { template: 'review' } });
@@ -335,13 +421,17 @@ describe('runs and budgets', () => {
     });
     expect(await receiptsOf(actionId)).toBe(0);
 
-    await app.call('POST', '/api/budgets', { body: { name: 'fleet stop', scope: 'fleet', period: 'daily', cap_tokens: 1, action_on_exceed: 'hard_stop' } });
+    await app.call('POST', '/api/budgets', {
+      body: { name: 'fleet stop', scope: 'fleet', period: 'daily', cap_tokens: 1, action_on_exceed: 'hard_stop' },
+    });
     await app.db.query(`UPDATE workflow_runs SET input_tokens = 10 WHERE cost_estimate = 5`);
     const failedRun = await newRun('failed');
     const stopped = await execute({ actionId, kind: 'run.redispatch', targetId: failedRun });
     expect(stopped.status).toBe(422);
     expect(stopped.body.action).toBe('hard_stop');
-    expect(stopped.body.budgets).toEqual([{ name: 'fleet stop', scope: 'fleet', period_key: '2026-11-20', spend_tokens: 10, cap_tokens: 1, pct_of_cap: 1000 }]);
+    expect(stopped.body.budgets).toEqual([
+      { name: 'fleet stop', scope: 'fleet', period_key: '2026-11-20', spend_tokens: 10, cap_tokens: 1, pct_of_cap: 1000 },
+    ]);
     expect(await receiptsOf(actionId)).toBe(0);
     // the action stays retryable: once the budget is deactivated the same actionId executes
     await app.call('PATCH', `/api/budgets/${pause.body.budget.id}`, { body: { active: false } });
@@ -352,10 +442,21 @@ describe('runs and budgets', () => {
 });
 
 describe('the headroom probe and reservations', () => {
-  it('blocks run.dispatch when its route\'s expected cost does not fit beside spend and live runs\' reservations, and lets it through once they shrink', async () => {
+  it("blocks run.dispatch when its route's expected cost does not fit beside spend and live runs' reservations, and lets it through once they shrink", async () => {
     await app.db.query(`INSERT INTO workflow_templates (name, steps) VALUES ('reserve-flow', '["a"]')`);
-    await app.db.query(`INSERT INTO workflow_agent_routing (workflow_type, agent_id, expected_cost_usd) VALUES ('reserve-flow', 'reserve-agent', 0.4)`);
-    const cap = await app.call('POST', '/api/budgets', { body: { name: 'reserve cap', scope: 'agent', scope_id: 'reserve-agent', period: 'daily', cap_usd: 1, action_on_exceed: 'pause_new_runs' } });
+    await app.db.query(
+      `INSERT INTO workflow_agent_routing (workflow_type, agent_id, expected_cost_usd) VALUES ('reserve-flow', 'reserve-agent', 0.4)`,
+    );
+    const cap = await app.call('POST', '/api/budgets', {
+      body: {
+        name: 'reserve cap',
+        scope: 'agent',
+        scope_id: 'reserve-agent',
+        period: 'daily',
+        cap_usd: 1,
+        action_on_exceed: 'pause_new_runs',
+      },
+    });
     expect(cap.status).toBe(201);
     const { rows: live } = await app.db.query<{ id: string }>(
       `INSERT INTO workflow_runs (id, workflow_type, status, target_agent_id, dispatched_at) SELECT gen_random_uuid(), 'reserve-flow', 'dispatched', 'reserve-agent', now() FROM generate_series(1, 2) RETURNING id`,
@@ -364,10 +465,17 @@ describe('the headroom probe and reservations', () => {
     const actionId = randomUUID();
     const blocked = await execute({ actionId, kind: 'run.dispatch', targetId: taskId, params: { template: 'reserve-flow' } });
     expect(blocked.status).toBe(422);
-    expect(blocked.body).toMatchObject({ error: 'budget_blocked', action: 'pause_new_runs', budgets: [{ name: 'reserve cap', spend_usd: 0, cap_usd: 1 }] });
+    expect(blocked.body).toMatchObject({
+      error: 'budget_blocked',
+      action: 'pause_new_runs',
+      budgets: [{ name: 'reserve cap', spend_usd: 0, cap_usd: 1 }],
+    });
     expect(await receiptsOf(actionId)).toBe(0);
     // one live run finishes at $0.10: 0.10 spent + 0.40 reserved + 0.40 expected fits under $1.00
-    await app.db.query(`UPDATE workflow_runs SET status = 'completed', cost_estimate = 0.1, reported_at = '2026-11-20T11:00:00Z' WHERE id = $1`, [live[0]!.id]);
+    await app.db.query(
+      `UPDATE workflow_runs SET status = 'completed', cost_estimate = 0.1, reported_at = '2026-11-20T11:00:00Z' WHERE id = $1`,
+      [live[0]!.id],
+    );
     const passes = await execute({ actionId, kind: 'run.dispatch', targetId: taskId, params: { template: 'reserve-flow' } });
     expect(passes.status, JSON.stringify(passes.body)).toBe(200);
     await app.db.query(`UPDATE budgets SET active = false WHERE name = 'reserve cap'`);
@@ -375,13 +483,21 @@ describe('the headroom probe and reservations', () => {
 
   it('lets a dispatch to a subscription agent through a budget of basis billed that its expected USD would not fit', async () => {
     await app.db.query(`INSERT INTO workflow_templates (name, steps) VALUES ('plan-flow', '["a"]')`);
-    await app.db.query(`INSERT INTO workflow_agent_routing (workflow_type, agent_id, expected_cost_usd) VALUES ('plan-flow', 'plan-agent', 0.6)`);
-    const cap = await app.call('POST', '/api/budgets', { body: { name: 'plan cap', scope: 'agent', scope_id: 'plan-agent', period: 'daily', cap_usd: 1, action_on_exceed: 'pause_new_runs' } });
+    await app.db.query(
+      `INSERT INTO workflow_agent_routing (workflow_type, agent_id, expected_cost_usd) VALUES ('plan-flow', 'plan-agent', 0.6)`,
+    );
+    const cap = await app.call('POST', '/api/budgets', {
+      body: { name: 'plan cap', scope: 'agent', scope_id: 'plan-agent', period: 'daily', cap_usd: 1, action_on_exceed: 'pause_new_runs' },
+    });
     expect(cap.status).toBe(201);
-    await app.db.query(`INSERT INTO workflow_runs (id, workflow_type, status, target_agent_id, dispatched_at) VALUES (gen_random_uuid(), 'plan-flow', 'dispatched', 'plan-agent', now())`);
+    await app.db.query(
+      `INSERT INTO workflow_runs (id, workflow_type, status, target_agent_id, dispatched_at) VALUES (gen_random_uuid(), 'plan-flow', 'dispatched', 'plan-agent', now())`,
+    );
     const taskId = await newTask(null);
     // metered: 0.6 reserved + 0.6 expected does not fit under $1.00
-    expect((await execute({ actionId: randomUUID(), kind: 'run.dispatch', targetId: taskId, params: { template: 'plan-flow' } })).status).toBe(422);
+    expect(
+      (await execute({ actionId: randomUUID(), kind: 'run.dispatch', targetId: taskId, params: { template: 'plan-flow' } })).status,
+    ).toBe(422);
     expect((await app.call('PUT', '/api/agents/plan-agent/billing', { body: { billing: 'subscription' } })).status).toBe(200);
     const passes = await execute({ actionId: randomUUID(), kind: 'run.dispatch', targetId: taskId, params: { template: 'plan-flow' } });
     expect(passes.status, JSON.stringify(passes.body)).toBe(200);
@@ -391,14 +507,34 @@ describe('the headroom probe and reservations', () => {
 
 describe('snapshot.create and task kinds for the tool server', () => {
   it('creates a task (task.create) and patches one (task.update) through the task operations', async () => {
-    const created = await execute({ actionId: randomUUID(), kind: 'task.create', targetId: projectId, params: { title: 'From MCP', owner_agent: 'writer', status: 'ready' } });
+    const created = await execute({
+      actionId: randomUUID(),
+      kind: 'task.create',
+      targetId: projectId,
+      params: { title: 'From MCP', owner_agent: 'writer', status: 'ready' },
+    });
     expect(created.status).toBe(200);
     const newId = created.body.receipt.detail.result.new_task_id;
-    expect((await app.db.query('SELECT title, owner, status, project_id FROM tasks WHERE id = $1', [newId])).rows[0]).toEqual({ title: 'From MCP', owner: 'writer', status: 'ready', project_id: projectId });
-    const updated = await execute({ actionId: randomUUID(), kind: 'task.update', targetId: newId, params: { patch: { title: 'Renamed', priority: 'high' } } });
+    expect((await app.db.query('SELECT title, owner, status, project_id FROM tasks WHERE id = $1', [newId])).rows[0]).toEqual({
+      title: 'From MCP',
+      owner: 'writer',
+      status: 'ready',
+      project_id: projectId,
+    });
+    const updated = await execute({
+      actionId: randomUUID(),
+      kind: 'task.update',
+      targetId: newId,
+      params: { patch: { title: 'Renamed', priority: 'high' } },
+    });
     expect(updated.status).toBe(200);
     expect(updated.body.receipt.rollback_hint).toBe(`Patch task ${newId} back to its previous values of title, priority.`);
-    const missing = await execute({ actionId: randomUUID(), kind: 'task.update', targetId: randomUUID(), params: { patch: { title: 'x' } } });
+    const missing = await execute({
+      actionId: randomUUID(),
+      kind: 'task.update',
+      targetId: randomUUID(),
+      params: { patch: { title: 'x' } },
+    });
     expect(missing.status).toBe(404);
   });
 
@@ -455,7 +591,10 @@ describe('GET /api/actions/recent and the catalog', () => {
     expect(byKind['run.dispatch']).toMatchObject({ severity: 'MEDIUM', confirm: { mode: 'PREVIEW_MODAL' }, dispatch_class: true });
     expect(byKind['run.redispatch']).toMatchObject({ severity: 'MEDIUM', confirm: { mode: 'PREVIEW_MODAL' }, dispatch_class: true });
     expect(byKind['approval.decide']).toMatchObject({ severity: 'MEDIUM-HIGH', confirm: { mode: 'PREVIEW_MODAL' } });
-    expect(byKind['run.cancel']).toMatchObject({ severity: 'HIGH', confirm: { mode: 'HOLD_CONFIRM', hold_ms: 1200, when_target_queued: 'PREVIEW_MODAL' } });
+    expect(byKind['run.cancel']).toMatchObject({
+      severity: 'HIGH',
+      confirm: { mode: 'HOLD_CONFIRM', hold_ms: 1200, when_target_queued: 'PREVIEW_MODAL' },
+    });
     expect(byKind['task.assign'].params_schema.required).toEqual(['owner']);
     expect(byKind['run.dispatch'].rollback_hint_template).toMatch(/Cancel the new run/);
   });

@@ -58,7 +58,10 @@ describe('GET /api/agents/roster', () => {
     await tick(app);
     const agents = await roster();
     for (const id of [capped, billed, running]) {
-      expect(agents.find((a) => a.agent_id === id), id).toMatchObject({ status: 'offline', reported_status: null, last_seen_at: null });
+      expect(
+        agents.find((a) => a.agent_id === id),
+        id,
+      ).toMatchObject({ status: 'offline', reported_status: null, last_seen_at: null });
     }
     expect(agents.find((a) => a.agent_id === running)?.live_runs).toBe(1);
     expect(agents.find((a) => a.agent_id === billed)).toMatchObject({ billing: 'metered', max_concurrent_runs: null, live_runs: 0 });
@@ -74,7 +77,10 @@ describe('GET /api/agents/roster', () => {
       `INSERT INTO agent_dispatch_controls (agent_id, dispatch_paused_until, pause_reason, created_at, updated_at) VALUES ($1, $2, 'provider quota exhausted', now(), now())`,
       [agent, new Date('2026-11-20T12:15:00.000Z')],
     );
-    expect(await entry(agent)).toMatchObject({ dispatch_paused_until: '2026-11-20T12:15:00.000Z', pause_reason: 'provider quota exhausted' });
+    expect(await entry(agent)).toMatchObject({
+      dispatch_paused_until: '2026-11-20T12:15:00.000Z',
+      pause_reason: 'provider quota exhausted',
+    });
     clock.set('2026-11-20T12:16:00.000Z');
     expect(await entry(agent)).toMatchObject({ dispatch_paused_until: null, pause_reason: null });
     clock.set('2026-11-20T12:00:00.000Z');

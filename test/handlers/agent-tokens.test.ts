@@ -41,7 +41,14 @@ describe('managing agent tokens (operator)', () => {
   it('answers the token once, stores only its digest, and lists tokens without secrets', async () => {
     const created = await mint({ agent_id: 'writer', label: 'laptop', expires_at: '2027-01-01T00:00:00Z' });
     expect(created.token).toMatch(/^fta_[A-Za-z0-9_-]{43}$/);
-    expect(created).toMatchObject({ agent_id: 'writer', label: 'laptop', scopes: ['agent'], status: 'active', revoked_at: null, created_by: 'dashboard-operator' });
+    expect(created).toMatchObject({
+      agent_id: 'writer',
+      label: 'laptop',
+      scopes: ['agent'],
+      status: 'active',
+      revoked_at: null,
+      created_by: 'dashboard-operator',
+    });
     const listed = await app.call('GET', '/api/agent-tokens', operator);
     expect(listed.status).toBe(200);
     const entry = listed.body.tokens.find((t: { id: string }) => t.id === created.id);
@@ -51,10 +58,15 @@ describe('managing agent tokens (operator)', () => {
     expect(Object.keys(entry)).not.toContain('digest');
     // nowhere in the database: not the token, and the digest only in its own row
     for (const table of ['agent_tokens', 'audit_log', 'entity_snapshots', 'event_outbox']) {
-      const { rows } = await app.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table} t WHERE t::text LIKE '%' || $1 || '%'`, [created.token]);
+      const { rows } = await app.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table} t WHERE t::text LIKE '%' || $1 || '%'`, [
+        created.token,
+      ]);
       expect(rows[0]!.n, table).toBe(0);
     }
-    const audit = await app.db.query<{ action: string; new_value: Record<string, unknown> }>(`SELECT action, new_value FROM audit_log WHERE entity_id = $1`, [created.id]);
+    const audit = await app.db.query<{ action: string; new_value: Record<string, unknown> }>(
+      `SELECT action, new_value FROM audit_log WHERE entity_id = $1`,
+      [created.id],
+    );
     expect(audit.rows.map((r) => r.action)).toEqual(['created']);
     expect(Object.keys(audit.rows[0]!.new_value)).not.toContain('digest');
   });
@@ -110,15 +122,19 @@ describe('managing agent tokens (operator)', () => {
 });
 
 describe('what an agent token may touch', () => {
-  const concrete = (path: string, agent: string) => path.replace(/:agent\b/g, agent).replace(/:[A-Za-z]+/g, '00000000-0000-4000-8000-000000000000');
+  const concrete = (path: string, agent: string) =>
+    path.replace(/:agent\b/g, agent).replace(/:[A-Za-z]+/g, '00000000-0000-4000-8000-000000000000');
 
-  it('answers 403 {error: forbidden, reason} on every route of the table that is not an agent\'s, and writes nothing', async () => {
+  it("answers 403 {error: forbidden, reason} on every route of the table that is not an agent's, and writes nothing", async () => {
     const { token } = await mint({ agent_id: 'writer' });
     const { rows: before } = await app.db.query<{ n: number }>('SELECT count(*)::int AS n FROM audit_log');
     const checked: string[] = [];
     for (const route of routes.filter((r) => !r.public && !r.runnerOnly)) {
       const key = routeKeyOf(route);
-      const res = await app.call(route.method, concrete(route.path, 'writer'), { headers: bearer(token), body: { session_id: 'agent:writer:subagent:t' } });
+      const res = await app.call(route.method, concrete(route.path, 'writer'), {
+        headers: bearer(token),
+        body: { session_id: 'agent:writer:subagent:t' },
+      });
       if (route.agent) {
         expect([401, 403], key).not.toContain(res.status);
       } else {
@@ -128,9 +144,23 @@ describe('what an agent token may touch', () => {
       }
     }
     // the operator's own surfaces are among them
-    expect(checked).toEqual(expect.arrayContaining(['POST /api/agent-tokens', 'PATCH /api/settings', 'POST /api/restore/apply', 'POST /api/budgets', 'PUT /api/workflow-routing/{workflowType}', 'POST /api/import', 'POST /api/snapshots',
-      // the operator console's own reads (docs/console-api.md)
-      'GET /api/inbox', 'GET /api/tasks/search', 'GET /api/views/board/as-of', 'GET /api/views/runs', 'GET /api/workflow-runs/{id}/page']));
+    expect(checked).toEqual(
+      expect.arrayContaining([
+        'POST /api/agent-tokens',
+        'PATCH /api/settings',
+        'POST /api/restore/apply',
+        'POST /api/budgets',
+        'PUT /api/workflow-routing/{workflowType}',
+        'POST /api/import',
+        'POST /api/snapshots',
+        // the operator console's own reads (docs/console-api.md)
+        'GET /api/inbox',
+        'GET /api/tasks/search',
+        'GET /api/views/board/as-of',
+        'GET /api/views/runs',
+        'GET /api/workflow-runs/{id}/page',
+      ]),
+    );
     const { rows: after } = await app.db.query<{ n: number }>('SELECT count(*)::int AS n FROM audit_log');
     expect(after[0]!.n).toBe(before[0]!.n);
   });
@@ -139,7 +169,12 @@ describe('what an agent token may touch', () => {
     const { id, token } = await mint({ agent_id: 'writer', scopes: ['read'] });
     expect((await app.call('GET', '/api/tasks/all', { headers: bearer(token) })).status).toBe(200);
     const self = await app.call('GET', '/api/auth/self', { headers: bearer(token) });
-    expect(self.body).toMatchObject({ authenticated: true, actor: 'writer', role: 'agent', agent: { agent_id: 'writer', token_id: id, scopes: ['read'] } });
+    expect(self.body).toMatchObject({
+      authenticated: true,
+      actor: 'writer',
+      role: 'agent',
+      agent: { agent_id: 'writer', token_id: id, scopes: ['read'] },
+    });
     const claim = await app.call('POST', '/api/agent/claim', { headers: bearer(token), body: { task_id: randomUUID() } });
     expect(claim.status).toBe(403);
     expect(claim.body.reason).toMatch(/scopes \(read\) do not include agent/);
@@ -147,16 +182,25 @@ describe('what an agent token may touch', () => {
 });
 
 describe('acting as the agent', () => {
-  it('claims and works a run targeted at it, as itself whatever the body says; another agent\'s run is 403', async () => {
+  it("claims and works a run targeted at it, as itself whatever the body says; another agent's run is 403", async () => {
     const { token } = await mint({ agent_id: 'writer' });
     const mine = await dispatchedRunFor('writer');
     const session = 'agent:writer:subagent:s1';
-    const claim = await app.call('POST', `/api/workflow-runs/${mine}/claim`, { headers: bearer(token), body: { session_id: session, actor: 'ops-bot' } });
+    const claim = await app.call('POST', `/api/workflow-runs/${mine}/claim`, {
+      headers: bearer(token),
+      body: { session_id: session, actor: 'ops-bot' },
+    });
     expect(claim.status, JSON.stringify(claim.body)).toBe(200);
     expect(claim.body).toMatchObject({ claimed: true });
-    const heartbeat = await app.call('POST', `/api/workflow-runs/${mine}/heartbeat`, { headers: bearer(token), body: { session_id: session, actor: 'dashboard-operator' } });
+    const heartbeat = await app.call('POST', `/api/workflow-runs/${mine}/heartbeat`, {
+      headers: bearer(token),
+      body: { session_id: session, actor: 'dashboard-operator' },
+    });
     expect(heartbeat.status).toBe(200);
-    const actors = await app.db.query<{ action: string; actor: string }>('SELECT action, actor FROM audit_log WHERE entity_id = $1 AND action IN ($2, $3) ORDER BY id', [mine, 'claimed', 'heartbeat']);
+    const actors = await app.db.query<{ action: string; actor: string }>(
+      'SELECT action, actor FROM audit_log WHERE entity_id = $1 AND action IN ($2, $3) ORDER BY id',
+      [mine, 'claimed', 'heartbeat'],
+    );
     expect(actors.rows).toEqual([
       { action: 'claimed', actor: 'writer' },
       { action: 'heartbeat', actor: 'writer' },
@@ -174,7 +218,10 @@ describe('acting as the agent', () => {
       expect(res.status, `${method} ${path}`).toBe(403);
       expect(res.body.error).toBe('forbidden');
     }
-    const claimAsOther = await app.call('POST', `/api/workflow-runs/${mine}/claim`, { headers: bearer(token), body: { agent_id: 'editor', session_id: session } });
+    const claimAsOther = await app.call('POST', `/api/workflow-runs/${mine}/claim`, {
+      headers: bearer(token),
+      body: { agent_id: 'editor', session_id: session },
+    });
     expect(claimAsOther.status).toBe(403);
     expect(claimAsOther.body.reason).toMatch(/may not act as editor/);
   });
@@ -197,11 +244,12 @@ describe('acting as the agent', () => {
     expect((await app.call('POST', '/api/agent/release', { headers: bearer(token), body: { task_id: taskId } })).status).toBe(200);
   });
 
-  it('claims only tasks it owns or no one owns: another agent\'s task is 403 {error: forbidden, reason} and stays unlocked; the operator claims any', async () => {
+  it("claims only tasks it owns or no one owns: another agent's task is 403 {error: forbidden, reason} and stays unlocked; the operator claims any", async () => {
     const { token } = await mint({ agent_id: 'writer' });
     const project = await app.call('POST', '/api/projects', { ...operator, body: { name: `p-${randomUUID()}` } });
     const newTask = async (owner: string | null) =>
-      (await app.call('POST', '/api/tasks', { ...operator, body: { project_id: project.body.id, title: `owned by ${owner}`, owner } })).body.id as string;
+      (await app.call('POST', '/api/tasks', { ...operator, body: { project_id: project.body.id, title: `owned by ${owner}`, owner } })).body
+        .id as string;
     const editors = await newTask('editor');
     const before = await app.db.query('SELECT * FROM tasks WHERE id = $1', [editors]);
     const auditBefore = await app.db.query<{ n: number }>('SELECT count(*)::int AS n FROM audit_log WHERE task_id = $1', [editors]);
@@ -210,7 +258,9 @@ describe('acting as the agent', () => {
     expect(refused.body).toMatchObject({ error: 'forbidden', reason: expect.stringContaining('owned by another agent') });
     // nothing locked, nothing changed, nothing audited
     expect((await app.db.query('SELECT * FROM tasks WHERE id = $1', [editors])).rows).toEqual(before.rows);
-    expect((await app.db.query<{ n: number }>('SELECT count(*)::int AS n FROM audit_log WHERE task_id = $1', [editors])).rows).toEqual(auditBefore.rows);
+    expect((await app.db.query<{ n: number }>('SELECT count(*)::int AS n FROM audit_log WHERE task_id = $1', [editors])).rows).toEqual(
+      auditBefore.rows,
+    );
     // its own task and a task without an owner are claimable
     for (const owner of ['writer', null]) {
       const claim = await app.call('POST', '/api/agent/claim', { headers: bearer(token), body: { task_id: await newTask(owner) } });
@@ -219,7 +269,9 @@ describe('acting as the agent', () => {
     }
     // an unknown or malformed id is answered as for the operator, not as a refusal
     expect((await app.call('POST', '/api/agent/claim', { headers: bearer(token), body: { task_id: randomUUID() } })).status).toBe(404);
-    expect((await app.call('POST', '/api/agent/claim', { headers: bearer(token), body: { task_id: 'not-a-uuid' } })).status).toBeLessThan(500);
+    expect((await app.call('POST', '/api/agent/claim', { headers: bearer(token), body: { task_id: 'not-a-uuid' } })).status).toBeLessThan(
+      500,
+    );
     // the operator token is not held to it
     const byOperator = await app.call('POST', '/api/agent/claim', { ...operator, body: { task_id: editors, agent_name: 'writer' } });
     expect(byOperator.status, JSON.stringify(byOperator.body)).toBe(200);
@@ -229,18 +281,26 @@ describe('acting as the agent', () => {
     const { token } = await mint({ agent_id: 'writer' });
     const project = await app.call('POST', '/api/projects', { ...operator, body: { name: `p-${randomUUID()}` } });
     const task = await app.call('POST', '/api/tasks', { ...operator, body: { project_id: project.body.id, title: 'assign me' } });
-    const envelope = () => ({ actionId: randomUUID(), kind: 'task.assign', targetId: task.body.id, params: { owner: 'writer' }, actor: 'ops-bot' });
+    const envelope = () => ({
+      actionId: randomUUID(),
+      kind: 'task.assign',
+      targetId: task.body.id,
+      params: { owner: 'writer' },
+      actor: 'ops-bot',
+    });
     const refused = await app.call('POST', '/api/actions/execute', { headers: bearer(token), body: envelope() });
     expect(refused.status).toBe(403);
     expect(JSON.stringify(refused.body)).toMatch(/actor writer \(role external/);
-    await app.db.query(`INSERT INTO agent_profiles (agent_id, role) VALUES ('writer', 'orchestrator') ON CONFLICT (agent_id) DO UPDATE SET role = 'orchestrator'`);
+    await app.db.query(
+      `INSERT INTO agent_profiles (agent_id, role) VALUES ('writer', 'orchestrator') ON CONFLICT (agent_id) DO UPDATE SET role = 'orchestrator'`,
+    );
     const allowed = await app.call('POST', '/api/actions/execute', { headers: bearer(token), body: envelope() });
     expect(allowed.status, JSON.stringify(allowed.body)).toBe(200);
     expect(allowed.body.receipt).toMatchObject({ outcome: 'executed', actor: 'writer' });
     await app.db.query(`DELETE FROM agent_profiles WHERE agent_id = 'writer'`);
   });
 
-  it('binds identity without DASHBOARD_AUTH_TOKEN too (loopback dev mode), while a request without a token stays the operator\'s', async () => {
+  it("binds identity without DASHBOARD_AUTH_TOKEN too (loopback dev mode), while a request without a token stays the operator's", async () => {
     const { token } = await mint({ agent_id: 'writer' });
     delete process.env.DASHBOARD_AUTH_TOKEN;
     resetConfig();
@@ -261,4 +321,3 @@ describe('acting as the agent', () => {
     expect(res.body.error).toBe('forbidden');
   });
 });
-

@@ -70,7 +70,14 @@ describe('claim and release', () => {
   });
 
   it('refuses malformed claim and release bodies with 400', async () => {
-    for (const body of [undefined, {}, { task_id: 'x', agent_name: 'a' }, { task_id: UNKNOWN }, { task_id: UNKNOWN, agent_name: '' }, { task_id: UNKNOWN, agent_name: 'a', extra: 1 }]) {
+    for (const body of [
+      undefined,
+      {},
+      { task_id: 'x', agent_name: 'a' },
+      { task_id: UNKNOWN },
+      { task_id: UNKNOWN, agent_name: '' },
+      { task_id: UNKNOWN, agent_name: 'a', extra: 1 },
+    ]) {
       expect((await app.call('POST', '/api/agent/claim', { body })).status, JSON.stringify(body)).toBe(400);
     }
     expect((await app.call('POST', '/api/agent/release', { body: { agent_name: 'a' } })).status).toBe(400);
@@ -83,7 +90,9 @@ describe('heartbeats and liveness', () => {
     const previous = app.ctx.deps.clock;
     app.ctx.deps.clock = clock;
     try {
-      expect((await app.call('POST', '/api/agents/heartbeat', { body: { agent_name: 'quiet', status: 'online' } })).body).toEqual({ ok: true });
+      expect((await app.call('POST', '/api/agents/heartbeat', { body: { agent_name: 'quiet', status: 'online' } })).body).toEqual({
+        ok: true,
+      });
       clock.advance(200_000);
       await app.call('POST', '/api/agents/heartbeat', { body: { agent_name: 'lively', status: 'online', metadata: { version: '1.2' } } });
       await app.call('POST', '/api/agents/heartbeat', { body: { agent_name: 'broken', status: 'error' } });
@@ -97,8 +106,12 @@ describe('heartbeats and liveness', () => {
       const strict = await app.call('GET', '/api/agents/status?offline_after_seconds=60');
       expect(strict.body.agents.every((a: any) => a.status === 'offline')).toBe(true);
       expect((await app.call('GET', '/api/agents/status?offline_after_seconds=0')).status).toBe(400);
-      const events = await app.db.query(`SELECT name, channel, payload FROM event_outbox WHERE name = 'agent-status-changed' AND payload->>'agent' = 'broken'`);
-      expect(events.rows).toEqual([{ name: 'agent-status-changed', channel: 'stream', payload: { agent: 'broken', status: 'error', previous: null } }]);
+      const events = await app.db.query(
+        `SELECT name, channel, payload FROM event_outbox WHERE name = 'agent-status-changed' AND payload->>'agent' = 'broken'`,
+      );
+      expect(events.rows).toEqual([
+        { name: 'agent-status-changed', channel: 'stream', payload: { agent: 'broken', status: 'error', previous: null } },
+      ]);
       const audit = await app.db.query(`SELECT action, actor FROM audit_log WHERE entity_type = 'agent' AND entity_id = 'lively'`);
       expect(audit.rows).toEqual([{ action: 'heartbeat', actor: 'lively' }]);
     } finally {
@@ -116,7 +129,15 @@ describe('heartbeats and liveness', () => {
   it('never answers 5xx to random claim, release and heartbeat bodies', async () => {
     const task = await newTask();
     const body = fc.oneof(
-      fc.record({ task_id: fc.oneof(fc.constant(task.id), fc.string(), fc.uuid()), agent_name: fc.oneof(fc.string(), fc.integer()), status: fc.string(), metadata: fc.anything() }, { requiredKeys: [] }),
+      fc.record(
+        {
+          task_id: fc.oneof(fc.constant(task.id), fc.string(), fc.uuid()),
+          agent_name: fc.oneof(fc.string(), fc.integer()),
+          status: fc.string(),
+          metadata: fc.anything(),
+        },
+        { requiredKeys: [] },
+      ),
       fc.anything(),
     );
     await fc.assert(

@@ -86,7 +86,7 @@ function handlerView(e: APIGatewayProxyEventV2) {
   };
 }
 
-describe('the runner\'s converter (infra/http/api-gateway-event.ts) against the recorded event shape', () => {
+describe("the runner's converter (infra/http/api-gateway-event.ts) against the recorded event shape", () => {
   const matcher = new RouteMatcher(routes);
   const word = fc.stringMatching(/^[a-z][a-z0-9_]{0,8}$/);
   const value = fc.string({ maxLength: 12 });
@@ -94,7 +94,12 @@ describe('the runner\'s converter (infra/http/api-gateway-event.ts) against the 
   it('builds what the fixture builder handler tests use builds, for any query (repeated keys too), path parameters, headers and body', () => {
     fc.assert(
       fc.property(
-        fc.constantFrom('GET /api/tasks/all', 'GET /api/projects/3f1c2a9e-8d4b-4c6e-9a1f-2b7d5e0c8a41', 'POST /api/tasks', 'PATCH /api/tasks/3f1c2a9e-8d4b-4c6e-9a1f-2b7d5e0c8a41'),
+        fc.constantFrom(
+          'GET /api/tasks/all',
+          'GET /api/projects/3f1c2a9e-8d4b-4c6e-9a1f-2b7d5e0c8a41',
+          'POST /api/tasks',
+          'PATCH /api/tasks/3f1c2a9e-8d4b-4c6e-9a1f-2b7d5e0c8a41',
+        ),
         fc.array(fc.tuple(word, value), { maxLength: 5 }),
         fc.option(fc.json(), { nil: undefined }),
         fc.option(fc.string({ minLength: 1, maxLength: 20 }), { nil: undefined }),
@@ -103,9 +108,27 @@ describe('the runner\'s converter (infra/http/api-gateway-event.ts) against the 
           const search = new URLSearchParams(pairs).toString();
           const url = new URL(`${pathname}${search ? `?${search}` : ''}`, 'http://runner.test');
           const match = matcher.match(method, url.pathname)!;
-          const headers: Record<string, string> = { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}), cookie: 'a=1; b=2' };
-          const converted = toApiGatewayEvent({ req: { method, headers, sourceIp: '127.0.0.1', httpVersion: '1.1' }, url, route: match.route, pathParameters: match.pathParameters, body, requestId: 'r' });
-          const recorded = fixtureEvent({ method, target: `${url.pathname}${url.search}`, routeKey: routeKeyOf(match.route), pathParameters: match.pathParameters, headers, body });
+          const headers: Record<string, string> = {
+            'content-type': 'application/json',
+            ...(token ? { authorization: `Bearer ${token}` } : {}),
+            cookie: 'a=1; b=2',
+          };
+          const converted = toApiGatewayEvent({
+            req: { method, headers, sourceIp: '127.0.0.1', httpVersion: '1.1' },
+            url,
+            route: match.route,
+            pathParameters: match.pathParameters,
+            body,
+            requestId: 'r',
+          });
+          const recorded = fixtureEvent({
+            method,
+            target: `${url.pathname}${url.search}`,
+            routeKey: routeKeyOf(match.route),
+            pathParameters: match.pathParameters,
+            headers,
+            body,
+          });
           expect(handlerView(converted)).toEqual(handlerView(recorded));
         },
       ),

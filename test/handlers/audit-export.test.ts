@@ -14,15 +14,15 @@ function parseCsv(text: string): string[][] {
   for (let i = 0; i < text.length; i++) {
     const c = text[i]!;
     if (quoted) {
-      if (c === '"' && text[i + 1] === '"') (field += '"'), i++;
+      if (c === '"' && text[i + 1] === '"') ((field += '"'), i++);
       else if (c === '"') quoted = false;
       else field += c;
     } else if (c === '"') quoted = true;
-    else if (c === ',') record.push(field), (field = '');
+    else if (c === ',') (record.push(field), (field = ''));
     else if (c === '\r' && text[i + 1] === '\n') {
       record.push(field);
       records.push(record);
-      (record = []), (field = ''), i++;
+      ((record = []), (field = ''), i++);
     } else field += c;
   }
   expect(field, 'the file ends with a line break').toBe('');
@@ -55,7 +55,18 @@ describe('GET /api/audit.csv', () => {
     expect(res.headers['content-type']).toBe('text/csv; charset=utf-8');
     expect(res.headers['content-disposition']).toMatch(/^attachment; filename="audit-\d{8}-\d{4}\.csv"$/);
     const [header, ...rows] = parseCsv(res.text);
-    expect(header).toEqual(['id', 'timestamp', 'actor', 'action', 'entity_type', 'entity_id', 'task_id', 'project_id', 'old_value', 'new_value']);
+    expect(header).toEqual([
+      'id',
+      'timestamp',
+      'actor',
+      'action',
+      'entity_type',
+      'entity_id',
+      'task_id',
+      'project_id',
+      'old_value',
+      'new_value',
+    ]);
     expect(rows.map((r) => [r[1], r[2], r[3], r[5]])).toEqual([
       ['2034-02-03T10:00:00.000Z', 'ana', 'deleted', 't-2'],
       ['2034-02-01T10:00:00.000Z', 'ana', 'updated', 't-1'],
@@ -102,7 +113,12 @@ describe('GET /api/audit.csv', () => {
       expect(res.body.error).toMatch(message);
     }
     const paged = await app.call('GET', '/api/audit.csv?actor=ana&limit=1&offset=1');
-    expect(paged.headers['x-ignored-params']?.split(',').map((k: string) => k.trim()).sort()).toEqual(['limit', 'offset']);
+    expect(
+      paged.headers['x-ignored-params']
+        ?.split(',')
+        .map((k: string) => k.trim())
+        .sort(),
+    ).toEqual(['limit', 'offset']);
     expect(parseCsv(paged.text)).toHaveLength(3);
   });
 });

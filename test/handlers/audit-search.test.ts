@@ -63,26 +63,31 @@ async function searched(q: string): Promise<number[]> {
 describe('GET /api/audit?q= with rows indexed and rows still pending', () => {
   it('answers what a scan of every row answers, after any mix of writes, folds, updates, deletes and truncates', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 12 }), fc.array(word, { minLength: 1, maxLength: 3 }), async (steps, probes) => {
-        await app.db.query('TRUNCATE audit_log');
-        for (const s of steps) {
-          await apply(s);
-          for (const q of [...probes, 'searcher', 'note']) expect(await searched(q), `q=${q} after ${JSON.stringify(s)}`).toEqual(await scanned(q));
-        }
-        // each row is in exactly one of the index and the queue, and the index holds its current text
-        const { rows } = await app.db.query<{ misplaced: number }>(
-          `SELECT count(*)::int AS misplaced FROM audit_log a
+      fc.asyncProperty(
+        fc.array(step, { minLength: 1, maxLength: 12 }),
+        fc.array(word, { minLength: 1, maxLength: 3 }),
+        async (steps, probes) => {
+          await app.db.query('TRUNCATE audit_log');
+          for (const s of steps) {
+            await apply(s);
+            for (const q of [...probes, 'searcher', 'note'])
+              expect(await searched(q), `q=${q} after ${JSON.stringify(s)}`).toEqual(await scanned(q));
+          }
+          // each row is in exactly one of the index and the queue, and the index holds its current text
+          const { rows } = await app.db.query<{ misplaced: number }>(
+            `SELECT count(*)::int AS misplaced FROM audit_log a
              LEFT JOIN audit_search s ON s.audit_id = a.id LEFT JOIN audit_search_pending p ON p.audit_id = a.id
             WHERE (s.audit_id IS NULL) = (p.audit_id IS NULL)
                OR s.search_text <> audit_search_text(a.actor, a.action, a.entity_type, a.old_value, a.new_value)`,
-        );
-        expect(rows[0]!.misplaced).toBe(0);
-        const { rows: orphans } = await app.db.query<{ n: number }>(
-          `SELECT (SELECT count(*) FROM audit_search s WHERE NOT EXISTS (SELECT 1 FROM audit_log a WHERE a.id = s.audit_id))
+          );
+          expect(rows[0]!.misplaced).toBe(0);
+          const { rows: orphans } = await app.db.query<{ n: number }>(
+            `SELECT (SELECT count(*) FROM audit_search s WHERE NOT EXISTS (SELECT 1 FROM audit_log a WHERE a.id = s.audit_id))
                 + (SELECT count(*) FROM audit_search_pending p WHERE NOT EXISTS (SELECT 1 FROM audit_log a WHERE a.id = p.audit_id)) AS n`,
-        );
-        expect(Number(orphans[0]!.n)).toBe(0);
-      }),
+          );
+          expect(Number(orphans[0]!.n)).toBe(0);
+        },
+      ),
       { numRuns: 25 },
     );
   });
@@ -93,7 +98,9 @@ describe('GET /api/audit?q= with rows indexed and rows still pending', () => {
     await writer.connect();
     try {
       await writer.query('BEGIN');
-      await writer.query(`INSERT INTO audit_log (actor, action, entity_type, new_value) VALUES ('late-writer', 'noted', 'task', '{"note":"straggler"}')`);
+      await writer.query(
+        `INSERT INTO audit_log (actor, action, entity_type, new_value) VALUES ('late-writer', 'noted', 'task', '{"note":"straggler"}')`,
+      );
       // the fold cannot see the uncommitted row: it leaves it queued rather than losing it
       expect(await foldAuditSearch(app.db)).toBe(0);
       await writer.query('COMMIT');

@@ -98,7 +98,18 @@ describe('GET /api/audit', () => {
   });
 
   it('never answers 5xx to random query values', async () => {
-    const key = fc.constantFrom('q', 'actor', 'action', 'task_id', 'entity_type', 'start_date', 'end_date', 'governance_only', 'limit', 'offset');
+    const key = fc.constantFrom(
+      'q',
+      'actor',
+      'action',
+      'task_id',
+      'entity_type',
+      'start_date',
+      'end_date',
+      'governance_only',
+      'limit',
+      'offset',
+    );
     await fc.assert(
       fc.asyncProperty(fc.dictionary(key, fc.string({ maxLength: 30 })), async (params) => {
         const res = await app.call('GET', `/api/audit?${new URLSearchParams(params)}`);

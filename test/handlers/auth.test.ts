@@ -13,7 +13,12 @@ describe('bearer token (DASHBOARD_AUTH_TOKEN set)', () => {
     const guarded = routes.filter((r) => !r.public && !r.runnerOnly);
     expect(guarded.length).toBeGreaterThan(0);
     for (const route of guarded) {
-      for (const headers of [{} as Record<string, string>, { authorization: `Bearer ${TOKEN}x` }, { authorization: TOKEN }, { authorization: 'Basic abc' }]) {
+      for (const headers of [
+        {} as Record<string, string>,
+        { authorization: `Bearer ${TOKEN}x` },
+        { authorization: TOKEN },
+        { authorization: 'Basic abc' },
+      ]) {
         const res = await app.call(route.method, concrete(route.path), { headers, body: {} });
         expect(res.status, `${route.method} ${route.path} with ${JSON.stringify(headers)}`).toBe(401);
         expect(res.body.error).toMatch(/token/);

@@ -31,10 +31,19 @@ describe('blockers', () => {
     const res = await app.call('GET', '/api/blockers');
     expect(res.status).toBe(200);
     const byId = Object.fromEntries(res.body.blockers.map((b: { sourceId: string }) => [b.sourceId, b]));
-    expect(byId[t[0]!.id]).toMatchObject({ sourceType: 'task', blockerType: 'external_api', description: 'vendor API down', severity: 'high' });
+    expect(byId[t[0]!.id]).toMatchObject({
+      sourceType: 'task',
+      blockerType: 'external_api',
+      description: 'vendor API down',
+      severity: 'high',
+    });
     expect(byId[t[1]!.id]).toMatchObject({ sourceType: 'task', blockerType: 'dependency', severity: 'medium' });
     expect(byId[t[2]!.id]).toBeUndefined();
-    expect(byId[waiting.id]).toMatchObject({ sourceType: 'workflow_run', blockerType: 'approval', description: 'waiting for approval: review' });
+    expect(byId[waiting.id]).toMatchObject({
+      sourceType: 'workflow_run',
+      blockerType: 'approval',
+      description: 'waiting for approval: review',
+    });
     expect(byId[stale.id]).toMatchObject({ sourceType: 'workflow_run', blockerType: 'stale_run', severity: 'high' });
 
     const summary = await app.call('GET', '/api/blockers/summary');

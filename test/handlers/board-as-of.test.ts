@@ -24,7 +24,8 @@ async function change(method: string, path: string, body?: unknown) {
 
 type Board = { columns: Record<string, Array<{ id: string; title: string; status: string }>> };
 const idsByColumn = (board: Board) => Object.fromEntries(Object.entries(board.columns).map(([c, tasks]) => [c, tasks.map((t) => t.id)]));
-const asOf = (at: string, extra = '') => app.call('GET', `/api/views/board/as-of?project_id=${project}&at=${encodeURIComponent(at)}${extra}`);
+const asOf = (at: string, extra = '') =>
+  app.call('GET', `/api/views/board/as-of?project_id=${project}&at=${encodeURIComponent(at)}${extra}`);
 
 beforeAll(async () => {
   clock = fakeTime(app, '2026-11-01T12:00:00.000Z');
@@ -52,18 +53,35 @@ describe('GET /api/views/board/as-of', () => {
     expect(then.body.as_of).toBe(at);
     expect(then.body.project.id).toBe(project);
     expect(idsByColumn(then.body)).toEqual({
-      backlog: [moved.id], ready: [renamed.id, deletedLater.id], in_progress: [], blocked: [], review: [], completed: [],
+      backlog: [moved.id],
+      ready: [renamed.id, deletedLater.id],
+      in_progress: [],
+      blocked: [],
+      review: [],
+      completed: [],
     });
     expect(then.body.columns.ready[0]).toMatchObject({ title: 'old title', status: 'ready', priority: 'high' });
 
     const now = await app.call('GET', `/api/views/board?project_id=${project}`);
     expect(idsByColumn(now.body)).toEqual({
-      backlog: [], ready: [renamed.id, createdLater.id], in_progress: [moved.id], blocked: [], review: [], completed: [],
+      backlog: [],
+      ready: [renamed.id, createdLater.id],
+      in_progress: [moved.id],
+      blocked: [],
+      review: [],
+      completed: [],
     });
   });
 
   it('answers at the present instant the live board, task for task and field for field', async () => {
-    const other = await task({ title: 'with details', status: 'blocked', owner: 'ops', labels: ['a', 'b'], due_date: '2026-12-01', metadata: { note: 'n' } });
+    const other = await task({
+      title: 'with details',
+      status: 'blocked',
+      owner: 'ops',
+      labels: ['a', 'b'],
+      due_date: '2026-12-01',
+      metadata: { note: 'n' },
+    });
     await change('PATCH', `/api/tasks/${other.id}`, { priority: 'critical', description: 'more' });
     const live = await app.call('GET', `/api/views/board?project_id=${project}`);
     const then = await asOf(clock.now().toISOString());
@@ -72,7 +90,7 @@ describe('GET /api/views/board/as-of', () => {
     expect(board).toEqual(live.body);
   });
 
-  it('uses the default project when none is named, and leaves other projects\' tasks out', async () => {
+  it("uses the default project when none is named, and leaves other projects' tasks out", async () => {
     const elsewhere = (await app.call('POST', '/api/projects', { body: { name: 'Elsewhere' } })).body.id as string;
     clock.advance(1000);
     const stray = await app.call('POST', '/api/tasks', { body: { project_id: elsewhere, title: 'not on this board', status: 'ready' } });
@@ -97,7 +115,14 @@ describe('GET /api/views/board/as-of', () => {
   });
 
   it('refuses a missing, malformed or future `at` with 400 naming it, a bad project_id with 400 and an unknown project with 404', async () => {
-    for (const query of ['', 'at=', 'at=yesterday', 'at=2026-13-01T00:00:00Z', `at=${encodeURIComponent(new Date(clock.now().getTime() + 1000).toISOString())}`, 'at=9999-01-01']) {
+    for (const query of [
+      '',
+      'at=',
+      'at=yesterday',
+      'at=2026-13-01T00:00:00Z',
+      `at=${encodeURIComponent(new Date(clock.now().getTime() + 1000).toISOString())}`,
+      'at=9999-01-01',
+    ]) {
       const res = await app.call('GET', `/api/views/board/as-of?project_id=${project}&${query}`);
       expect(res.status, query).toBe(400);
       expect(JSON.stringify(res.body), query).toMatch(/\bat\b/);

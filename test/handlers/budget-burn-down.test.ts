@@ -14,16 +14,38 @@ beforeEach(async () => {
   await app.db.query('DELETE FROM workflow_agent_routing');
 });
 
-async function spend(run: { usd?: number | null; at: string; agent?: string; billing?: string; input?: number; output?: number; type?: string; status?: string; task?: string }) {
+async function spend(run: {
+  usd?: number | null;
+  at: string;
+  agent?: string;
+  billing?: string;
+  input?: number;
+  output?: number;
+  type?: string;
+  status?: string;
+  task?: string;
+}) {
   await app.db.query(
     `INSERT INTO workflow_runs (id, workflow_type, status, owner_agent_id, cost_estimate, billing, input_tokens, output_tokens, reported_at, task_id)
      VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-    [run.type ?? 'history', run.status ?? 'completed', run.agent ?? 'writer', run.usd ?? null, run.billing ?? null, run.input ?? 0, run.output ?? 0, run.at, run.task ?? null],
+    [
+      run.type ?? 'history',
+      run.status ?? 'completed',
+      run.agent ?? 'writer',
+      run.usd ?? null,
+      run.billing ?? null,
+      run.input ?? 0,
+      run.output ?? 0,
+      run.at,
+      run.task ?? null,
+    ],
   );
 }
 
 async function budget(body: Record<string, unknown>) {
-  const res = await app.call('POST', '/api/budgets', { body: { name: `b-${Math.random()}`, period: 'monthly', action_on_exceed: 'warn', ...body } });
+  const res = await app.call('POST', '/api/budgets', {
+    body: { name: `b-${Math.random()}`, period: 'monthly', action_on_exceed: 'warn', ...body },
+  });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body.budget as { id: string; name: string };
 }
@@ -44,10 +66,19 @@ describe('GET /api/budgets/burn-down', () => {
     await spend({ usd: 3, at: '2026-11-20T06:00:00Z' });
     await spend({ usd: 50, at: '2026-10-31T23:59:59Z' }); // last period
     // a live run whose route expects $7 and which has reported nothing: it reserves $7
-    await app.db.query(`INSERT INTO workflow_agent_routing (workflow_type, agent_id, priority, timeout_minutes, expected_cost_usd) VALUES ('expensive', 'writer', 0, 60, 7)`);
+    await app.db.query(
+      `INSERT INTO workflow_agent_routing (workflow_type, agent_id, priority, timeout_minutes, expected_cost_usd) VALUES ('expensive', 'writer', 0, 60, 7)`,
+    );
     await spend({ type: 'expensive', status: 'running', at: '2026-11-20T11:00:00Z' });
     const billed = await budget({ name: 'Fleet monthly', scope: 'fleet', cap_usd: 100 });
-    const list = await budget({ name: 'Writer at list', scope: 'agent', scope_id: 'writer', cap_usd: 20, action_on_exceed: 'hard_stop', basis: 'list' });
+    const list = await budget({
+      name: 'Writer at list',
+      scope: 'agent',
+      scope_id: 'writer',
+      cap_usd: 20,
+      action_on_exceed: 'hard_stop',
+      basis: 'list',
+    });
 
     const answer = await burnDowns();
     expect(answer.timestamp).toBe('2026-11-20T12:00:00.000Z');
@@ -65,7 +96,9 @@ describe('GET /api/budgets/burn-down', () => {
     });
     expect(fleet.budget).toMatchObject({ period_key: '2026-11', status: 'under', current_spend: { usd: 18, runs: 5 } });
     // every day of the period up to today, none after
-    expect(fleet.days.map((d: { date: string }) => d.date)).toEqual(Array.from({ length: 20 }, (_, i) => `2026-11-${String(i + 1).padStart(2, '0')}`));
+    expect(fleet.days.map((d: { date: string }) => d.date)).toEqual(
+      Array.from({ length: 20 }, (_, i) => `2026-11-${String(i + 1).padStart(2, '0')}`),
+    );
     expect(fleet.days[0]).toEqual({ date: '2026-11-01', billed: 0, list: 0 });
     expect(fleet.days[1]).toEqual({ date: '2026-11-02', billed: 10, list: 10 });
     expect(fleet.days[9]).toEqual({ date: '2026-11-10', billed: 15, list: 19 });
@@ -106,9 +139,16 @@ describe('GET /api/budgets/burn-down', () => {
 
   it('sums each scope as derived spend does: the last day of every budget is its current spend', async () => {
     await app.db.query(`INSERT INTO departments (id, name) VALUES ('press', 'Press') ON CONFLICT DO NOTHING`);
-    await app.db.query(`INSERT INTO agent_profiles (agent_id, department_id) VALUES ('writer', 'press') ON CONFLICT (agent_id) DO UPDATE SET department_id = 'press'`);
-    const { rows } = await app.db.query<{ id: string }>(`INSERT INTO projects (id, name) VALUES (gen_random_uuid(), 'Burned') RETURNING id`);
-    const { rows: tasks } = await app.db.query<{ id: string }>(`INSERT INTO tasks (id, project_id, title) VALUES (gen_random_uuid(), $1, 't') RETURNING id`, [rows[0]!.id]);
+    await app.db.query(
+      `INSERT INTO agent_profiles (agent_id, department_id) VALUES ('writer', 'press') ON CONFLICT (agent_id) DO UPDATE SET department_id = 'press'`,
+    );
+    const { rows } = await app.db.query<{ id: string }>(
+      `INSERT INTO projects (id, name) VALUES (gen_random_uuid(), 'Burned') RETURNING id`,
+    );
+    const { rows: tasks } = await app.db.query<{ id: string }>(
+      `INSERT INTO tasks (id, project_id, title) VALUES (gen_random_uuid(), $1, 't') RETURNING id`,
+      [rows[0]!.id],
+    );
     await spend({ usd: 1.25, at: '2026-11-03T00:00:00Z', agent: 'writer', task: tasks[0]!.id });
     await spend({ usd: 2.5, at: '2026-11-19T00:00:00Z', agent: 'editor' });
     await spend({ usd: 0.1, at: '2026-11-20T00:00:00Z', agent: 'writer' });
@@ -134,7 +174,10 @@ describe('GET /api/budgets/burn-down', () => {
     const summary = await tick(app);
     expect(summary.budgetEnforcement).toMatchObject({ stopped: 1 });
     // cancelled for another reason: not the budget's doing
-    await app.db.query(`INSERT INTO workflow_runs (id, workflow_type, status, finished_at, last_error) VALUES (gen_random_uuid(), 'history', 'cancelled', $1, 'operator')`, [clock.now()]);
+    await app.db.query(
+      `INSERT INTO workflow_runs (id, workflow_type, status, finished_at, last_error) VALUES (gen_random_uuid(), 'history', 'cancelled', $1, 'operator')`,
+      [clock.now()],
+    );
     const b = burnDownOf(await burnDowns(), stopped.id);
     expect(b.past_line).toBe(true);
     expect(b.stopped_runs).toHaveLength(1);

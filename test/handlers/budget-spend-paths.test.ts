@@ -23,7 +23,10 @@ beforeAll(async () => {
   for (const name of ['Alpha', 'Beta']) {
     const project = (await app.call('POST', '/api/projects', { body: { name } })).body.id as string;
     projects.push(project);
-    const { rows } = await app.db.query<{ id: string }>(`INSERT INTO tasks (id, project_id, title) VALUES (gen_random_uuid(), $1, 't') RETURNING id`, [project]);
+    const { rows } = await app.db.query<{ id: string }>(
+      `INSERT INTO tasks (id, project_id, title) VALUES (gen_random_uuid(), $1, 't') RETURNING id`,
+      [project],
+    );
     tasks.push({ id: rows[0]!.id, project });
   }
   await app.db.query(`INSERT INTO departments (id, name) VALUES ('ops', 'Operations'), ('dev', 'Development')`);
@@ -61,7 +64,8 @@ function everyBudget(): BudgetSpec[] {
   for (const period of PERIODS) {
     specs.push({ name: `fleet ${period}`, scope: 'fleet', period });
     for (const dept of ['ops', 'dev']) specs.push({ name: `${dept} ${period}`, scope: 'department', scope_id: dept, period });
-    for (const [i, project] of projects.entries()) specs.push({ name: `project${i} ${period}`, scope: 'project', scope_id: project, period });
+    for (const [i, project] of projects.entries())
+      specs.push({ name: `project${i} ${period}`, scope: 'project', scope_id: project, period });
     for (const agent of AGENTS) specs.push({ name: `${agent} ${period}`, scope: 'agent', scope_id: agent, period });
   }
   return specs;
@@ -92,43 +96,61 @@ function reference(spec: BudgetSpec, runs: SeedRun[]): { usd: number; tokens: nu
 }
 
 describe('budget spend', () => {
-  it('is the same grouped for many budgets, grouped for a few, for one budget alone, and by a plain reference', { timeout: 120_000 }, async () => {
-    await fc.assert(
-      fc.asyncProperty(fc.array(runArb, { maxLength: 40 }), async (runs) => {
-        await app.db.query('DELETE FROM budget_events');
-        await app.db.query('DELETE FROM budgets');
-        await app.db.query('DELETE FROM workflow_runs');
-        if (runs.length) {
-          await app.db.query(
-            `INSERT INTO workflow_runs (id, workflow_type, owner_agent_id, task_id, status, cost_estimate, input_tokens, output_tokens, reported_at)
+  it(
+    'is the same grouped for many budgets, grouped for a few, for one budget alone, and by a plain reference',
+    { timeout: 120_000 },
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.array(runArb, { maxLength: 40 }), async (runs) => {
+          await app.db.query('DELETE FROM budget_events');
+          await app.db.query('DELETE FROM budgets');
+          await app.db.query('DELETE FROM workflow_runs');
+          if (runs.length) {
+            await app.db.query(
+              `INSERT INTO workflow_runs (id, workflow_type, owner_agent_id, task_id, status, cost_estimate, input_tokens, output_tokens, reported_at)
              SELECT gen_random_uuid(), 'research', r.agent, r.task, 'completed', r.cents / 100.0, r.input, r.output, $2::timestamptz - r.hours * interval '1 hour'
                FROM jsonb_to_recordset($1::jsonb) AS r(agent text, task uuid, cents int, input int, output int, hours int)`,
-            [JSON.stringify(runs.map((r) => ({ agent: r.agent, task: r.task === null ? null : tasks[r.task]!.id, cents: r.cents, input: r.input, output: r.output, hours: r.hoursAgo }))), NOW],
+              [
+                JSON.stringify(
+                  runs.map((r) => ({
+                    agent: r.agent,
+                    task: r.task === null ? null : tasks[r.task]!.id,
+                    cents: r.cents,
+                    input: r.input,
+                    output: r.output,
+                    hours: r.hoursAgo,
+                  })),
+                ),
+                NOW,
+              ],
+            );
+          }
+          const specs = everyBudget();
+          for (const spec of specs) {
+            const created = await app.call('POST', '/api/budgets', { body: { ...spec, cap_usd: 1_000_000, action_on_exceed: 'warn' } });
+            expect(created.status, JSON.stringify(created.body)).toBe(201);
+          }
+          const many = (await app.call('GET', '/api/budgets')).body.budgets as Array<{ id: string; name: string; current_spend: unknown }>;
+          expect(many.length).toBeGreaterThan(16);
+          for (const budget of many) {
+            const spec = specs.find((s) => s.name === budget.name)!;
+            expect(budget.current_spend, `${budget.name} (many)`).toEqual(reference(spec, runs));
+            const alone = await app.call('GET', `/api/budgets/${budget.id}/ledger`);
+            expect(alone.body.spend, `${budget.name} (alone)`).toEqual(budget.current_spend);
+          }
+          // a dispatch chain's worth of budgets: the grouped path for a few
+          await app.db.query(
+            `DELETE FROM budgets WHERE name NOT IN ('fleet monthly', 'ops weekly', 'project0 monthly', 'ops-1 daily', 'ops-1 monthly', 'dev-1 weekly', 'loner daily')`,
           );
-        }
-        const specs = everyBudget();
-        for (const spec of specs) {
-          const created = await app.call('POST', '/api/budgets', { body: { ...spec, cap_usd: 1_000_000, action_on_exceed: 'warn' } });
-          expect(created.status, JSON.stringify(created.body)).toBe(201);
-        }
-        const many = (await app.call('GET', '/api/budgets')).body.budgets as Array<{ id: string; name: string; current_spend: unknown }>;
-        expect(many.length).toBeGreaterThan(16);
-        for (const budget of many) {
-          const spec = specs.find((s) => s.name === budget.name)!;
-          expect(budget.current_spend, `${budget.name} (many)`).toEqual(reference(spec, runs));
-          const alone = await app.call('GET', `/api/budgets/${budget.id}/ledger`);
-          expect(alone.body.spend, `${budget.name} (alone)`).toEqual(budget.current_spend);
-        }
-        // a dispatch chain's worth of budgets: the grouped path for a few
-        await app.db.query(`DELETE FROM budgets WHERE name NOT IN ('fleet monthly', 'ops weekly', 'project0 monthly', 'ops-1 daily', 'ops-1 monthly', 'dev-1 weekly', 'loner daily')`);
-        const few = (await app.call('GET', '/api/budgets')).body.budgets as Array<{ name: string; current_spend: unknown }>;
-        expect(few).toHaveLength(7);
-        for (const budget of few) {
-          const spec = specs.find((s) => s.name === budget.name)!;
-          expect(budget.current_spend, `${budget.name} (few)`).toEqual(reference(spec, runs));
-        }
-      }),
-      { numRuns: 25 },
-    );
-  });
+          const few = (await app.call('GET', '/api/budgets')).body.budgets as Array<{ name: string; current_spend: unknown }>;
+          expect(few).toHaveLength(7);
+          for (const budget of few) {
+            const spec = specs.find((s) => s.name === budget.name)!;
+            expect(budget.current_spend, `${budget.name} (few)`).toEqual(reference(spec, runs));
+          }
+        }),
+        { numRuns: 25 },
+      );
+    },
+  );
 });

@@ -51,7 +51,9 @@ describe('dispatcher budget enforcement (the real gate through the tick endpoint
   it('cancels the candidate and in-flight runs in scope under a breached hard_stop budget, leaving runs outside the scope alone', async () => {
     const type = await templateWithRoute(app, { agent: 'writer' });
     await app.db.query(`INSERT INTO departments (id, name) VALUES ('press', 'Press') ON CONFLICT DO NOTHING`);
-    await app.db.query(`INSERT INTO agent_profiles (agent_id, department_id) VALUES ('writer', 'press'), ('editor', 'press') ON CONFLICT (agent_id) DO UPDATE SET department_id = 'press'`);
+    await app.db.query(
+      `INSERT INTO agent_profiles (agent_id, department_id) VALUES ('writer', 'press'), ('editor', 'press') ON CONFLICT (agent_id) DO UPDATE SET department_id = 'press'`,
+    );
     await spend('editor', 3);
     await budget({ scope: 'department', scope_id: 'press', cap_usd: 3, action_on_exceed: 'hard_stop' });
     const { rows } = await app.db.query<{ id: string; owner_agent_id: string }>(
@@ -72,7 +74,10 @@ describe('dispatcher budget enforcement (the real gate through the tick endpoint
   it('lets a run pass under a warn budget at its cap, counted as warned; a budget just under its cap does nothing', async () => {
     const type = await templateWithRoute(app, { agent: 'writer' });
     const { rows } = await app.db.query<{ id: string }>(`INSERT INTO projects (id, name) VALUES (gen_random_uuid(), 'p') RETURNING id`);
-    const { rows: tasks } = await app.db.query<{ id: string }>(`INSERT INTO tasks (id, project_id, title) VALUES (gen_random_uuid(), $1, 't') RETURNING id`, [rows[0]!.id]);
+    const { rows: tasks } = await app.db.query<{ id: string }>(
+      `INSERT INTO tasks (id, project_id, title) VALUES (gen_random_uuid(), $1, 't') RETURNING id`,
+      [rows[0]!.id],
+    );
     await app.db.query(
       `INSERT INTO workflow_runs (id, workflow_type, status, task_id, cost_estimate, reported_at) VALUES (gen_random_uuid(), 'history', 'completed', $1, 2, '2026-11-20T01:00:00Z')`,
       [tasks[0]!.id],

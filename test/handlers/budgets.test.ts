@@ -8,7 +8,15 @@ let clock: ReturnType<typeof movableClock>;
 let projectId: string;
 let taskId: string;
 
-async function seedRun(run: { agent?: string | null; cost?: number | null; input?: number; output?: number; cached?: number; at?: string; task?: string | null }) {
+async function seedRun(run: {
+  agent?: string | null;
+  cost?: number | null;
+  input?: number;
+  output?: number;
+  cached?: number;
+  at?: string;
+  task?: string | null;
+}) {
   await app.db.query(
     `INSERT INTO workflow_runs (id, workflow_type, owner_agent_id, task_id, status, cost_estimate, input_tokens, output_tokens, cached_tokens, reported_at)
      VALUES (gen_random_uuid(), 'research', $1, $2, 'completed', $3, $4, $5, $6, $7)`,
@@ -23,7 +31,10 @@ async function create(body: Record<string, unknown>) {
 beforeAll(async () => {
   const project = await app.call('POST', '/api/projects', { body: { name: 'Budgeted' } });
   projectId = project.body.id;
-  const { rows } = await app.db.query<{ id: string }>(`INSERT INTO tasks (id, project_id, title) VALUES (gen_random_uuid(), $1, 't') RETURNING id`, [projectId]);
+  const { rows } = await app.db.query<{ id: string }>(
+    `INSERT INTO tasks (id, project_id, title) VALUES (gen_random_uuid(), $1, 't') RETURNING id`,
+    [projectId],
+  );
   taskId = rows[0]!.id;
   await app.db.query(`INSERT INTO departments (id, name) VALUES ('ops', 'Operations')`);
   await app.db.query(`INSERT INTO agent_profiles (agent_id, department_id) VALUES ('ops-1', 'ops'), ('ops-2', 'ops')`);
@@ -37,22 +48,48 @@ beforeEach(async () => {
 
 describe('POST /api/budgets', () => {
   it('creates a budget with derived fields, audits it, and stores fleet scope_id as null whatever was sent', async () => {
-    const res = await create({ name: 'Fleet monthly', scope: 'fleet', scope_id: 'anything', period: 'monthly', cap_usd: 50, action_on_exceed: 'warn' });
+    const res = await create({
+      name: 'Fleet monthly',
+      scope: 'fleet',
+      scope_id: 'anything',
+      period: 'monthly',
+      cap_usd: 50,
+      action_on_exceed: 'warn',
+    });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ available: true, timestamp: '2026-11-20T12:00:00.000Z' });
     expect(res.body.budget).toMatchObject({
-      name: 'Fleet monthly', scope: 'fleet', scope_id: null, period: 'monthly', cap_usd: 50, cap_tokens: null, action_on_exceed: 'warn',
-      active: true, period_key: '2026-11', current_spend: { usd: 0, tokens: 0, runs: 0 }, pct_of_cap: 0, status: 'under',
+      name: 'Fleet monthly',
+      scope: 'fleet',
+      scope_id: null,
+      period: 'monthly',
+      cap_usd: 50,
+      cap_tokens: null,
+      action_on_exceed: 'warn',
+      active: true,
+      period_key: '2026-11',
+      current_spend: { usd: 0, tokens: 0, runs: 0 },
+      pct_of_cap: 0,
+      status: 'under',
     });
     const { rows } = await app.db.query('SELECT scope_id FROM budgets WHERE id = $1', [res.body.budget.id]);
     expect(rows[0]).toEqual({ scope_id: null });
-    const audit = await app.db.query(`SELECT action, actor FROM audit_log WHERE entity_type = 'budget' AND entity_id = $1`, [res.body.budget.id]);
+    const audit = await app.db.query(`SELECT action, actor FROM audit_log WHERE entity_type = 'budget' AND entity_id = $1`, [
+      res.body.budget.id,
+    ]);
     expect(audit.rows).toEqual([{ action: 'created', actor: 'dashboard-operator' }]);
   });
 
   it('refuses anything but exactly one cap with 400 validation_failed and details', async () => {
     const base = { name: 'b', scope: 'agent', scope_id: 'a1', period: 'daily', action_on_exceed: 'warn' };
-    for (const caps of [{}, { cap_usd: 1, cap_tokens: 10 }, { cap_usd: null, cap_tokens: null }, { cap_usd: 0 }, { cap_tokens: -5 }, { cap_tokens: 1.5 }]) {
+    for (const caps of [
+      {},
+      { cap_usd: 1, cap_tokens: 10 },
+      { cap_usd: null, cap_tokens: null },
+      { cap_usd: 0 },
+      { cap_tokens: -5 },
+      { cap_tokens: 1.5 },
+    ]) {
       const res = await create({ ...base, ...caps });
       expect(res.status, JSON.stringify(caps)).toBe(400);
       expect(res.body.error).toBe('validation_failed');
@@ -74,10 +111,24 @@ describe('POST /api/budgets', () => {
     expect(badPeriod.body.details.map((d: { path: string }) => d.path).sort()).toEqual(['action_on_exceed', 'period']);
     const unknownField = await create({ name: 'b', scope: 'fleet', period: 'daily', cap_usd: 1, action_on_exceed: 'warn', colour: 'red' });
     expect(unknownField.status).toBe(400);
-    const noProject = await create({ name: 'b', scope: 'project', scope_id: '00000000-0000-4000-8000-000000000000', period: 'daily', cap_usd: 1, action_on_exceed: 'warn' });
+    const noProject = await create({
+      name: 'b',
+      scope: 'project',
+      scope_id: '00000000-0000-4000-8000-000000000000',
+      period: 'daily',
+      cap_usd: 1,
+      action_on_exceed: 'warn',
+    });
     expect(noProject.status).toBe(400);
     expect(noProject.body.details[0].path).toBe('scope_id');
-    const noDepartment = await create({ name: 'b', scope: 'department', scope_id: 'nowhere', period: 'daily', cap_usd: 1, action_on_exceed: 'warn' });
+    const noDepartment = await create({
+      name: 'b',
+      scope: 'department',
+      scope_id: 'nowhere',
+      period: 'daily',
+      cap_usd: 1,
+      action_on_exceed: 'warn',
+    });
     expect(noDepartment.status).toBe(400);
   });
 
@@ -158,7 +209,14 @@ describe('derived spend and status', () => {
   for (const unit of ['usd', 'tokens'] as const) {
     it(`is under just below the cap, and breached exactly at and above it (${unit})`, async () => {
       const cap = unit === 'usd' ? { cap_usd: 10 } : { cap_tokens: 1000 };
-      const created = await create({ name: 'edge', scope: 'agent', scope_id: 'edge', period: 'daily', ...cap, action_on_exceed: 'pause_new_runs' });
+      const created = await create({
+        name: 'edge',
+        scope: 'agent',
+        scope_id: 'edge',
+        period: 'daily',
+        ...cap,
+        action_on_exceed: 'pause_new_runs',
+      });
       const id = created.body.budget.id;
       const status = async () => (await app.call('GET', '/api/budgets')).body.budgets.find((b: { id: string }) => b.id === id);
       if (unit === 'usd') await seedRun({ agent: 'edge', cost: 9.99 });
@@ -179,7 +237,11 @@ describe('derived spend and status', () => {
     await seedRun({ agent: 'x-9', cost: 4, at: '2026-11-01T00:00:00Z' });
     const specs: Array<Record<string, unknown>> = [];
     for (const period of ['daily', 'weekly', 'monthly']) {
-      specs.push({ scope: 'fleet', period }, { scope: 'department', scope_id: 'ops', period }, { scope: 'project', scope_id: projectId, period });
+      specs.push(
+        { scope: 'fleet', period },
+        { scope: 'department', scope_id: 'ops', period },
+        { scope: 'project', scope_id: projectId, period },
+      );
       for (const agent of ['ops-1', 'ops-2', 'x-9', 'nobody']) specs.push({ scope: 'agent', scope_id: agent, period });
     }
     for (const [i, spec] of specs.entries()) {
@@ -223,7 +285,14 @@ describe('PATCH /api/budgets/:id', () => {
   it('refuses two caps in one call, a null cap, an empty or unknown field with 400 validation_failed', async () => {
     const created = await create({ name: 'p', scope: 'fleet', period: 'daily', cap_usd: 5, action_on_exceed: 'warn' });
     const id = created.body.budget.id;
-    for (const body of [{ cap_usd: 1, cap_tokens: 2 }, { cap_usd: null }, {}, { scope: 'agent' }, { action_on_exceed: 'nope' }, { active: 'no' }]) {
+    for (const body of [
+      { cap_usd: 1, cap_tokens: 2 },
+      { cap_usd: null },
+      {},
+      { scope: 'agent' },
+      { action_on_exceed: 'nope' },
+      { active: 'no' },
+    ]) {
       const res = await app.call('PATCH', `/api/budgets/${id}`, { body });
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(res.body.error).toBe('validation_failed');
@@ -248,7 +317,14 @@ describe('PATCH /api/budgets/:id', () => {
 describe('GET /api/budgets/:id/ledger', () => {
   it('reports the current period and emits each ledger event once per (budget, period, kind)', async () => {
     await seedRun({ agent: 'l', cost: 12 });
-    const created = await create({ name: 'ledger', scope: 'agent', scope_id: 'l', period: 'monthly', cap_usd: 10, action_on_exceed: 'hard_stop' });
+    const created = await create({
+      name: 'ledger',
+      scope: 'agent',
+      scope_id: 'l',
+      period: 'monthly',
+      cap_usd: 10,
+      action_on_exceed: 'hard_stop',
+    });
     const id = created.body.budget.id;
     await app.call('GET', '/api/budgets');
     const res = await app.call('GET', `/api/budgets/${id}/ledger?period=current`);
@@ -263,12 +339,24 @@ describe('GET /api/budgets/:id/ledger', () => {
       status: 'breached',
     });
     expect(res.body.events).toHaveLength(1);
-    expect(res.body.events[0]).toMatchObject({ budget_id: id, period_key: '2026-11', event_kind: 'hard_stopped', detail: { spend_usd: 12, cap_usd: 10 } });
+    expect(res.body.events[0]).toMatchObject({
+      budget_id: id,
+      period_key: '2026-11',
+      event_kind: 'hard_stopped',
+      detail: { spend_usd: 12, cap_usd: 10 },
+    });
   });
 
   it('recovers a breached budget at the period rollover, once, newest event first', async () => {
     await seedRun({ agent: 'r', input: 600, output: 600 });
-    const created = await create({ name: 'roll', scope: 'agent', scope_id: 'r', period: 'daily', cap_tokens: 1000, action_on_exceed: 'pause_new_runs' });
+    const created = await create({
+      name: 'roll',
+      scope: 'agent',
+      scope_id: 'r',
+      period: 'daily',
+      cap_tokens: 1000,
+      action_on_exceed: 'pause_new_runs',
+    });
     const id = created.body.budget.id;
     const before = await app.call('GET', `/api/budgets/${id}/ledger`);
     expect(before.body).toMatchObject({ status: 'breached', period_key: '2026-11-20' });
@@ -290,7 +378,14 @@ describe('GET /api/budgets/:id/ledger', () => {
 
   it('recovers when the cap is raised, and never for a budget that was never breached', async () => {
     await seedRun({ agent: 'c', cost: 3 });
-    const breached = await create({ name: 'raise', scope: 'agent', scope_id: 'c', period: 'monthly', cap_usd: 2, action_on_exceed: 'warn' });
+    const breached = await create({
+      name: 'raise',
+      scope: 'agent',
+      scope_id: 'c',
+      period: 'monthly',
+      cap_usd: 2,
+      action_on_exceed: 'warn',
+    });
     const calm = await create({ name: 'calm', scope: 'agent', scope_id: 'c', period: 'daily', cap_usd: 100, action_on_exceed: 'warn' });
     await app.call('GET', '/api/budgets');
     await app.call('PATCH', `/api/budgets/${breached.body.budget.id}`, { body: { cap_usd: 5 } });
@@ -318,7 +413,10 @@ describe('GET /api/budgets/:id/ledger', () => {
     const created = await create({ name: 'p', scope: 'fleet', period: 'monthly', cap_usd: 1, action_on_exceed: 'warn' });
     const res = await app.call('GET', `/api/budgets/${created.body.budget.id}/ledger?period=2026-11-20`);
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ error: 'validation_failed', details: [{ path: 'period', message: 'must be current or a monthly period key (YYYY-MM)' }] });
+    expect(res.body).toEqual({
+      error: 'validation_failed',
+      details: [{ path: 'period', message: 'must be current or a monthly period key (YYYY-MM)' }],
+    });
   });
 });
 

@@ -78,7 +78,10 @@ const taskArb = fc.record(
     title: fc.string({ maxLength: 20 }).map((t) => `task ${t}`),
     description: fc.string({ maxLength: 20 }),
     priority: fc.constantFrom('low', 'medium', 'high', 'critical'),
-    labels: fc.array(fc.string({ minLength: 1, maxLength: 6 }).filter((l) => l.trim().length > 0), { maxLength: 3 }),
+    labels: fc.array(
+      fc.string({ minLength: 1, maxLength: 6 }).filter((l) => l.trim().length > 0),
+      { maxLength: 3 },
+    ),
     estimated_effort: fc.double({ min: 0, max: 1000, noNaN: true }),
     metadata: fc.record({ note: fc.string({ maxLength: 8 }), api_key: fc.string({ maxLength: 8 }) }, { requiredKeys: [] }),
   },
@@ -150,7 +153,10 @@ describe('claiming a free task', () => {
     const { rows: read } = await app.db.query(`SELECT ${taskColumns} FROM tasks WHERE id = $1`, [id]);
     expect(JSON.stringify(task)).toBe(JSON.stringify(read[0]));
     expect(dateColumns(task)).toEqual(dateColumns(read[0]!));
-    const { rows: audit } = await app.db.query(`SELECT actor, project_id, task_id FROM audit_log WHERE entity_id = $1 AND action = 'claimed'`, [id]);
+    const { rows: audit } = await app.db.query(
+      `SELECT actor, project_id, task_id FROM audit_log WHERE entity_id = $1 AND action = 'claimed'`,
+      [id],
+    );
     expect(audit).toEqual([{ actor: 'one-trip', project_id: project, task_id: id }]);
     // the event row is written by the statement and sequenced after it, as a published one is
     await vi.waitFor(async () => {
@@ -163,7 +169,10 @@ describe('claiming a free task', () => {
     });
 
     calls.length = 0;
-    await expect(claimTask(deps, { task_id: id, agent_name: 'late' })).rejects.toMatchObject({ code: 'conflict', extra: { locked_by: 'one-trip' } });
+    await expect(claimTask(deps, { task_id: id, agent_name: 'late' })).rejects.toMatchObject({
+      code: 'conflict',
+      extra: { locked_by: 'one-trip' },
+    });
     expect(calls).toEqual(['query']);
   });
 
@@ -176,7 +185,10 @@ describe('claiming a free task', () => {
     expect(winners).toHaveLength(1);
     expect(answers.filter((a) => a.status === 409)).toHaveLength(11);
     expect(winners[0]!.body).toEqual(await stored(id));
-    const { rows } = await app.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM audit_log WHERE entity_id = $1 AND action = 'claimed'`, [id]);
+    const { rows } = await app.db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM audit_log WHERE entity_id = $1 AND action = 'claimed'`,
+      [id],
+    );
     expect(rows[0]!.n).toBe(1);
   });
 });
@@ -188,7 +200,10 @@ async function storedRun(id: string): Promise<Record<string, unknown>> {
 }
 
 async function lastSnapshot(id: string): Promise<unknown> {
-  const { rows } = await app.db.query<{ state: unknown }>(`SELECT state FROM entity_snapshots WHERE entity_id = $1 ORDER BY seq DESC LIMIT 1`, [id]);
+  const { rows } = await app.db.query<{ state: unknown }>(
+    `SELECT state FROM entity_snapshots WHERE entity_id = $1 ORDER BY seq DESC LIMIT 1`,
+    [id],
+  );
   return rows[0]!.state;
 }
 
@@ -211,7 +226,10 @@ describe('claims on an event bus that cannot write its row in the claim statemen
     expect(counted.calls).toContain('transaction');
     expect(JSON.parse(JSON.stringify(answer.run))).toEqual(await storedRun(run.id));
     await expectClaimChained(run.id);
-    const { rows } = await app.db.query<{ name: string }>(`SELECT name FROM event_outbox WHERE payload->>'taskId' = $1 OR payload->>'runId' = $2 ORDER BY id`, [id, run.id]);
+    const { rows } = await app.db.query<{ name: string }>(
+      `SELECT name FROM event_outbox WHERE payload->>'taskId' = $1 OR payload->>'runId' = $2 ORDER BY id`,
+      [id, run.id],
+    );
     expect(rows.map((r) => r.name)).toEqual(expect.arrayContaining(['task:changed', 'run-updated']));
   });
 });
@@ -236,34 +254,42 @@ describe('claiming a dispatched run', () => {
         fc.jsonValue({ maxDepth: 2 }),
         oddArb,
         async (withTask, owner, secret, brief, odd) => {
-        const input_payload = { brief, ...(secret === undefined ? {} : { api_key: secret }) };
-        const run = await createRun(app, flow, { ...(withTask ? { task_id: task } : {}), ...(owner ? { owner_agent_id: owner } : {}), input_payload });
-        await tick(app);
-        await app.db.query(
-          `UPDATE workflow_runs SET cost_estimate = $2, input_tokens = $3, reported_at = '2026-11-26 10:20:30'::timestamptz + make_interval(secs => $4::float8 / 1e6) WHERE id = $1`,
-          [run.id, odd.cost, odd.tokens, odd.micros],
-        );
-        const before = await storedRun(run.id);
-        expect(before.status).toBe('dispatched');
-        const session = `agent:writer:subagent:${run.id.slice(0, 8)}`;
-        const claimed = await app.call('POST', `/api/workflow-runs/${run.id}/claim`, { body: { agent_id: 'writer', session_id: session } });
-        expect(claimed.status).toBe(200);
-        const after = await storedRun(run.id);
-        expect(claimed.body).toMatchObject({ claimed: true, already: false, run: after });
-        expect(after).toMatchObject({ status: 'claimed', claim_session_id: session, owner_agent_id: owner ?? 'writer' });
-        const { rows: audit } = await app.db.query<{ old_value: unknown; new_value: unknown }>(
-          `SELECT old_value, new_value FROM audit_log WHERE entity_type = 'workflow_run' AND entity_id = $1 AND action = 'claimed'`,
-          [run.id],
-        );
-        expect(audit).toEqual([{ old_value: redactSecrets(before), new_value: redactSecrets(after) }]);
-        expect(await lastSnapshot(run.id)).toEqual(after);
-        if (withTask) {
-          const { rows } = await app.db.query<{ active: string }>('SELECT active_workflow_run_id AS active FROM tasks WHERE id = $1', [task]);
-          expect(rows[0]!.active).toBe(run.id);
-        }
-        // the same session's retry answers the claim without writing
-        const again = await app.call('POST', `/api/workflow-runs/${run.id}/claim`, { body: { agent_id: 'writer', session_id: session } });
-        expect(again.body).toMatchObject({ claimed: true, already: true });
+          const input_payload = { brief, ...(secret === undefined ? {} : { api_key: secret }) };
+          const run = await createRun(app, flow, {
+            ...(withTask ? { task_id: task } : {}),
+            ...(owner ? { owner_agent_id: owner } : {}),
+            input_payload,
+          });
+          await tick(app);
+          await app.db.query(
+            `UPDATE workflow_runs SET cost_estimate = $2, input_tokens = $3, reported_at = '2026-11-26 10:20:30'::timestamptz + make_interval(secs => $4::float8 / 1e6) WHERE id = $1`,
+            [run.id, odd.cost, odd.tokens, odd.micros],
+          );
+          const before = await storedRun(run.id);
+          expect(before.status).toBe('dispatched');
+          const session = `agent:writer:subagent:${run.id.slice(0, 8)}`;
+          const claimed = await app.call('POST', `/api/workflow-runs/${run.id}/claim`, {
+            body: { agent_id: 'writer', session_id: session },
+          });
+          expect(claimed.status).toBe(200);
+          const after = await storedRun(run.id);
+          expect(claimed.body).toMatchObject({ claimed: true, already: false, run: after });
+          expect(after).toMatchObject({ status: 'claimed', claim_session_id: session, owner_agent_id: owner ?? 'writer' });
+          const { rows: audit } = await app.db.query<{ old_value: unknown; new_value: unknown }>(
+            `SELECT old_value, new_value FROM audit_log WHERE entity_type = 'workflow_run' AND entity_id = $1 AND action = 'claimed'`,
+            [run.id],
+          );
+          expect(audit).toEqual([{ old_value: redactSecrets(before), new_value: redactSecrets(after) }]);
+          expect(await lastSnapshot(run.id)).toEqual(after);
+          if (withTask) {
+            const { rows } = await app.db.query<{ active: string }>('SELECT active_workflow_run_id AS active FROM tasks WHERE id = $1', [
+              task,
+            ]);
+            expect(rows[0]!.active).toBe(run.id);
+          }
+          // the same session's retry answers the claim without writing
+          const again = await app.call('POST', `/api/workflow-runs/${run.id}/claim`, { body: { agent_id: 'writer', session_id: session } });
+          expect(again.body).toMatchObject({ claimed: true, already: true });
         },
       ),
       { numRuns: 20 },
@@ -297,7 +323,10 @@ describe('claiming a dispatched run', () => {
     });
 
     calls.length = 0;
-    await expect(claimRun(deps, run.id, { agent_id: 'other', session_id: 'agent:other:main:two' })).rejects.toMatchObject({ code: 'conflict', extra: { reason: 'already_claimed' } });
+    await expect(claimRun(deps, run.id, { agent_id: 'other', session_id: 'agent:other:main:two' })).rejects.toMatchObject({
+      code: 'conflict',
+      extra: { reason: 'already_claimed' },
+    });
     expect(calls).toEqual(['query']);
   });
 
@@ -308,7 +337,9 @@ describe('claiming a dispatched run', () => {
       const run = await createRun(app, flow);
       await tick(app);
       const [claimed, patched] = await Promise.all([
-        app.call('POST', `/api/workflow-runs/${run.id}/claim`, { body: { agent_id: 'writer', session_id: `agent:writer:subagent:r${round}` } }),
+        app.call('POST', `/api/workflow-runs/${run.id}/claim`, {
+          body: { agent_id: 'writer', session_id: `agent:writer:subagent:r${round}` },
+        }),
         app.call('PATCH', `/api/workflow-runs/${run.id}`, { body: { input_tokens: 100 + round } }),
       ]);
       expect([claimed.status, patched.status]).toEqual([200, 200]);

@@ -32,12 +32,18 @@ const renew = (task_id: string, agent_name: string, lock_token: unknown, extra: 
   app.call('POST', '/api/agent/claim/renew', { body: { task_id, agent_name, lock_token, ...extra } });
 
 async function taskRow(id: string) {
-  const { rows } = await app.db.query<Record<string, unknown>>('SELECT locked_by, locked_at, lease_expires_at, lock_generation AS lock_token FROM tasks WHERE id = $1', [id]);
+  const { rows } = await app.db.query<Record<string, unknown>>(
+    'SELECT locked_by, locked_at, lease_expires_at, lock_generation AS lock_token FROM tasks WHERE id = $1',
+    [id],
+  );
   return rows[0]!;
 }
 
 async function audit(taskId: string) {
-  const { rows } = await app.db.query<{ action: string; actor: string }>(`SELECT action, actor FROM audit_log WHERE entity_type = 'task' AND entity_id = $1 ORDER BY id`, [taskId]);
+  const { rows } = await app.db.query<{ action: string; actor: string }>(
+    `SELECT action, actor FROM audit_log WHERE entity_type = 'task' AND entity_id = $1 ORDER BY id`,
+    [taskId],
+  );
   return rows.map((r) => `${r.action}:${r.actor}`);
 }
 
@@ -46,7 +52,12 @@ describe('claim leases', () => {
     const id = await newTask();
     const first = await claim(id, 'alpha');
     expect(first.status).toBe(200);
-    expect(first.body).toMatchObject({ locked_by: 'alpha', locked_at: '2026-11-01T12:00:00.000Z', lease_expires_at: '2026-11-01T12:30:00.000Z', lock_token: 1 });
+    expect(first.body).toMatchObject({
+      locked_by: 'alpha',
+      locked_at: '2026-11-01T12:00:00.000Z',
+      lease_expires_at: '2026-11-01T12:30:00.000Z',
+      lock_token: 1,
+    });
     expect((await app.call('POST', '/api/agent/release', { body: { task_id: id, agent_name: 'alpha' } })).status).toBe(200);
     expect(await taskRow(id)).toMatchObject({ locked_by: null, lease_expires_at: null, lock_token: 1 });
     const second = await claim(id, 'beta', { lease_seconds: 60 });
@@ -58,7 +69,12 @@ describe('claim leases', () => {
     const id = await newTask();
     await fc.assert(
       fc.asyncProperty(
-        fc.oneof(fc.integer({ min: -100_000, max: 29 }), fc.integer({ min: 86_401, max: 10_000_000 }), fc.double({ min: 30.01, max: 86_399.99, noInteger: true }), fc.string()),
+        fc.oneof(
+          fc.integer({ min: -100_000, max: 29 }),
+          fc.integer({ min: 86_401, max: 10_000_000 }),
+          fc.double({ min: 30.01, max: 86_399.99, noInteger: true }),
+          fc.string(),
+        ),
         async (lease) => {
           const res = await claim(id, 'alpha', { lease_seconds: lease });
           expect(res.status).toBe(400);
@@ -123,7 +139,9 @@ describe('claim leases', () => {
     expect(zombie.status).toBe(409);
     expect(zombie.body.reason).toBe('stale_lock_token');
     expect((await taskRow(id)).locked_by).toBe('fresh');
-    expect((await app.call('POST', '/api/agent/release', { body: { task_id: id, agent_name: 'fresh', lock_token: current } })).status).toBe(200);
+    expect((await app.call('POST', '/api/agent/release', { body: { task_id: id, agent_name: 'fresh', lock_token: current } })).status).toBe(
+      200,
+    );
     expect((await claim(id, 'third')).status).toBe(200);
     expect((await app.call('POST', '/api/agent/release', { body: { task_id: id, agent_name: 'third' } })).status).toBe(200);
   });
@@ -154,14 +172,17 @@ describe('claim leases', () => {
     expect((await taskRow(b)).locked_by).toBeNull();
     expect((await taskRow(c)).locked_by).toBe('agent-c');
     expect((await audit(a)).filter((x) => x.startsWith('lease_expired'))).toEqual(['lease_expired:system']);
-    const { rows: events } = await app.db.query(`SELECT payload FROM event_outbox WHERE name = 'task:changed' AND payload->>'action' = 'lease_expired' AND payload->>'taskId' = ANY($1)`, [[a, b, c]]);
+    const { rows: events } = await app.db.query(
+      `SELECT payload FROM event_outbox WHERE name = 'task:changed' AND payload->>'action' = 'lease_expired' AND payload->>'taskId' = ANY($1)`,
+      [[a, b, c]],
+    );
     expect(events).toHaveLength(2);
     expect((await tick(app)).leasesExpired).toBe(0);
     const stats = await app.call('GET', '/api/workflow-runs/dispatcher/stats');
     expect(stats.body.last_tick_summary.leasesExpired).toBe(0);
   });
 
-  it('a run that ends releases the claim its agent holds on the run\'s task, and only that claim', async () => {
+  it("a run that ends releases the claim its agent holds on the run's task, and only that claim", async () => {
     const type = await templateWithRoute(app, { agent: 'writer' });
     for (const ending of ['complete', 'fail', 'cancel'] as const) {
       const task = await newTask(ending);
@@ -171,12 +192,16 @@ describe('claim leases', () => {
       const run = await createRun(app, type, { task_id: task });
       await tick(app);
       const session = `agent:writer:subagent:${ending}`;
-      expect((await app.call('POST', `/api/workflow-runs/${run.id}/claim`, { body: { agent_id: 'writer', session_id: session } })).status).toBe(200);
+      expect(
+        (await app.call('POST', `/api/workflow-runs/${run.id}/claim`, { body: { agent_id: 'writer', session_id: session } })).status,
+      ).toBe(200);
       expect((await taskRow(task)).locked_by).toBe('writer');
       const end =
         ending === 'cancel'
           ? await app.call('POST', `/api/workflow-runs/${run.id}/cancel`, { body: {} })
-          : await app.call('POST', `/api/workflow-runs/${run.id}/${ending}`, { body: ending === 'fail' ? { session_id: session, error: 'broke' } : { session_id: session } });
+          : await app.call('POST', `/api/workflow-runs/${run.id}/${ending}`, {
+              body: ending === 'fail' ? { session_id: session, error: 'broke' } : { session_id: session },
+            });
       expect(end.status, JSON.stringify(end.body)).toBe(200);
       expect((await taskRow(task)).locked_by).toBeNull();
       expect((await taskRow(other)).locked_by).toBe('writer');
@@ -188,11 +213,13 @@ describe('claim leases', () => {
     const { id } = await claimedRun(app, type);
     await app.db.query('UPDATE workflow_runs SET task_id = $2 WHERE id = $1', [id, foreign]);
     const { rows } = await app.db.query<{ claim_session_id: string }>('SELECT claim_session_id FROM workflow_runs WHERE id = $1', [id]);
-    expect((await app.call('POST', `/api/workflow-runs/${id}/complete`, { body: { session_id: rows[0]!.claim_session_id } })).status).toBe(200);
+    expect((await app.call('POST', `/api/workflow-runs/${id}/complete`, { body: { session_id: rows[0]!.claim_session_id } })).status).toBe(
+      200,
+    );
     expect((await taskRow(foreign)).locked_by).toBe('reviewer');
   });
 
-  it('a run timed out by the tick releases its agent\'s claim in the same transaction', async () => {
+  it("a run timed out by the tick releases its agent's claim in the same transaction", async () => {
     const type = await templateWithRoute(app, { agent: 'writer', timeout: 5 });
     const task = await newTask('timeout');
     await claim(task, 'writer', { lease_seconds: 86_400 });

@@ -63,7 +63,13 @@ describe('GET /api/costs/summary', () => {
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ available: true, window_days: 7, currency: 'USD', timestamp: NOW });
     expect(res.body.days.map((d: { date: string }) => d.date)).toEqual([
-      '2026-11-14', '2026-11-15', '2026-11-16', '2026-11-17', '2026-11-18', '2026-11-19', '2026-11-20',
+      '2026-11-14',
+      '2026-11-15',
+      '2026-11-16',
+      '2026-11-17',
+      '2026-11-18',
+      '2026-11-19',
+      '2026-11-20',
     ]);
     const byDate = Object.fromEntries(res.body.days.map((d: { date: string }) => [d.date, d]));
     expect(byDate['2026-11-20']).toEqual({ date: '2026-11-20', cost: 2.5, runs: 1, tokens: { input: 1000, output: 200 } });
@@ -109,7 +115,14 @@ describe('GET /api/costs/rollup', () => {
   it('groups by agent by default, cost descending, each series date ascending with only days that had runs', async () => {
     const res = await app.call('GET', '/api/costs/rollup?days=30');
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ available: true, group_by: 'agent', window_days: 30, currency: 'USD', group_count: 4, total_window: 107.5 });
+    expect(res.body).toMatchObject({
+      available: true,
+      group_by: 'agent',
+      window_days: 30,
+      currency: 'USD',
+      group_count: 4,
+      total_window: 107.5,
+    });
     expect(res.body.groups.map((g: { key: string }) => g.key)).toEqual(['agent-a', 'agent-b', 'agent-c', 'Unassigned']);
     expect(res.body.groups[0]).toEqual({
       key: 'agent-a',
@@ -127,7 +140,16 @@ describe('GET /api/costs/rollup', () => {
   it('groups by department through the agent profile; unmapped agents land in Unassigned', async () => {
     const res = await app.call('GET', '/api/costs/rollup?group_by=department&days=7');
     expect(res.body.groups).toEqual([
-      { key: 'Unassigned', cost: 5, runs: 3, tokens: { input: 300, output: 30 }, series: [{ date: '2026-11-18', cost: 0 }, { date: '2026-11-19', cost: 5 }] },
+      {
+        key: 'Unassigned',
+        cost: 5,
+        runs: 3,
+        tokens: { input: 300, output: 30 },
+        series: [
+          { date: '2026-11-18', cost: 0 },
+          { date: '2026-11-19', cost: 5 },
+        ],
+      },
       { key: 'research', cost: 2.5, runs: 1, tokens: { input: 1000, output: 200 }, series: [{ date: '2026-11-20', cost: 2.5 }] },
     ]);
   });
@@ -140,9 +162,14 @@ describe('GET /api/costs/rollup', () => {
     ]);
   });
 
-  it('groups by project through the run\'s task; runs without a task land in Unassigned', async () => {
-    const { rows } = await app.db.query<{ id: string }>(`INSERT INTO projects (id, name) VALUES (gen_random_uuid(), 'Rolled up') RETURNING id`);
-    const { rows: tasks } = await app.db.query<{ id: string }>(`INSERT INTO tasks (id, project_id, title) VALUES (gen_random_uuid(), $1, 't') RETURNING id`, [rows[0]!.id]);
+  it("groups by project through the run's task; runs without a task land in Unassigned", async () => {
+    const { rows } = await app.db.query<{ id: string }>(
+      `INSERT INTO projects (id, name) VALUES (gen_random_uuid(), 'Rolled up') RETURNING id`,
+    );
+    const { rows: tasks } = await app.db.query<{ id: string }>(
+      `INSERT INTO tasks (id, project_id, title) VALUES (gen_random_uuid(), $1, 't') RETURNING id`,
+      [rows[0]!.id],
+    );
     const run = await seedRun({ agent: 'agent-b', cost: 0.75 });
     await app.db.query('UPDATE workflow_runs SET task_id = $1 WHERE id = $2', [tasks[0]!.id, run]);
     try {
@@ -157,7 +184,7 @@ describe('GET /api/costs/rollup', () => {
     }
   });
 
-  it('groups by model from the window\'s runs (the rollup keeps no model), unpriced runs counted apart', async () => {
+  it("groups by model from the window's runs (the rollup keeps no model), unpriced runs counted apart", async () => {
     const priced = await seedRun({ agent: 'agent-b', cost: 0.5 });
     const unpriced = await seedRun({ agent: 'agent-b', cost: null, input: 30, output: 3 });
     await app.db.query(`UPDATE workflow_runs SET model_id = 'model-x' WHERE id = ANY($1::uuid[])`, [[priced, unpriced]]);
@@ -185,7 +212,9 @@ describe('GET /api/costs/rollup', () => {
   it('answers over real HTTP too', async () => {
     const res = await app.http('GET', '/api/costs/rollup?group_by=workflow_type&days=1');
     expect(res.status).toBe(200);
-    expect(res.body.groups).toEqual([{ key: 'research', cost: 2.5, runs: 1, tokens: { input: 1000, output: 200 }, series: [{ date: '2026-11-20', cost: 2.5 }] }]);
+    expect(res.body.groups).toEqual([
+      { key: 'research', cost: 2.5, runs: 1, tokens: { input: 1000, output: 200 }, series: [{ date: '2026-11-20', cost: 2.5 }] },
+    ]);
   });
 });
 
@@ -220,9 +249,16 @@ describe('unpriced usage', () => {
       const rollup = await app.call('GET', '/api/costs/rollup?group_by=workflow_type');
       expect(rollup.body).toMatchObject({ unpriced_runs: 2, unpriced_tokens: { input: 140, output: 14 } });
       // the unpriced runs themselves, newest first, so the console can link to each
-      const { rows: seeded } = await app.db.query<{ id: string }>(`SELECT id FROM workflow_runs WHERE cost_estimate IS NULL AND created_at = '2026-11-18T12:00:00Z'`);
+      const { rows: seeded } = await app.db.query<{ id: string }>(
+        `SELECT id FROM workflow_runs WHERE cost_estimate IS NULL AND created_at = '2026-11-18T12:00:00Z'`,
+      );
       expect(rollup.body.unpriced_run_list.map((r: { id: string }) => r.id)).toEqual([more, seeded[0]!.id]);
-      expect(rollup.body.unpriced_run_list[0]).toMatchObject({ workflow_type: 'research', agent_id: 'agent-b', input_tokens: 40, output_tokens: 4 });
+      expect(rollup.body.unpriced_run_list[0]).toMatchObject({
+        workflow_type: 'research',
+        agent_id: 'agent-b',
+        input_tokens: 40,
+        output_tokens: 4,
+      });
       const priced = await app.call('GET', '/api/costs/rollup?days=1&group_by=agent');
       expect(priced.body.unpriced_run_list.map((r: { id: string }) => r.id)).toEqual([more]);
       const narrow = await app.call('GET', '/api/costs/summary?days=1');

@@ -8,7 +8,10 @@ const app = useWorkflowApp({ emptyQueue: true });
 const live = ['dispatched', 'claimed', 'running', 'waiting_for_approval'];
 
 async function liveBy(column: 'workflow_type' | 'target_agent_id') {
-  const { rows } = await app.db.query<{ k: string; n: number }>(`SELECT ${column} AS k, count(*)::int AS n FROM workflow_runs WHERE status = ANY($1) GROUP BY 1`, [live]);
+  const { rows } = await app.db.query<{ k: string; n: number }>(
+    `SELECT ${column} AS k, count(*)::int AS n FROM workflow_runs WHERE status = ANY($1) GROUP BY 1`,
+    [live],
+  );
   return Object.fromEntries(rows.map((r) => [r.k, r.n]));
 }
 
@@ -75,11 +78,17 @@ describe('concurrency caps', () => {
     expect(await liveBy('target_agent_id')).toEqual({ 'capped-agent': 2, 'free-agent': 3 });
     expect((await app.call('GET', '/api/agents/capped-agent/limits')).body).toMatchObject({ max_concurrent_runs: 2, live_runs: 2 });
     expect((await app.call('GET', '/api/agents/unknown-agent/limits')).body).toEqual({
-      agent_id: 'unknown-agent', max_concurrent_runs: null, dispatch_paused_until: null, pause_reason: null, live_runs: 0,
+      agent_id: 'unknown-agent',
+      max_concurrent_runs: null,
+      dispatch_paused_until: null,
+      pause_reason: null,
+      live_runs: 0,
     });
     const { rows } = await app.db.query(`SELECT actor, action FROM audit_log WHERE entity_type = 'agent' AND entity_id = 'capped-agent'`);
     expect(rows).toEqual([{ actor: 'dashboard-operator', action: 'limits_updated' }]);
-    expect((await app.call('PUT', '/api/agents/capped-agent/limits', { body: { max_concurrent_runs: null } })).body.max_concurrent_runs).toBeNull();
+    expect(
+      (await app.call('PUT', '/api/agents/capped-agent/limits', { body: { max_concurrent_runs: null } })).body.max_concurrent_runs,
+    ).toBeNull();
     expect(await tick(app)).toMatchObject({ dispatched: 2, capped: { agent: 0 } });
   });
 
@@ -96,7 +105,9 @@ describe('concurrency caps', () => {
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(res.body.error).toContain(field);
     }
-    expect((await app.call('PUT', `/api/workflow-routing/${type}`, { body: { agent_id: 'writer', max_concurrent: 0 } })).body.error).toContain('max_concurrent');
+    expect(
+      (await app.call('PUT', `/api/workflow-routing/${type}`, { body: { agent_id: 'writer', max_concurrent: 0 } })).body.error,
+    ).toContain('max_concurrent');
     expect((await app.call('GET', '/api/agents/writer/limits')).body.max_concurrent_runs).toBeNull();
     const { rows } = await app.db.query('SELECT count(*)::int AS n FROM agent_dispatch_controls');
     expect(rows[0]).toEqual({ n: 0 });

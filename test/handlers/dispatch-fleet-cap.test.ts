@@ -14,7 +14,11 @@ describe('fleet-wide in-flight cap', () => {
   it('never holds more than DISPATCH_MAX_IN_FLIGHT live runs, whatever the agents, and counts the rest as capped by the fleet', async () => {
     const clock = fakeTime(app);
     fakeRuntime(app);
-    const types = [await templateWithRoute(app, { agent: 'a' }), await templateWithRoute(app, { agent: 'b' }), await templateWithRoute(app, { agent: 'c' })];
+    const types = [
+      await templateWithRoute(app, { agent: 'a' }),
+      await templateWithRoute(app, { agent: 'b' }),
+      await templateWithRoute(app, { agent: 'c' }),
+    ];
     for (let i = 0; i < 12; i++) {
       await createRun(app, types[i % 3]!);
       clock.advance(1000);
@@ -29,7 +33,9 @@ describe('fleet-wide in-flight cap', () => {
   it('takes the stored DISPATCH_MAX_IN_FLIGHT over the variable at the next tick, and the variable again once it is cleared', async () => {
     const clock = fakeTime(app);
     fakeRuntime(app);
-    await app.db.query(`UPDATE workflow_runs SET status = 'completed' WHERE status = ANY('{dispatched,claimed,running,waiting_for_approval}')`);
+    await app.db.query(
+      `UPDATE workflow_runs SET status = 'completed' WHERE status = ANY('{dispatched,claimed,running,waiting_for_approval}')`,
+    );
     const patched = await app.call('PATCH', '/api/settings', { body: { DISPATCH_MAX_IN_FLIGHT: 2 } });
     expect(patched.status).toBe(200);
     expect(patched.body.settings.DISPATCH_MAX_IN_FLIGHT).toBe(2);
@@ -38,7 +44,8 @@ describe('fleet-wide in-flight cap', () => {
       await createRun(app, type);
       clock.advance(1000);
     }
-    const live = async () => (await app.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM workflow_runs WHERE status = 'dispatched'`)).rows[0]!.n;
+    const live = async () =>
+      (await app.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM workflow_runs WHERE status = 'dispatched'`)).rows[0]!.n;
     const first = await app.http('POST', '/api/workflow-runs/dispatcher/tick');
     expect(first.body.dispatched).toBe(2);
     expect(first.body.capped.fleet).toBeGreaterThanOrEqual(1);
@@ -48,7 +55,9 @@ describe('fleet-wide in-flight cap', () => {
     const second = await app.http('POST', '/api/workflow-runs/dispatcher/tick');
     expect(second.body.dispatched).toBe(2);
     expect(await live()).toBe(4);
-    const { rows } = await app.db.query<{ new_value: Record<string, unknown> }>(`SELECT new_value FROM audit_log WHERE entity_type = 'settings' ORDER BY id`);
+    const { rows } = await app.db.query<{ new_value: Record<string, unknown> }>(
+      `SELECT new_value FROM audit_log WHERE entity_type = 'settings' ORDER BY id`,
+    );
     expect(rows.map((r) => r.new_value)).toEqual([{ DISPATCH_MAX_IN_FLIGHT: 2 }, { DISPATCH_MAX_IN_FLIGHT: null }]);
   });
 

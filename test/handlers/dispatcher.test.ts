@@ -52,7 +52,12 @@ describe('dispatch', () => {
     const run = await createRun(app, type, { input_payload: { text: 'x'.repeat(500) } });
     const summary = await tick(app);
     expect(summary).toMatchObject({ dispatched: 1, woken: 1, wakeFailed: 0, budgetEnforcement: { held: 0, stopped: 0, warned: 0 } });
-    expect(await runStatus(app, run.id)).toMatchObject({ status: 'dispatched', target_agent_id: 'writer', dispatch_attempts: 1, gateway_session_id: null });
+    expect(await runStatus(app, run.id)).toMatchObject({
+      status: 'dispatched',
+      target_agent_id: 'writer',
+      dispatch_attempts: 1,
+      gateway_session_id: null,
+    });
     expect(runtime.calls).toHaveLength(1);
     const args = runtime.calls[0]!;
     expect(args.slice(0, 3)).toEqual(['system', 'event', '--text']);
@@ -174,17 +179,38 @@ describe('stale-run recovery (time moved by the clock)', () => {
       `SELECT old_value, new_value FROM audit_log WHERE entity_type = 'workflow_run' AND entity_id = $1 AND action = 'released'`,
       [run.id],
     );
-    const changed = ['id', 'status', 'dispatched_at', 'claimed_at', 'heartbeat_at', 'retry_count', 'last_error', 'gateway_session_id', 'gateway_session_active', 'claim_session_id', 'session_history'];
+    const changed = [
+      'id',
+      'status',
+      'dispatched_at',
+      'claimed_at',
+      'heartbeat_at',
+      'retry_count',
+      'last_error',
+      'gateway_session_id',
+      'gateway_session_active',
+      'claim_session_id',
+      'session_history',
+    ];
     expect(Object.keys(audit[0]!.new_value).sort()).toEqual([...changed].sort());
     expect(audit[0]!.new_value).toEqual(Object.fromEntries(changed.map((k) => [k, current[k]])));
-    expect(audit[0]!.old_value).toMatchObject({ status: 'claimed', claim_session_id: session, gateway_session_active: true, session_history: [], retry_count: 0, last_error: null });
+    expect(audit[0]!.old_value).toMatchObject({
+      status: 'claimed',
+      claim_session_id: session,
+      gateway_session_active: true,
+      session_history: [],
+      retry_count: 0,
+      last_error: null,
+    });
     const { rows: snapshots } = await app.db.query<{ state: unknown }>(
       `SELECT state FROM entity_snapshots WHERE entity_type = 'workflow_run' AND entity_id = $1 AND reason = 'released'`,
       [run.id],
     );
     const columns = runColumns.split(', ');
     expect(snapshots).toEqual([{ state: Object.fromEntries(columns.map((k) => [k, current[k]])) }]);
-    const again = await app.call('POST', `/api/workflow-runs/${run.id}/claim`, { body: { agent_id: 'writer', session_id: 'agent:writer:main:s2' } });
+    const again = await app.call('POST', `/api/workflow-runs/${run.id}/claim`, {
+      body: { agent_id: 'writer', session_id: 'agent:writer:main:s2' },
+    });
     expect(again.status).toBe(200);
   });
 
@@ -236,7 +262,10 @@ describe('budget hook', () => {
     const summary = await coreTick(withGate(gate));
     expect(summary.budgetEnforcement).toMatchObject({ held: 1, stopped: 1, warned: 1, cancelledInFlight: 1 });
     expect(await runStatus(app, hold.id)).toMatchObject({ status: 'queued', dispatch_attempts: 0 });
-    expect(await runStatus(app, stop.id)).toMatchObject({ status: 'cancelled', last_error: 'cancelled by budget hard stop: fleet cap reached' });
+    expect(await runStatus(app, stop.id)).toMatchObject({
+      status: 'cancelled',
+      last_error: 'cancelled by budget hard stop: fleet cap reached',
+    });
     expect((await runStatus(app, inFlight.id)).status).toBe('cancelled');
     expect((await runStatus(app, warn.id)).status).toBe('dispatched');
     const stats = await app.call('GET', '/api/workflow-runs/dispatcher/stats');
@@ -246,7 +275,13 @@ describe('budget hook', () => {
   it('fails open when the gate throws', async () => {
     const type = await templateWithRoute(app);
     const run = await createRun(app, type);
-    const broken: BudgetGate = { open: async () => ({ evaluate: async () => { throw new Error('budget query failed'); } }) };
+    const broken: BudgetGate = {
+      open: async () => ({
+        evaluate: async () => {
+          throw new Error('budget query failed');
+        },
+      }),
+    };
     const summary = await coreTick(withGate(broken));
     expect(summary.dispatched).toBe(1);
     expect(summary.budgetEnforcement.gateErrors).toBe(1);
@@ -347,7 +382,10 @@ async function queuedInOrder(type: string, n: number): Promise<string[]> {
      SELECT gen_random_uuid(), $1, 'queued', $2::timestamptz - make_interval(secs => $3 - g) FROM generate_series(1, $3) g RETURNING id, created_at`,
     [type, clock.now(), n],
   );
-  const { rows: ordered } = await app.db.query<{ id: string }>('SELECT id FROM workflow_runs WHERE id = ANY($1::uuid[]) ORDER BY created_at, id', [rows.map((r) => r.id)]);
+  const { rows: ordered } = await app.db.query<{ id: string }>(
+    'SELECT id FROM workflow_runs WHERE id = ANY($1::uuid[]) ORDER BY created_at, id',
+    [rows.map((r) => r.id)],
+  );
   return ordered.map((r) => r.id);
 }
 
@@ -395,12 +433,16 @@ describe('batches at once', () => {
       const summary = await coreTick(watched.deps, { batchSize: 5 });
       expect(watched.capSet()).toBe(true);
       expect(summary).toMatchObject({ dispatched: 5, capped: { agent: 25, workflowType: 0, fleet: 0 } });
-      const { rows } = await app.db.query<{ status: string; n: number }>('SELECT status, count(*)::int AS n FROM workflow_runs GROUP BY 1 ORDER BY 1');
+      const { rows } = await app.db.query<{ status: string; n: number }>(
+        'SELECT status, count(*)::int AS n FROM workflow_runs GROUP BY 1 ORDER BY 1',
+      );
       expect(rows).toEqual([
         { status: 'dispatched', n: 5 },
         { status: 'queued', n: 25 },
       ]);
-      const audits = await app.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM audit_log WHERE action = 'dispatched' AND entity_type = 'workflow_run' AND entity_id IN (SELECT id::text FROM workflow_runs)`);
+      const audits = await app.db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM audit_log WHERE action = 'dispatched' AND entity_type = 'workflow_run' AND entity_id IN (SELECT id::text FROM workflow_runs)`,
+      );
       expect(audits.rows[0]!.n).toBe(5);
     } finally {
       await app.db.query(`DELETE FROM agent_dispatch_controls WHERE agent_id = 'writer'`);
@@ -436,7 +478,11 @@ describe('batches at once', () => {
   it('a routing cap set as an uncapped tick starts is held too: the candidate that carries it sends its batch back, exclusive', async () => {
     const type = await templateWithRoute(app, { agent: 'writer' });
     await queuedInOrder(type, 30);
-    const watched = cappedAfterTheCheck({ method: 'PUT', path: `/api/workflow-routing/${type}`, body: { agent_id: 'writer', max_concurrent: 7 } });
+    const watched = cappedAfterTheCheck({
+      method: 'PUT',
+      path: `/api/workflow-routing/${type}`,
+      body: { agent_id: 'writer', max_concurrent: 7 },
+    });
     const summary = await coreTick(watched.deps, { batchSize: 5 });
     expect(watched.capSet()).toBe(true);
     expect(summary).toMatchObject({ dispatched: 7, capped: { workflowType: 23, agent: 0, fleet: 0 } });
@@ -455,7 +501,9 @@ describe('batches at once', () => {
     await app.call('PUT', `/api/workflow-routing/${type}`, { body: { agent_id: 'writer' } });
     const budgets: string[] = [];
     try {
-      const warn = await app.call('POST', '/api/budgets', { body: { name: 'lanes warn', scope: 'agent', scope_id: 'writer', period: 'daily', cap_usd: 5, action_on_exceed: 'warn' } });
+      const warn = await app.call('POST', '/api/budgets', {
+        body: { name: 'lanes warn', scope: 'agent', scope_id: 'writer', period: 'daily', cap_usd: 5, action_on_exceed: 'warn' },
+      });
       expect(warn.status).toBe(201);
       budgets.push(warn.body.budget.id);
       await app.db.query(`UPDATE workflow_runs SET status = 'completed', finished_at = $1 WHERE status = 'dispatched'`, [clock.now()]);
@@ -464,7 +512,9 @@ describe('batches at once', () => {
       expect(await coreTick(warned.deps, { batchSize: 5 })).toMatchObject({ dispatched: 30 });
       expect(warned.mostAtOnce()).toBe(2);
 
-      const pause = await app.call('POST', '/api/budgets', { body: { name: 'lanes pause', scope: 'fleet', period: 'monthly', cap_usd: 5, action_on_exceed: 'pause_new_runs' } });
+      const pause = await app.call('POST', '/api/budgets', {
+        body: { name: 'lanes pause', scope: 'fleet', period: 'monthly', cap_usd: 5, action_on_exceed: 'pause_new_runs' },
+      });
       expect(pause.status).toBe(201);
       budgets.push(pause.body.budget.id);
       await queuedInOrder(type, 12);
@@ -505,14 +555,20 @@ describe('releasing the tasks of ended runs', () => {
       const releasing = app.db.transaction((tx) => releaseTasksOfEndedRuns(app.ctx.deps, tx, ended));
       let waiting = false;
       for (let i = 0; i < 500 && !waiting; i++) {
-        const { rows } = await prober.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))', [pid]);
+        const { rows } = await prober.query<{ n: number }>(
+          'SELECT count(*)::int AS n FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))',
+          [pid],
+        );
         waiting = rows[0]!.n > 0;
       }
       expect(waiting).toBe(true);
       await expect(prober.query('SELECT 1 FROM tasks WHERE id = $1 FOR UPDATE NOWAIT', [first])).rejects.toMatchObject({ code: '55P03' });
       await holder.query('ROLLBACK');
       await releasing;
-      const { rows } = await app.db.query('SELECT count(*)::int AS n FROM tasks WHERE id = ANY($1::uuid[]) AND active_workflow_run_id IS NOT NULL', [[first, second]]);
+      const { rows } = await app.db.query(
+        'SELECT count(*)::int AS n FROM tasks WHERE id = ANY($1::uuid[]) AND active_workflow_run_id IS NOT NULL',
+        [[first, second]],
+      );
       expect(rows[0]).toEqual({ n: 0 });
     } finally {
       await holder.end();

@@ -36,7 +36,9 @@ async function newTask(title: string) {
 async function report() {
   const res = await app.call('GET', '/api/doctor');
   expect(res.status).toBe(200);
-  return Object.fromEntries((res.body.findings as Array<{ kind: string; items: Array<{ id: string }> }>).map((f) => [f.kind, f.items.map((i) => i.id).sort()]));
+  return Object.fromEntries(
+    (res.body.findings as Array<{ kind: string; items: Array<{ id: string }> }>).map((f) => [f.kind, f.items.map((i) => i.id).sort()]),
+  );
 }
 
 /**
@@ -68,7 +70,10 @@ describe('integrity doctor', () => {
     // renewed past the clock jump below, so only the ended run makes this lock stale
     await app.db.query(`UPDATE tasks SET lease_expires_at = lease_expires_at + interval '7 days' WHERE id = $1`, [ended]);
     const endedRun = await createRun(app, type, { task_id: ended });
-    await app.db.query(`UPDATE workflow_runs SET status = 'completed', target_agent_id = 'writer', finished_at = $2 WHERE id = $1`, [endedRun.id, clock.now()]);
+    await app.db.query(`UPDATE workflow_runs SET status = 'completed', target_agent_id = 'writer', finished_at = $2 WHERE id = $1`, [
+      endedRun.id,
+      clock.now(),
+    ]);
     // dangling_active_run: the pointer names a run that ended
     const dangling = await newTask('dangling');
     const doneRun = await createRun(app, type, { task_id: dangling });
@@ -81,7 +86,10 @@ describe('integrity doctor', () => {
     await app.db.query(`UPDATE workflow_runs SET status = 'running', target_agent_id = NULL WHERE id = $1`, [untargeted.id]);
     // inactive_budget_ledger
     const budgetId = '00000000-0000-4000-8000-00000000d0c7';
-    await app.db.query(`INSERT INTO budgets (id, name, scope, period, cap_usd, action_on_exceed, active) VALUES ($1, 'retired', 'fleet', 'daily', 10, 'warn', false)`, [budgetId]);
+    await app.db.query(
+      `INSERT INTO budgets (id, name, scope, period, cap_usd, action_on_exceed, active) VALUES ($1, 'retired', 'fleet', 'daily', 10, 'warn', false)`,
+      [budgetId],
+    );
     const { rows: ledger } = await app.db.query<{ id: string }>(
       `INSERT INTO budget_events (budget_id, period_key, event_kind, created_at) VALUES ($1, '2026-10-01', 'warned', $2) RETURNING id::text`,
       [budgetId, clock.now()],
@@ -126,7 +134,9 @@ describe('integrity doctor', () => {
     const one = await app.http('POST', '/api/doctor/repair', { body: { kinds: ['lock_without_lease'] } });
     expect(one.status).toBe(200);
     expect(one.body).toMatchObject({ dry_run: false, total: 1, repaired: [{ kind: 'lock_without_lease', count: 1, ids: [leaseless] }] });
-    const { rows: leased } = await app.db.query<{ lease_expires_at: Date }>('SELECT lease_expires_at FROM tasks WHERE id = $1', [leaseless]);
+    const { rows: leased } = await app.db.query<{ lease_expires_at: Date }>('SELECT lease_expires_at FROM tasks WHERE id = $1', [
+      leaseless,
+    ]);
     expect(leased[0]!.lease_expires_at.getTime()).toBe(clock.now().getTime() + 1800 * 1000);
 
     const all = await app.call('POST', '/api/doctor/repair', { body: {} });
@@ -139,12 +149,18 @@ describe('integrity doctor', () => {
     );
     expect(tasks.every((t) => t.locked_by === null)).toBe(true);
     expect(tasks.find((t) => t.id === dangling)!.active_workflow_run_id).toBeNull();
-    const { rows: runs } = await app.db.query('SELECT id, status, target_agent_id FROM workflow_runs WHERE id = ANY($1) ORDER BY id', [[silent.id, untargeted.id]]);
-    expect(runs).toEqual(expect.arrayContaining([
-      { id: silent.id, status: 'dispatched', target_agent_id: 'writer' },
-      { id: untargeted.id, status: 'running', target_agent_id: 'writer' },
-    ]));
-    const { rows: audit } = await app.db.query<{ action: string; actor: string; entity_id: string }>(`SELECT action, actor, entity_id FROM audit_log WHERE action LIKE 'doctor.%' ORDER BY id`);
+    const { rows: runs } = await app.db.query('SELECT id, status, target_agent_id FROM workflow_runs WHERE id = ANY($1) ORDER BY id', [
+      [silent.id, untargeted.id],
+    ]);
+    expect(runs).toEqual(
+      expect.arrayContaining([
+        { id: silent.id, status: 'dispatched', target_agent_id: 'writer' },
+        { id: untargeted.id, status: 'running', target_agent_id: 'writer' },
+      ]),
+    );
+    const { rows: audit } = await app.db.query<{ action: string; actor: string; entity_id: string }>(
+      `SELECT action, actor, entity_id FROM audit_log WHERE action LIKE 'doctor.%' ORDER BY id`,
+    );
     expect(audit.every((a) => a.actor === 'system')).toBe(true);
     expect(new Set(audit.map((a) => a.action))).toEqual(new Set(kinds.map((k) => `doctor.${k}`)));
     expect(audit.filter((a) => a.action === 'doctor.lock_of_ended_run').map((a) => a.entity_id)).toEqual([ended]);

@@ -13,7 +13,9 @@ beforeAll(async () => {
   app.ctx.deps.clock = clock;
   projectId = (await app.call('POST', '/api/projects', { body: { name: 'History' } })).body.id;
   clock.set('2034-01-01T01:00:00.000Z');
-  taskId = (await app.call('POST', '/api/tasks', { body: { project_id: projectId, title: 'v1', metadata: { api_key: 'sk-planted-secret' } } })).body.id;
+  taskId = (
+    await app.call('POST', '/api/tasks', { body: { project_id: projectId, title: 'v1', metadata: { api_key: 'sk-planted-secret' } } })
+  ).body.id;
   clock.set('2034-01-01T02:00:00.000Z');
   await app.call('PATCH', `/api/tasks/${taskId}`, { body: { title: 'v2', owner: 'agent-h' } });
   clock.set('2034-01-01T03:00:00.000Z');
@@ -51,7 +53,11 @@ describe('time travel', () => {
   it('returns the task as it stood at a timestamp, exact only when a snapshot was taken at that instant', async () => {
     const between = await app.call('GET', `/api/history/${taskId}/snapshot?at=2034-01-01T02:30:00Z`);
     expect(between.status).toBe(200);
-    expect(between.body).toMatchObject({ exact: false, snapshot: { title: 'v2', owner: 'agent-h', status: 'backlog' }, taken_at: '2034-01-01T02:00:00.000Z' });
+    expect(between.body).toMatchObject({
+      exact: false,
+      snapshot: { title: 'v2', owner: 'agent-h', status: 'backlog' },
+      taken_at: '2034-01-01T02:00:00.000Z',
+    });
     const exact = await app.call('GET', `/api/history/${taskId}/snapshot?at=2034-01-01T01:00:00.000Z`);
     expect(exact.body).toMatchObject({ exact: true, snapshot: { title: 'v1' } });
     expect(exact.body.snapshot.metadata).toEqual({ api_key: '[REDACTED]' });
@@ -93,7 +99,12 @@ describe('state snapshots and revert', () => {
     const mine = await app.call('GET', `/api/snapshots/task/${taskId}?limit=2`);
     expect(mine.body.total).toBe(3);
     expect(mine.body.snapshots.map((s: { reason: string }) => s.reason)).toEqual(['status_changed', 'updated']);
-    expect(mine.body.snapshots[0]).toMatchObject({ entity_type: 'task', entity_id: taskId, actor: 'dashboard-operator', state: { status: 'review' } });
+    expect(mine.body.snapshots[0]).toMatchObject({
+      entity_type: 'task',
+      entity_id: taskId,
+      actor: 'dashboard-operator',
+      state: { status: 'review' },
+    });
     expect((await app.call('GET', '/api/state-snapshots?limit=201')).status).toBe(400);
     expect((await app.call('GET', `/api/snapshots/task/${taskId}?limit=0`)).status).toBe(400);
     expect((await app.call('GET', `/api/snapshots/Bad Type/${taskId}`)).status).toBe(400);
@@ -102,7 +113,8 @@ describe('state snapshots and revert', () => {
 
   it('previews a revert without side effects', async () => {
     const first = (await app.call('GET', `/api/snapshots/task/${taskId}`)).body.snapshots.at(-1);
-    const counts = async () => (await app.db.query(`SELECT (SELECT count(*) FROM audit_log)::int AS a, (SELECT count(*) FROM entity_snapshots)::int AS s`)).rows[0];
+    const counts = async () =>
+      (await app.db.query(`SELECT (SELECT count(*) FROM audit_log)::int AS a, (SELECT count(*) FROM entity_snapshots)::int AS s`)).rows[0];
     const beforeCounts = await counts();
     const preview = await app.call('POST', `/api/snapshots/${first.id}/preview-revert`);
     expect(preview.status).toBe(200);
@@ -123,7 +135,13 @@ describe('state snapshots and revert', () => {
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ reverted: true, entityType: 'task', entityId: taskId });
     const task = (await app.call('GET', `/api/tasks/${taskId}`)).body;
-    expect(task).toMatchObject({ title: 'v1', status: 'backlog', owner: null, metadata: { api_key: 'sk-planted-secret' }, updated_at: '2034-01-02T00:00:00.000Z' });
+    expect(task).toMatchObject({
+      title: 'v1',
+      status: 'backlog',
+      owner: null,
+      metadata: { api_key: 'sk-planted-secret' },
+      updated_at: '2034-01-02T00:00:00.000Z',
+    });
     const snaps = await app.call('GET', `/api/snapshots/task/${taskId}?limit=2`);
     expect(snaps.body.snapshots.map((s: { reason: string; actor: string }) => [s.reason, s.actor])).toEqual([
       ['reverted', 'ops-lead'],
@@ -131,7 +149,9 @@ describe('state snapshots and revert', () => {
     ]);
     expect(snaps.body.snapshots[1].state).toMatchObject({ title: 'v2', status: 'review' });
     for (const snap of snaps.body.snapshots) expect(Object.keys(snap.state)).not.toContain('json_segments');
-    const audit = await app.db.query(`SELECT action, actor, task_id FROM audit_log WHERE entity_id = $1 ORDER BY id DESC LIMIT 1`, [taskId]);
+    const audit = await app.db.query(`SELECT action, actor, task_id FROM audit_log WHERE entity_id = $1 ORDER BY id DESC LIMIT 1`, [
+      taskId,
+    ]);
     expect(audit.rows).toEqual([{ action: 'reverted', actor: 'ops-lead', task_id: taskId }]);
     const event = await app.db.query(`SELECT payload FROM event_outbox WHERE name = 'task:changed' ORDER BY id DESC LIMIT 1`);
     expect(event.rows[0]).toEqual({ payload: { action: 'reverted', taskId } });
@@ -162,10 +182,13 @@ describe('state snapshots and revert', () => {
   it('never answers 5xx to random revert bodies', async () => {
     const any = (await app.call('GET', `/api/snapshots/task/${taskId}`)).body.snapshots[0];
     await fc.assert(
-      fc.asyncProperty(fc.oneof(fc.record({ actor: fc.oneof(fc.string(), fc.integer()) }, { requiredKeys: [] }), fc.anything()), async (b) => {
-        const res = await app.call('POST', `/api/snapshots/${any.id}/revert`, { body: b });
-        expect(res.status).toBeLessThan(500);
-      }),
+      fc.asyncProperty(
+        fc.oneof(fc.record({ actor: fc.oneof(fc.string(), fc.integer()) }, { requiredKeys: [] }), fc.anything()),
+        async (b) => {
+          const res = await app.call('POST', `/api/snapshots/${any.id}/revert`, { body: b });
+          expect(res.status).toBeLessThan(500);
+        },
+      ),
       { numRuns: 30 },
     );
   });

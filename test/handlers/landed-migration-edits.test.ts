@@ -99,7 +99,10 @@ describe('a database migrated by an earlier text of a landed migration', () => {
     const held = randomUUID();
     const database = await earlierBuildDatabase('0800_agent_safety', { '0800_agent_safety': agentSafetyAt3a13dff }, async (db) => {
       const { rows } = await db.query<{ id: string }>(`INSERT INTO projects (id, name) VALUES (gen_random_uuid(), 'before') RETURNING id`);
-      await db.query(`INSERT INTO tasks (id, project_id, title, locked_by, locked_at, lock_token) VALUES ($1, $2, 'claimed thrice', 'agent-a', now(), 3)`, [held, rows[0]!.id]);
+      await db.query(
+        `INSERT INTO tasks (id, project_id, title, locked_by, locked_at, lock_token) VALUES ($1, $2, 'claimed thrice', 'agent-a', now(), 3)`,
+        [held, rows[0]!.id],
+      );
     });
     try {
       await upgradeWithServer(database.url, async (app) => {
@@ -116,7 +119,7 @@ describe('a database migrated by an earlier text of a landed migration', () => {
     }
   });
 
-  it('0900 as 2cfe0f1 wrote it (a full position index, a btree on created_at): the indexes become today\'s, and events still get positions', async () => {
+  it("0900 as 2cfe0f1 wrote it (a full position index, a btree on created_at): the indexes become today's, and events still get positions", async () => {
     const database = await earlierBuildDatabase('0900_event_outbox_sequencer', { '0900_event_outbox_sequencer': outboxSequencerAt2cfe0f1 });
     try {
       await upgradeWithServer(database.url, async (app) => {
@@ -137,7 +140,11 @@ describe('a database migrated by an earlier text of a landed migration', () => {
 
   for (const [commit, earlier, through] of [
     ['1f013ce', { '1000_claim_free_task': claimFreeTaskAt1f013ce }, '1000_claim_free_task'],
-    ['61989d8', { '1000_claim_free_task': claimFreeTaskAt61989d8, '1010_claim_dispatched_run': claimDispatchedRunAt61989d8 }, '1010_claim_dispatched_run'],
+    [
+      '61989d8',
+      { '1000_claim_free_task': claimFreeTaskAt61989d8, '1010_claim_dispatched_run': claimDispatchedRunAt61989d8 },
+      '1010_claim_dispatched_run',
+    ],
   ] as const) {
     it(`1000 as ${commit} wrote it (no js_iso; claim_free_task${commit === '1f013ce' ? ' with typed arguments' : ''}): later migrations apply, and a task claim works`, async () => {
       const database = await earlierBuildDatabase(through, earlier);
@@ -166,7 +173,7 @@ describe('a database migrated by an earlier text of a landed migration', () => {
   }
 });
 
-describe('a database migrated by today\'s texts', () => {
+describe("a database migrated by today's texts", () => {
   it('needs none of the repairs, so starting a server on it changes nothing in its schema', async () => {
     const database = await earlierBuildDatabase(migrations[migrations.length - 1]!.name, {});
     try {
@@ -176,9 +183,13 @@ describe('a database migrated by today\'s texts', () => {
           const { rows } = await db.query<{ needed: boolean }>(edit.needed);
           expect(rows[0]!.needed, edit.migration).toBe(false);
         }
-        const { rows: before } = await db.query<{ oid: number }>(`SELECT oid FROM pg_proc WHERE proname IN ('claim_free_task', 'task_state_json', 'js_iso') ORDER BY oid`);
+        const { rows: before } = await db.query<{ oid: number }>(
+          `SELECT oid FROM pg_proc WHERE proname IN ('claim_free_task', 'task_state_json', 'js_iso') ORDER BY oid`,
+        );
         expect(await migrate(db)).toEqual({ applied: [], repaired: [] });
-        const { rows: after } = await db.query<{ oid: number }>(`SELECT oid FROM pg_proc WHERE proname IN ('claim_free_task', 'task_state_json', 'js_iso') ORDER BY oid`);
+        const { rows: after } = await db.query<{ oid: number }>(
+          `SELECT oid FROM pg_proc WHERE proname IN ('claim_free_task', 'task_state_json', 'js_iso') ORDER BY oid`,
+        );
         expect(after).toEqual(before);
         expect(await schemaText(db)).toEqual(todaysShape);
       } finally {

@@ -5,7 +5,6 @@ import { useTestApp } from '../support/use-app';
 const app = useTestApp();
 const SECRET = 'sk-live-PLANTED-0xDEADBEEF';
 
-
 async function tableDump() {
   const out: Record<string, unknown[]> = {};
   for (const table of ['projects', 'tasks', 'workflows', 'audit_log', 'settings']) {
@@ -16,8 +15,11 @@ async function tableDump() {
 
 describe('legacy export', () => {
   it('exports projects, tasks, workflows, at most 500 audit rows and operator settings, with no secret anywhere', async () => {
-    const project = (await app.call('POST', '/api/projects', { body: { name: 'Exported', metadata: { db_password: SECRET, note: 'ok' } } })).body;
-    await app.call('POST', '/api/tasks', { body: { project_id: project.id, title: 'secretive', metadata: { nested: [{ access_token: SECRET }] } } });
+    const project = (await app.call('POST', '/api/projects', { body: { name: 'Exported', metadata: { db_password: SECRET, note: 'ok' } } }))
+      .body;
+    await app.call('POST', '/api/tasks', {
+      body: { project_id: project.id, title: 'secretive', metadata: { nested: [{ access_token: SECRET }] } },
+    });
     await app.db.query(
       `INSERT INTO settings (key, value, source, type) VALUES ('theme', '"dark"', 'config', 'string'),
          ('GATEWAY_TOKEN', $1, 'env', 'password'), ('POSTGRES_PASSWORD', $1, 'env', 'password')`,
@@ -60,7 +62,16 @@ const document = {
     { id: T1, project_id: P1, title: 'parent' },
     { id: T2, project_id: P1, title: 'child', parent_task_id: T1, dependency_ids: [T1], status: 'ready' },
   ],
-  auditLog: [{ timestamp: '2025-12-31T00:00:00.000Z', actor: 'old-system', action: 'created', entity_type: 'project', entity_id: P1, project_id: P1 }],
+  auditLog: [
+    {
+      timestamp: '2025-12-31T00:00:00.000Z',
+      actor: 'old-system',
+      action: 'created',
+      entity_type: 'project',
+      entity_id: P1,
+      project_id: P1,
+    },
+  ],
   settings: { theme: 'light' },
 };
 
@@ -69,7 +80,15 @@ describe('legacy import', () => {
     const before = await tableDump();
     const res = await app.call('POST', '/api/import/preview', { body: document });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ version: 1, projects: 2, tasks: 2, workflows: 1, auditLog: 1, hasSettings: true, projectNames: ['Imported one', 'Imported two'] });
+    expect(res.body).toEqual({
+      version: 1,
+      projects: 2,
+      tasks: 2,
+      workflows: 1,
+      auditLog: 1,
+      hasSettings: true,
+      projectNames: ['Imported one', 'Imported two'],
+    });
     expect(await tableDump()).toEqual(before);
     expect((await app.call('POST', '/api/import/preview', { body: { projects: [] } })).status).toBe(400);
     expect((await app.call('POST', '/api/import/preview', { body: { version: 1, tasks: [{ id: 'x' }] } })).status).toBe(400);
@@ -97,7 +116,9 @@ describe('legacy import', () => {
 
   it('replaces the tables of the sections given', async () => {
     const keep = (await app.call('POST', '/api/projects', { body: { name: 'Will vanish' } })).body;
-    const res = await app.call('POST', '/api/import', { body: { version: 1, mode: 'replace', projects: [{ id: P2, name: 'Only one' }], tasks: [] } });
+    const res = await app.call('POST', '/api/import', {
+      body: { version: 1, mode: 'replace', projects: [{ id: P2, name: 'Only one' }], tasks: [] },
+    });
     expect(res.status).toBe(200);
     const projects = (await app.call('GET', '/api/projects')).body.map((p: { id: string }) => p.id);
     expect(projects).toEqual([P2]);
@@ -109,7 +130,14 @@ describe('legacy import', () => {
     await app.call('POST', '/api/import', { body: document });
     const before = await tableDump();
     const cases = [
-      { ...document, mode: 'replace', tasks: [...document.tasks, { id: '20000000-0000-4000-8000-000000000009', project_id: '10000000-0000-4000-8000-00000000dead', title: 'orphan' }] },
+      {
+        ...document,
+        mode: 'replace',
+        tasks: [
+          ...document.tasks,
+          { id: '20000000-0000-4000-8000-000000000009', project_id: '10000000-0000-4000-8000-00000000dead', title: 'orphan' },
+        ],
+      },
       { ...document, mode: 'replace', tasks: [{ ...document.tasks[0], parent_task_id: '20000000-0000-4000-8000-00000000beef' }] },
       { ...document, projects: [{ id: P1, name: 'x', default_workflow_id: '30000000-0000-4000-8000-00000000dead' }] },
       { ...document, mode: 'replace', tasks: [{ id: T1, project_id: P1, title: '' }] },
@@ -143,12 +171,16 @@ describe('legacy import', () => {
     await app.db.query('UPDATE tasks SET parent_task_id = NULL, dependency_ids = $2 WHERE id = $1', [T1, []]);
     await app.db.query('UPDATE tasks SET parent_task_id = $2 WHERE id = $1', [T2, T1]);
     const stored = await tableDump();
-    const containsItsParent = await app.call('POST', '/api/import', { body: { ...document, tasks: [{ id: T1, project_id: P1, title: 'one', parent_task_id: T2 }] } });
+    const containsItsParent = await app.call('POST', '/api/import', {
+      body: { ...document, tasks: [{ id: T1, project_id: P1, title: 'one', parent_task_id: T2 }] },
+    });
     expect(containsItsParent.status).toBe(400);
     expect(containsItsParent.body.error).toMatch(new RegExp(`subtask cycle ${T1} -> ${T2} -> ${T1}`));
     expect(await tableDump()).toEqual(stored);
 
-    const selfDependent = await app.call('POST', '/api/import', { body: { ...document, tasks: [{ id: T3, project_id: P1, title: 'self', dependency_ids: [T3] }] } });
+    const selfDependent = await app.call('POST', '/api/import', {
+      body: { ...document, tasks: [{ id: T3, project_id: P1, title: 'self', dependency_ids: [T3] }] },
+    });
     expect(selfDependent.status).toBe(400);
     expect(selfDependent.body.error).toContain(`${T3} -> ${T3}`);
   });
@@ -163,9 +195,21 @@ describe('legacy import', () => {
   });
 
   it('never answers 5xx to random import bodies', async () => {
-    const row = fc.record({ id: fc.oneof(fc.uuid(), fc.string()), name: fc.string(), title: fc.string(), project_id: fc.oneof(fc.constant(P1), fc.uuid()) }, { requiredKeys: [] });
+    const row = fc.record(
+      { id: fc.oneof(fc.uuid(), fc.string()), name: fc.string(), title: fc.string(), project_id: fc.oneof(fc.constant(P1), fc.uuid()) },
+      { requiredKeys: [] },
+    );
     const body = fc.oneof(
-      fc.record({ version: fc.oneof(fc.integer(), fc.string()), mode: fc.constantFrom('merge', 'replace', 'x'), projects: fc.array(row, { maxLength: 3 }), tasks: fc.array(row, { maxLength: 3 }), settings: fc.dictionary(fc.string(), fc.anything()) }, { requiredKeys: [] }),
+      fc.record(
+        {
+          version: fc.oneof(fc.integer(), fc.string()),
+          mode: fc.constantFrom('merge', 'replace', 'x'),
+          projects: fc.array(row, { maxLength: 3 }),
+          tasks: fc.array(row, { maxLength: 3 }),
+          settings: fc.dictionary(fc.string(), fc.anything()),
+        },
+        { requiredKeys: [] },
+      ),
       fc.anything(),
     );
     await fc.assert(

@@ -66,7 +66,9 @@ describe('GET /api/metrics', () => {
     await createRun(app, type);
     const before = value((await app.call('GET', '/api/metrics', auth)).body, 'fleet_dispatcher_runs_total', { outcome: 'dispatched' }) ?? 0;
     await tick(app);
-    const budget = await app.call('POST', '/api/budgets', { body: { name: 'fleet cap', scope: 'fleet', period: 'monthly', cap_usd: 10, action_on_exceed: 'warn' } });
+    const budget = await app.call('POST', '/api/budgets', {
+      body: { name: 'fleet cap', scope: 'fleet', period: 'monthly', cap_usd: 10, action_on_exceed: 'warn' },
+    });
     expect(budget.status, JSON.stringify(budget.body)).toBe(201);
     clock.advance(60 * 60_000);
     const text = (await app.call('GET', '/api/metrics', auth)).body as string;

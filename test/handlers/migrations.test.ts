@@ -10,7 +10,10 @@ import { useTestApp } from '../support/use-app';
 const app = useTestApp();
 
 const insertReceipt = (kind: string) =>
-  app.db.query(`INSERT INTO action_receipts (action_id, kind, target_id, params_hash, actor) VALUES ($1, $2, 't', 'h', 'a')`, [randomUUID(), kind]);
+  app.db.query(`INSERT INTO action_receipts (action_id, kind, target_id, params_hash, actor) VALUES ($1, $2, 't', 'h', 'a')`, [
+    randomUUID(),
+    kind,
+  ]);
 
 describe('migrations on a live database', () => {
   it('appliedMigrations answers the order they ran in (the array), not name order', async () => {
@@ -72,7 +75,10 @@ describe('migrations on a database that already holds data', () => {
   it('gives every claim held when it runs a lease of 1800 s from that moment, and unclaimed tasks none', async () => {
     await beforeMigration('0800_agent_safety', async (db, apply) => {
       const { rows: p } = await db.query<{ id: string }>(`INSERT INTO projects (id, name) VALUES (gen_random_uuid(), 'p') RETURNING id`);
-      await db.query(`INSERT INTO tasks (id, project_id, title, locked_by, locked_at) VALUES (gen_random_uuid(), $1, 'held', 'agent-a', now() - interval '3 hours'), (gen_random_uuid(), $1, 'free', NULL, NULL)`, [p[0]!.id]);
+      await db.query(
+        `INSERT INTO tasks (id, project_id, title, locked_by, locked_at) VALUES (gen_random_uuid(), $1, 'held', 'agent-a', now() - interval '3 hours'), (gen_random_uuid(), $1, 'free', NULL, NULL)`,
+        [p[0]!.id],
+      );
       await apply();
       const { rows } = await db.query<{ title: string; lease_left: number | null }>(
         `SELECT title, extract(epoch FROM lease_expires_at - now())::float AS lease_left FROM tasks ORDER BY title`,
@@ -92,7 +98,9 @@ describe('migrations on a database that already holds data', () => {
       );
       const { rows: before } = await db.query<{ id: string; search_text: string }>('SELECT id, search_text FROM audit_log ORDER BY id');
       await apply();
-      const { rows: after } = await db.query<{ id: string; search_text: string }>('SELECT audit_id AS id, search_text FROM audit_search ORDER BY audit_id');
+      const { rows: after } = await db.query<{ id: string; search_text: string }>(
+        'SELECT audit_id AS id, search_text FROM audit_search ORDER BY audit_id',
+      );
       expect(after).toEqual(before);
       expect(after[0]!.search_text).toBe('op moved task {"status": "ready"} {"status": "done"}');
       expect((await db.query('SELECT 1 FROM audit_search_pending')).rows).toEqual([]);

@@ -17,7 +17,8 @@ describe('GET /api/org/summary', () => {
         ('coder', 'Coder', 'builder', 'eng', 'm1'), ('tester', NULL, 'qa', 'eng', NULL), ('pager', 'Pager', 'oncall', 'ops', NULL), ('drifter', NULL, NULL, NULL, NULL)`,
     );
     const project = (await app.call('POST', '/api/projects', { body: { name: 'Org' } })).body.id;
-    const mk = (owner: string, status: string) => app.call('POST', '/api/tasks', { body: { project_id: project, title: 't', owner, status } });
+    const mk = (owner: string, status: string) =>
+      app.call('POST', '/api/tasks', { body: { project_id: project, title: 't', owner, status } });
     await mk('coder', 'ready');
     await mk('coder', 'in_progress');
     await mk('coder', 'completed');

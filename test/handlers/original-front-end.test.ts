@@ -46,11 +46,17 @@ describe('query strings: unknown keys are ignored and named, known ones stay val
   it('ignores any unknown key on a strict route (property)', async () => {
     const known = new Set(['status', 'workspace_id', 'limit']);
     await fc.assert(
-      fc.asyncProperty(fc.uniqueArray(fc.stringMatching(/^[a-z_][a-z0-9_]{0,15}$/).filter((k) => !known.has(k)), { minLength: 1, maxLength: 4 }), async (keys) => {
-        const res = await app.call('GET', `/api/projects?${keys.map((k) => `${k}=1`).join('&')}`);
-        expect(res.status).toBe(200);
-        expect(res.headers['x-ignored-params']).toBe(keys.join(','));
-      }),
+      fc.asyncProperty(
+        fc.uniqueArray(
+          fc.stringMatching(/^[a-z_][a-z0-9_]{0,15}$/).filter((k) => !known.has(k)),
+          { minLength: 1, maxLength: 4 },
+        ),
+        async (keys) => {
+          const res = await app.call('GET', `/api/projects?${keys.map((k) => `${k}=1`).join('&')}`);
+          expect(res.status).toBe(200);
+          expect(res.headers['x-ignored-params']).toBe(keys.join(','));
+        },
+      ),
       { numRuns: 25 },
     );
   });
@@ -83,7 +89,8 @@ describe('query strings: unknown keys are ignored and named, known ones stay val
     const kept = await app.call('POST', '/api/tasks', { body: { project_id: project, title: 'live' } });
     const gone = await app.call('POST', '/api/tasks', { body: { project_id: project, title: 'old' } });
     expect((await app.call('POST', `/api/tasks/${gone.body.id}/archive`)).status).toBe(200);
-    const titles = async (q: string) => ((await app.call('GET', `/api/tasks/all?project_id=${project}${q}`)).body as Array<{ title: string }>).map((t) => t.title).sort();
+    const titles = async (q: string) =>
+      ((await app.call('GET', `/api/tasks/all?project_id=${project}${q}`)).body as Array<{ title: string }>).map((t) => t.title).sort();
     expect(await titles('')).toEqual(['live', 'old']);
     expect(await titles('&include_archived=true')).toEqual(['live', 'old']);
     expect(await titles('&include_archived=false')).toEqual(['live']);
@@ -94,7 +101,7 @@ describe('query strings: unknown keys are ignored and named, known ones stay val
   });
 });
 
-describe('bodies: the original client\'s names as aliases, unknown keys still refused', () => {
+describe("bodies: the original client's names as aliases, unknown keys still refused", () => {
   it('creates a task from text and category: text is the title, category goes to metadata.category', async () => {
     const created = await task({ text: 'Write the launch post', category: 'marketing', metadata: { source: 'ui' } });
     expect(created.title).toBe('Write the launch post');
@@ -112,13 +119,17 @@ describe('bodies: the original client\'s names as aliases, unknown keys still re
     const res = await app.call('PATCH', `/api/tasks/${created.id}`, { body: { text: 'After', category: 'ops' } });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body).toMatchObject({ title: 'After', metadata: { source: 'ui', category: 'ops' } });
-    const audit = await app.db.query<{ action: string }>(`SELECT action FROM audit_log WHERE entity_id = $1 AND action = 'updated'`, [created.id]);
+    const audit = await app.db.query<{ action: string }>(`SELECT action FROM audit_log WHERE entity_id = $1 AND action = 'updated'`, [
+      created.id,
+    ]);
     expect(audit.rows).toHaveLength(1);
     expect((await app.call('PATCH', `/api/tasks/${created.id}`, { body: { category: '' } })).status).toBe(400);
   });
 
-  it('takes category: null (the edit form\'s empty category) as no category, on create and on update', async () => {
-    const created = await app.call('POST', '/api/tasks', { body: { project_id: projectId, text: 'No category', category: null, metadata: { source: 'ui' } } });
+  it("takes category: null (the edit form's empty category) as no category, on create and on update", async () => {
+    const created = await app.call('POST', '/api/tasks', {
+      body: { project_id: projectId, text: 'No category', category: null, metadata: { source: 'ui' } },
+    });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     expect(created.body.metadata).toEqual({ source: 'ui' });
     const categorised = await task({ title: 'Had one', category: 'ops', metadata: { source: 'ui' } });
@@ -150,8 +161,12 @@ describe('bodies: the original client\'s names as aliases, unknown keys still re
     it('decides an approval with notes as the note', async () => {
       const run = await claimedRun(app, type);
       await app.call('POST', `/api/workflow-runs/${run.id}/start`, { body: { session_id: run.session } });
-      const opened = await app.call('POST', `/api/workflow-runs/${run.id}/approvals`, { body: { session_id: run.session, step_name: 'review' } });
-      const decided = await app.call('PATCH', `/api/approvals/${opened.body.approval.id}`, { body: { decision: 'approved', notes: 'ship it' } });
+      const opened = await app.call('POST', `/api/workflow-runs/${run.id}/approvals`, {
+        body: { session_id: run.session, step_name: 'review' },
+      });
+      const decided = await app.call('PATCH', `/api/approvals/${opened.body.approval.id}`, {
+        body: { decision: 'approved', notes: 'ship it' },
+      });
       expect(decided.status, JSON.stringify(decided.body)).toBe(200);
       const { rows } = await app.db.query<{ note: string }>('SELECT note FROM workflow_approvals WHERE id = $1', [opened.body.approval.id]);
       expect(rows[0]!.note).toBe('ship it');
@@ -159,21 +174,34 @@ describe('bodies: the original client\'s names as aliases, unknown keys still re
 
     it('updates an artifact from label, artifact_type, uri and status, and keeps the type rules', async () => {
       const run = await claimedRun(app, type);
-      const registered = await app.call('POST', `/api/workflow-runs/${run.id}/artifacts`, { body: { session_id: run.session, artifact_type: 'text', content: 'draft' } });
+      const registered = await app.call('POST', `/api/workflow-runs/${run.id}/artifacts`, {
+        body: { session_id: run.session, artifact_type: 'text', content: 'draft' },
+      });
       const id = registered.body.id as string;
-      const res = await app.call('PATCH', `/api/artifacts/${id}`, { body: { label: 'Launch post', artifact_type: 'url', uri: 'https://example.com/launch', status: 'published' } });
+      const res = await app.call('PATCH', `/api/artifacts/${id}`, {
+        body: { label: 'Launch post', artifact_type: 'url', uri: 'https://example.com/launch', status: 'published' },
+      });
       expect(res.status, JSON.stringify(res.body)).toBe(200);
-      expect(res.body).toMatchObject({ title: 'Launch post', artifact_type: 'url', uri: 'https://example.com/launch', status: 'published' });
+      expect(res.body).toMatchObject({
+        title: 'Launch post',
+        artifact_type: 'url',
+        uri: 'https://example.com/launch',
+        status: 'published',
+      });
       const badUrl = await app.call('PATCH', `/api/artifacts/${id}`, { body: { uri: 'file:///etc/passwd' } });
       expect(badUrl.status).toBe(400);
-      const fileWithoutUri = await app.call('POST', `/api/workflow-runs/${run.id}/artifacts`, { body: { session_id: run.session, artifact_type: 'text', content: 'x' } });
+      const fileWithoutUri = await app.call('POST', `/api/workflow-runs/${run.id}/artifacts`, {
+        body: { session_id: run.session, artifact_type: 'text', content: 'x' },
+      });
       expect((await app.call('PATCH', `/api/artifacts/${fileWithoutUri.body.id}`, { body: { artifact_type: 'file' } })).status).toBe(400);
       expect((await app.call('PATCH', `/api/artifacts/${id}`, { body: { artifact_type: 'video' } })).status).toBe(400);
     });
 
     it('takes artifact_type: "" (the edit form\'s untouched type) as absent', async () => {
       const run = await claimedRun(app, type);
-      const registered = await app.call('POST', `/api/workflow-runs/${run.id}/artifacts`, { body: { session_id: run.session, artifact_type: 'url', uri: 'https://example.com/a' } });
+      const registered = await app.call('POST', `/api/workflow-runs/${run.id}/artifacts`, {
+        body: { session_id: run.session, artifact_type: 'url', uri: 'https://example.com/a' },
+      });
       const id = registered.body.id as string;
       const res = await app.call('PATCH', `/api/artifacts/${id}`, { body: { label: 'Renamed', artifact_type: '', status: 'published' } });
       expect(res.status, JSON.stringify(res.body)).toBe(200);
@@ -184,7 +212,9 @@ describe('bodies: the original client\'s names as aliases, unknown keys still re
 
     it('changes metadata, status or title of a text artifact that arrived without content (restore, import); content rules judge only a change of type or content', async () => {
       const run = await claimedRun(app, type);
-      const registered = await app.call('POST', `/api/workflow-runs/${run.id}/artifacts`, { body: { session_id: run.session, artifact_type: 'text', content: 'x' } });
+      const registered = await app.call('POST', `/api/workflow-runs/${run.id}/artifacts`, {
+        body: { session_id: run.session, artifact_type: 'text', content: 'x' },
+      });
       const id = registered.body.id as string;
       // what a restore or an import writes: the original system's artifacts carry no content
       await app.db.query('UPDATE workflow_artifacts SET content = NULL WHERE id = $1', [id]);
@@ -194,7 +224,10 @@ describe('bodies: the original client\'s names as aliases, unknown keys still re
       const status = await app.call('PATCH', `/api/artifacts/${id}`, { body: { status: 'published', label: 'Imported' } });
       expect(status.status, JSON.stringify(status.body)).toBe(200);
       expect(status.body).toMatchObject({ status: 'published', title: 'Imported', content: null });
-      const audit = await app.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM audit_log WHERE entity_id = $1 AND action = 'updated'`, [id]);
+      const audit = await app.db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM audit_log WHERE entity_id = $1 AND action = 'updated'`,
+        [id],
+      );
       expect(audit.rows[0]!.n).toBe(2);
       // a change that touches the type rules is still judged by them
       expect((await app.call('PATCH', `/api/artifacts/${id}`, { body: { content: null } })).status).toBe(400);

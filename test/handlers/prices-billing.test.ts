@@ -4,7 +4,16 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/use-app';
-import { auditActions, claimedRun, createRun, emptyDispatchQueue, fakeRuntime, fakeTime, runStatus, templateWithRoute } from './workflow-support';
+import {
+  auditActions,
+  claimedRun,
+  createRun,
+  emptyDispatchQueue,
+  fakeRuntime,
+  fakeTime,
+  runStatus,
+  templateWithRoute,
+} from './workflow-support';
 
 /** Honest prices: the stored price table, price history, cache writes, repricing and billing modes. */
 const pricesFile = path.join(os.tmpdir(), `prices-billing-${process.pid}-${Date.now()}.json`);
@@ -45,7 +54,10 @@ async function report(runId: string, usage: Record<string, unknown>) {
 }
 
 async function outbox(name: string): Promise<Array<Record<string, unknown>>> {
-  const { rows } = await app.db.query<{ payload: Record<string, unknown> }>('SELECT payload FROM event_outbox WHERE name = $1 ORDER BY id', [name]);
+  const { rows } = await app.db.query<{ payload: Record<string, unknown> }>(
+    'SELECT payload FROM event_outbox WHERE name = $1 ORDER BY id',
+    [name],
+  );
   return rows.map((r) => r.payload);
 }
 
@@ -59,7 +71,13 @@ describe('PUT and GET /api/costs/prices', () => {
     ]);
     const answer = await putPrices({
       'both-model': [
-        { input_per_million: 3, output_per_million: 15, cached_input_per_million: 0.3, cache_write_per_million: 3.75, effective_from: '2026-11-01' },
+        {
+          input_per_million: 3,
+          output_per_million: 15,
+          cached_input_per_million: 0.3,
+          cache_write_per_million: 3.75,
+          effective_from: '2026-11-01',
+        },
         { input_per_million: 1, output_per_million: 5 },
       ],
       'db-model': { input_per_million: 4, output_per_million: 4, billing: 'subscription' },
@@ -70,14 +88,22 @@ describe('PUT and GET /api/costs/prices', () => {
         source: 'database',
         prices: [
           { input_per_million: 1, output_per_million: 5 },
-          { input_per_million: 3, output_per_million: 15, cached_input_per_million: 0.3, cache_write_per_million: 3.75, effective_from: '2026-11-01' },
+          {
+            input_per_million: 3,
+            output_per_million: 15,
+            cached_input_per_million: 0.3,
+            cache_write_per_million: 3.75,
+            effective_from: '2026-11-01',
+          },
         ],
       },
       { model_id: 'db-model', source: 'database', prices: [{ input_per_million: 4, output_per_million: 4, billing: 'subscription' }] },
       { model_id: 'file-model', source: 'file', prices: [{ input_per_million: 2, output_per_million: 10 }] },
     ]);
     expect((await app.call('GET', '/api/costs/prices')).body.models).toEqual(answer.models);
-    const audit = await app.db.query<{ action: string; actor: string }>(`SELECT action, actor FROM audit_log WHERE entity_type = 'model_prices'`);
+    const audit = await app.db.query<{ action: string; actor: string }>(
+      `SELECT action, actor FROM audit_log WHERE entity_type = 'model_prices'`,
+    );
     expect(audit.rows).toEqual([{ action: 'prices_replaced', actor: 'dashboard-operator' }]);
     expect(await outbox('prices:changed')).toEqual([{ models: 2 }]);
     // {} removes every stored price: the file's apply again
@@ -94,7 +120,17 @@ describe('PUT and GET /api/costs/prices', () => {
       [{ prices: { m: { input_per_million: -1, output_per_million: 1 } } }, /prices\.m\.0\.input_per_million/],
       [{ prices: { m: { input_per_million: 1 } } }, /output_per_million/],
       [{ prices: { m: { input_per_million: 1, output_per_million: 1, effective_from: 'yesterday' } } }, /effective_from: must be a day/],
-      [{ prices: { m: [{ input_per_million: 1, output_per_million: 1 }, { input_per_million: 2, output_per_million: 2 }] } }, /only one price may have no effective_from/],
+      [
+        {
+          prices: {
+            m: [
+              { input_per_million: 1, output_per_million: 1 },
+              { input_per_million: 2, output_per_million: 2 },
+            ],
+          },
+        },
+        /only one price may have no effective_from/,
+      ],
       [{ prices: { m: { input_per_million: 1, output_per_million: 1, billing: 'free' } } }, /billing: must be metered or subscription/],
       [{ prices: { m: { input_per_million: 1, output_per_million: 1, surprise: 1 } } }, /surprise/],
       [{ prices: [] }, /prices/],
@@ -144,12 +180,19 @@ describe('pricing usage from the table in effect', () => {
   it('prices cache reads and cache writes at their own rates, and refuses more cache than input', async () => {
     await putPrices({ m: { input_per_million: 3, output_per_million: 15, cached_input_per_million: 0.3, cache_write_per_million: 3.75 } });
     const run = await createRun(app, type);
-    const answered = await report(run.id, { model_id: 'm', input_tokens: 3_000_000, cached_tokens: 1_000_000, cache_write_tokens: 1_000_000 });
+    const answered = await report(run.id, {
+      model_id: 'm',
+      input_tokens: 3_000_000,
+      cached_tokens: 1_000_000,
+      cache_write_tokens: 1_000_000,
+    });
     expect(answered).toMatchObject({ cache_write_tokens: 1_000_000, cost_estimate: 7.05, cost_source: 'table' });
     const over = await app.call('PATCH', `/api/workflow-runs/${run.id}`, { body: { cache_write_tokens: 2_500_000 } });
     expect(over.status).toBe(400);
     expect(over.body.error).toMatch(/cache_write_tokens must not exceed input_tokens less cached_tokens/);
-    const inOneBody = await app.call('PATCH', `/api/workflow-runs/${run.id}`, { body: { input_tokens: 10, cached_tokens: 6, cache_write_tokens: 5 } });
+    const inOneBody = await app.call('PATCH', `/api/workflow-runs/${run.id}`, {
+      body: { input_tokens: 10, cached_tokens: 6, cache_write_tokens: 5 },
+    });
     expect(inOneBody.status).toBe(400);
     expect(inOneBody.body.error).toMatch(/cache_write_tokens/);
     expect(await runStatus(app, run.id)).toMatchObject({ cache_write_tokens: 1_000_000, cost_estimate: 7.05 });
@@ -165,7 +208,7 @@ describe('pricing usage from the table in effect', () => {
 });
 
 describe('POST /api/costs/reprice', () => {
-  it('reprices the window\'s table-priced and unpriced runs at the new prices, never an agent\'s own cost, with an audit row and event each', async () => {
+  it("reprices the window's table-priced and unpriced runs at the new prices, never an agent's own cost, with an audit row and event each", async () => {
     await putPrices({ m: { input_per_million: 1, output_per_million: 1 } });
     const tablePriced = await createRun(app, type);
     await report(tablePriced.id, { model_id: 'm', input_tokens: 1_000_000 });
@@ -200,11 +243,18 @@ describe('POST /api/costs/reprice', () => {
     expect((await auditActions(app, tablePriced.id)).at(-1)).toEqual({ action: 'repriced', actor: 'dashboard-operator' });
     expect((await auditActions(app, agentPriced.id)).map((a) => a.action)).not.toContain('repriced');
     const events = await outbox('run-updated');
-    expect(events.filter((e) => e.action === 'repriced').map((e) => e.runId).sort()).toEqual([tablePriced.id, unpriced.id].sort());
+    expect(
+      events
+        .filter((e) => e.action === 'repriced')
+        .map((e) => e.runId)
+        .sort(),
+    ).toEqual([tablePriced.id, unpriced.id].sort());
 
     // the same again changes nothing; a model the table no longer prices keeps its cost
     await putPrices({ 'new-model': { input_per_million: 2, output_per_million: 2 } });
-    const again = await app.call('POST', '/api/costs/reprice', { body: { from: '2026-11-20T00:00:00Z', to: '2026-11-21T00:00:00Z', actor: 'ops-pricing' } });
+    const again = await app.call('POST', '/api/costs/reprice', {
+      body: { from: '2026-11-20T00:00:00Z', to: '2026-11-21T00:00:00Z', actor: 'ops-pricing' },
+    });
     expect(again.body).toMatchObject({ examined: 2, changed: 0, without_price: 1 });
     expect(await runStatus(app, tablePriced.id)).toMatchObject({ cost_estimate: 5 });
   });
@@ -218,7 +268,8 @@ describe('POST /api/costs/reprice', () => {
     const unpriced = await createRun(app, type);
     await report(unpriced.id, { model_id: 'later-model', input_tokens: 500_000 });
     await putPrices({ m: { input_per_million: 2, output_per_million: 2 }, 'later-model': { input_per_million: 4, output_per_million: 4 } });
-    const auditRows = async () => (await app.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM audit_log WHERE action = 'repriced'`)).rows[0]!.n;
+    const auditRows = async () =>
+      (await app.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM audit_log WHERE action = 'repriced'`)).rows[0]!.n;
     const before = await auditRows();
     const events = (await outbox('run-updated')).length;
 
@@ -227,9 +278,33 @@ describe('POST /api/costs/reprice', () => {
     expect(preview.body).toMatchObject({ dry_run: true, examined: 3, changed: 3, cost_before: 4, cost_after: 10, unpriced_before: 1 });
     // the largest change first: 3 → 6, then the unpriced run's 0 → 2, then 1 → 2
     expect(preview.body.changes).toEqual([
-      { id: big.id, workflow_type: type, model_id: 'm', cost_before: 3, cost_after: 6, billing_before: 'metered', billing_after: 'metered' },
-      { id: unpriced.id, workflow_type: type, model_id: 'later-model', cost_before: null, cost_after: 2, billing_before: 'metered', billing_after: 'metered' },
-      { id: cheap.id, workflow_type: type, model_id: 'm', cost_before: 1, cost_after: 2, billing_before: 'metered', billing_after: 'metered' },
+      {
+        id: big.id,
+        workflow_type: type,
+        model_id: 'm',
+        cost_before: 3,
+        cost_after: 6,
+        billing_before: 'metered',
+        billing_after: 'metered',
+      },
+      {
+        id: unpriced.id,
+        workflow_type: type,
+        model_id: 'later-model',
+        cost_before: null,
+        cost_after: 2,
+        billing_before: 'metered',
+        billing_after: 'metered',
+      },
+      {
+        id: cheap.id,
+        workflow_type: type,
+        model_id: 'm',
+        cost_before: 1,
+        cost_after: 2,
+        billing_before: 'metered',
+        billing_after: 'metered',
+      },
     ]);
     expect(await runStatus(app, big.id)).toMatchObject({ cost_estimate: 3 });
     expect(await runStatus(app, unpriced.id)).toMatchObject({ cost_estimate: null, cost_source: null });
@@ -265,7 +340,7 @@ describe('POST /api/costs/reprice', () => {
 });
 
 describe('billing modes', () => {
-  it('keeps a subscription agent\'s runs at their list price as a shadow cost: out of billed totals, answered as subscription_cost', async () => {
+  it("keeps a subscription agent's runs at their list price as a shadow cost: out of billed totals, answered as subscription_cost", async () => {
     const billing = await app.call('PUT', '/api/agents/writer/billing', { body: { billing: 'subscription' } });
     expect(billing.status, JSON.stringify(billing.body)).toBe(200);
     expect(billing.body).toEqual({ agent_id: 'writer', billing: 'subscription' });
@@ -300,7 +375,9 @@ describe('billing modes', () => {
   it('counts subscription runs in a budget of basis list and not in one of basis billed (the default); tokens count in both', async () => {
     await app.call('PUT', '/api/agents/writer/billing', { body: { billing: 'subscription' } });
     await putPrices({ m: { input_per_million: 1, output_per_million: 1 } });
-    const billed = await app.call('POST', '/api/budgets', { body: { name: 'billed', scope: 'agent', scope_id: 'writer', period: 'daily', cap_usd: 1, action_on_exceed: 'warn' } });
+    const billed = await app.call('POST', '/api/budgets', {
+      body: { name: 'billed', scope: 'agent', scope_id: 'writer', period: 'daily', cap_usd: 1, action_on_exceed: 'warn' },
+    });
     const list = await app.call('POST', '/api/budgets', {
       body: { name: 'list', scope: 'agent', scope_id: 'writer', period: 'weekly', cap_usd: 1, action_on_exceed: 'warn', basis: 'list' },
     });
@@ -308,13 +385,19 @@ describe('billing modes', () => {
     expect(list.body.budget.basis).toBe('list');
     const run = await createRun(app, type, { owner_agent_id: 'writer' });
     await report(run.id, { model_id: 'm', input_tokens: 1_500_000 });
-    const budgets = (await app.call('GET', '/api/budgets')).body.budgets as Array<{ name: string; current_spend: { usd: number; tokens: number }; status: string }>;
+    const budgets = (await app.call('GET', '/api/budgets')).body.budgets as Array<{
+      name: string;
+      current_spend: { usd: number; tokens: number };
+      status: string;
+    }>;
     expect(budgets.find((b) => b.name === 'billed')).toMatchObject({ current_spend: { usd: 0, tokens: 1_500_000 }, status: 'under' });
     expect(budgets.find((b) => b.name === 'list')).toMatchObject({ current_spend: { usd: 1.5, tokens: 1_500_000 }, status: 'warned' });
     const patched = await app.call('PATCH', `/api/budgets/${billed.body.budget.id}`, { body: { basis: 'list' } });
     expect(patched.status).toBe(200);
     expect(patched.body.budget).toMatchObject({ basis: 'list', status: 'warned' });
-    const bad = await app.call('POST', '/api/budgets', { body: { name: 'x', scope: 'fleet', period: 'daily', cap_usd: 1, action_on_exceed: 'warn', basis: 'shadow' } });
+    const bad = await app.call('POST', '/api/budgets', {
+      body: { name: 'x', scope: 'fleet', period: 'daily', cap_usd: 1, action_on_exceed: 'warn', basis: 'shadow' },
+    });
     expect(bad.status).toBe(400);
     expect(JSON.stringify(bad.body)).toMatch(/basis/);
   });
@@ -331,18 +414,33 @@ describe('billing modes', () => {
 });
 
 describe('budget-updated', () => {
-  it('is published when a budget\'s status changes (breach, recovery), once, and not for an unchanged evaluation', async () => {
-    const created = await app.call('POST', '/api/budgets', { body: { name: 'cap', scope: 'agent', scope_id: 'writer', period: 'daily', cap_usd: 1, action_on_exceed: 'pause_new_runs' } });
+  it("is published when a budget's status changes (breach, recovery), once, and not for an unchanged evaluation", async () => {
+    const created = await app.call('POST', '/api/budgets', {
+      body: { name: 'cap', scope: 'agent', scope_id: 'writer', period: 'daily', cap_usd: 1, action_on_exceed: 'pause_new_runs' },
+    });
     const id = created.body.budget.id as string;
     const { rows: start } = await app.db.query<{ n: string }>('SELECT coalesce(max(id), 0) AS n FROM event_outbox');
     const since = async () =>
-      (await app.db.query<{ payload: Record<string, unknown> }>(`SELECT payload FROM event_outbox WHERE name = 'budget-updated' AND id > $1 ORDER BY id`, [start[0]!.n])).rows.map((r) => r.payload);
+      (
+        await app.db.query<{ payload: Record<string, unknown> }>(
+          `SELECT payload FROM event_outbox WHERE name = 'budget-updated' AND id > $1 ORDER BY id`,
+          [start[0]!.n],
+        )
+      ).rows.map((r) => r.payload);
     const { id: runId, session } = await claimedRun(app, type);
     await app.call('POST', `/api/workflow-runs/${runId}/heartbeat`, { body: { session_id: session, cost_estimate: 1.2 } });
     await app.call('GET', '/api/budgets');
     await app.call('GET', '/api/budgets');
     expect(await since()).toEqual([
-      { budgetId: id, name: 'cap', event_kind: 'paused', status: 'breached', period_key: '2026-11-20', pct_of_cap: 120, action_on_exceed: 'pause_new_runs' },
+      {
+        budgetId: id,
+        name: 'cap',
+        event_kind: 'paused',
+        status: 'breached',
+        period_key: '2026-11-20',
+        pct_of_cap: 120,
+        action_on_exceed: 'pause_new_runs',
+      },
     ]);
     await app.call('PATCH', `/api/budgets/${id}`, { body: { cap_usd: 5 } });
     await app.call('GET', '/api/budgets');

@@ -7,7 +7,9 @@ import { createRun, fakeTime, runStatus, templateWithRoute } from './workflow-su
 
 const pricesFile = path.join(os.tmpdir(), `prices-${process.pid}-${Date.now()}.json`);
 // Registered before the app's own hook, so the price file exists when the app reads it.
-beforeAll(() => writeFile(pricesFile, JSON.stringify({ 'model-a': { input_per_million: 3, output_per_million: 15, cached_input_per_million: 0.3 } })));
+beforeAll(() =>
+  writeFile(pricesFile, JSON.stringify({ 'model-a': { input_per_million: 3, output_per_million: 15, cached_input_per_million: 0.3 } })),
+);
 const app = useTestApp({ env: { MODEL_PRICES_FILE: pricesFile } });
 let type: string;
 
@@ -24,14 +26,20 @@ describe('usage reported without a cost is priced from MODEL_PRICES_FILE', () =>
     });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     // 1M uncached x 3 + 1M cached x 0.3 + 0.1M x 15 = 4.8
-    expect(await runStatus(app, run.id)).toMatchObject({ cost_estimate: 4.8, currency: 'USD', reported_at: new Date('2026-11-20T12:00:00Z') });
+    expect(await runStatus(app, run.id)).toMatchObject({
+      cost_estimate: 4.8,
+      currency: 'USD',
+      reported_at: new Date('2026-11-20T12:00:00Z'),
+    });
     const summary = await app.call('GET', '/api/costs/summary?days=1');
     expect(summary.body.total_window).toBe(4.8);
   });
 
   it('keeps a reported cost as given, and leaves an unlisted model unpriced (null, never a guess)', async () => {
     const given = await createRun(app, type);
-    await app.call('PATCH', `/api/workflow-runs/${given.id}`, { body: { model_id: 'model-a', input_tokens: 1_000_000, cost_estimate: 0.5 } });
+    await app.call('PATCH', `/api/workflow-runs/${given.id}`, {
+      body: { model_id: 'model-a', input_tokens: 1_000_000, cost_estimate: 0.5 },
+    });
     expect(await runStatus(app, given.id)).toMatchObject({ cost_estimate: 0.5 });
     const unknown = await createRun(app, type);
     const res = await app.call('PATCH', `/api/workflow-runs/${unknown.id}`, { body: { model_id: 'model-z', input_tokens: 1_000_000 } });

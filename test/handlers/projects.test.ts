@@ -17,7 +17,14 @@ describe('projects', () => {
   it('creates a project with defaults and returns 201 with the full record', async () => {
     const res = await app.call('POST', '/api/projects', { body: { name: 'Launch', tags: ['q3'] } });
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ name: 'Launch', description: '', status: 'active', tags: ['q3'], metadata: {}, default_workflow_id: null });
+    expect(res.body).toMatchObject({
+      name: 'Launch',
+      description: '',
+      status: 'active',
+      tags: ['q3'],
+      metadata: {},
+      default_workflow_id: null,
+    });
     expect(res.body.id).toMatch(/^[0-9a-f-]{36}$/);
     expect(new Date(res.body.created_at).toISOString()).toBe(res.body.created_at);
     const audit = await auditRows(res.body.id);
@@ -68,7 +75,9 @@ describe('projects', () => {
     const listed = list.body.find((p: { id: string }) => p.id === created.body.id);
     expect(listed.default_workflow_id).toBe(workflowId);
     expect(listed).not.toHaveProperty('default_workflow');
-    const badRef = await app.call('POST', '/api/projects', { body: { name: 'x', default_workflow_id: '22222222-2222-4222-8222-222222222222' } });
+    const badRef = await app.call('POST', '/api/projects', {
+      body: { name: 'x', default_workflow_id: '22222222-2222-4222-8222-222222222222' },
+    });
     expect(badRef.status).toBe(400);
     expect(badRef.body.error).toMatch(/default_workflow_id/);
   });

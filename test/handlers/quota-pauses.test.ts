@@ -26,8 +26,14 @@ async function agentEntry(agent: string) {
 }
 
 async function pauseTraces(agent: string) {
-  const audit = await app.db.query<{ action: string; actor: string }>(`SELECT action, actor FROM audit_log WHERE entity_type = 'agent' AND entity_id = $1 AND action LIKE 'dispatch_%' ORDER BY id`, [agent]);
-  const events = await app.db.query<{ payload: { status: string } }>(`SELECT payload FROM event_outbox WHERE name = 'agent-status-changed' AND payload->>'agent' = $1 AND payload->>'status' LIKE 'dispatch_%' ORDER BY id`, [agent]);
+  const audit = await app.db.query<{ action: string; actor: string }>(
+    `SELECT action, actor FROM audit_log WHERE entity_type = 'agent' AND entity_id = $1 AND action LIKE 'dispatch_%' ORDER BY id`,
+    [agent],
+  );
+  const events = await app.db.query<{ payload: { status: string } }>(
+    `SELECT payload FROM event_outbox WHERE name = 'agent-status-changed' AND payload->>'agent' = $1 AND payload->>'status' LIKE 'dispatch_%' ORDER BY id`,
+    [agent],
+  );
   return { audit: audit.rows, events: events.rows.map((e) => e.payload.status) };
 }
 
@@ -40,7 +46,14 @@ describe('provider quota pauses', () => {
     await app.call('POST', `/api/workflow-runs/${id}/start`, { body: { session_id: session } });
     const res = await fail(id, session, { error_class: 'quota_exhausted', retry_after_seconds: 120 });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    expect(res.body).toMatchObject({ status: 'queued', error_class: 'quota_exhausted', last_error: 'provider says no', dispatch_attempts: 0, retry_count: 0, claim_session_id: null });
+    expect(res.body).toMatchObject({
+      status: 'queued',
+      error_class: 'quota_exhausted',
+      last_error: 'provider says no',
+      dispatch_attempts: 0,
+      retry_count: 0,
+      claim_session_id: null,
+    });
     const steps = await app.db.query<{ status: string }>(`SELECT status FROM workflow_steps WHERE run_id = $1 ORDER BY step_order`, [id]);
     expect(steps.rows.map((s) => s.status)).toEqual(['pending', 'pending', 'pending']);
     expect(await agentEntry(writer)).toMatchObject({
@@ -57,7 +70,9 @@ describe('provider quota pauses', () => {
     expect((await runStatus(app, id)).status).toBe('queued');
     expect((await runStatus(app, other.id)).status).toBe('dispatched');
     const stats = await app.call('GET', '/api/workflow-runs/dispatcher/stats');
-    expect(stats.body.paused_agents).toEqual([{ agent_id: writer, dispatch_paused_until: '2026-11-01T12:02:00.000Z', pause_reason: 'quota_exhausted: provider says no' }]);
+    expect(stats.body.paused_agents).toEqual([
+      { agent_id: writer, dispatch_paused_until: '2026-11-01T12:02:00.000Z', pause_reason: 'quota_exhausted: provider says no' },
+    ]);
     app.clock().advance(120 * SEC);
     expect(await tick(app)).toMatchObject({ dispatched: 1, heldByPause: 0 });
     expect(await runStatus(app, id)).toMatchObject({ status: 'dispatched', dispatch_attempts: 1 });
@@ -77,7 +92,11 @@ describe('provider quota pauses', () => {
       expect(res.body.status).toBe('queued');
     }
     const entry = await agentEntry(writer);
-    expect(entry).toMatchObject({ status: 'online', dispatch_paused_until: '2026-11-01T12:15:10.000Z', pause_reason: 'rate_limited: provider says no' });
+    expect(entry).toMatchObject({
+      status: 'online',
+      dispatch_paused_until: '2026-11-01T12:15:10.000Z',
+      pause_reason: 'rate_limited: provider says no',
+    });
     expect(await pauseTraces(writer)).toEqual({ audit: [{ action: 'dispatch_paused', actor: 'system' }], events: ['dispatch_paused'] });
     expect(await tick(app)).toMatchObject({ dispatched: 0, heldByPause: 5 });
     // a failure after the window ends pauses again, once
@@ -118,7 +137,10 @@ describe('provider quota pauses', () => {
     const plain = await fail(a.id, a.session);
     expect(plain.body).toMatchObject({ status: 'failed', error_class: 'agent_error' });
     const b = await claimedBy(type, writer);
-    expect((await fail(b.id, b.session, { error_class: 'provider_error', retry_after_seconds: 60 })).body).toMatchObject({ status: 'failed', error_class: 'provider_error' });
+    expect((await fail(b.id, b.session, { error_class: 'provider_error', retry_after_seconds: 60 })).body).toMatchObject({
+      status: 'failed',
+      error_class: 'provider_error',
+    });
     expect(await agentEntry(writer)).toBeUndefined();
     const c = await claimedBy(type, writer);
     for (const [extra, field] of [

@@ -42,7 +42,9 @@ describe('a restore applied twice at once', () => {
       expect(d.body).toMatchObject({ error: 'restore_in_progress', code: 'restore_in_progress', restoreId });
     }
     expect(await failureRows(restoreId)).toBe(0);
-    const { rows } = await app.db.query<{ last_error: string | null }>('SELECT last_error FROM restore_checkpoints WHERE restore_id = $1', [restoreId]);
+    const { rows } = await app.db.query<{ last_error: string | null }>('SELECT last_error FROM restore_checkpoints WHERE restore_id = $1', [
+      restoreId,
+    ]);
     expect(rows[0]!.last_error).toBeNull();
     const after = await app.call('POST', '/api/restore/apply', { body: request });
     expect(after.status).toBe(200);

@@ -8,12 +8,23 @@ const app = useTestApp();
 describe('the restore preview’s sample of rows', () => {
   it('shows added rows as the snapshot holds them and changed rows column by column, secrets redacted on both sides, long values cut', async () => {
     const project = (await app.call('POST', '/api/projects', { body: { name: 'Sampled' } })).body.id;
-    const task = (await app.call('POST', '/api/tasks', { body: { project_id: project, title: 'Title in the snapshot', description: 'x'.repeat(500), metadata: { api_key: 'sk-live-secret', note: 'kept' } } })).body.id;
+    const task = (
+      await app.call('POST', '/api/tasks', {
+        body: {
+          project_id: project,
+          title: 'Title in the snapshot',
+          description: 'x'.repeat(500),
+          metadata: { api_key: 'sk-live-secret', note: 'kept' },
+        },
+      })
+    ).body.id;
     const view = (await app.call('POST', '/api/views', { body: { name: 'View in the snapshot', filters: {} } })).body.id;
     const created = await app.call('POST', '/api/snapshots', { body: { name: 'sampled' } });
     expect(created.status).toBe(201);
 
-    expect((await app.call('PATCH', `/api/tasks/${task}`, { body: { title: 'Title changed later', description: 'y'.repeat(500) } })).status).toBe(200);
+    expect(
+      (await app.call('PATCH', `/api/tasks/${task}`, { body: { title: 'Title changed later', description: 'y'.repeat(500) } })).status,
+    ).toBe(200);
     await app.db.query(`UPDATE tasks SET metadata = jsonb_set(metadata, '{api_key}', '"sk-rotated-secret"') WHERE id = $1`, [task]);
     await app.db.query('DELETE FROM saved_views WHERE id = $1', [view]);
 
@@ -40,7 +51,8 @@ describe('the restore preview’s sample of rows', () => {
 
   it('keeps at most a few rows of each kind whatever the table holds', async () => {
     const project = (await app.call('POST', '/api/projects', { body: { name: 'Many' } })).body.id;
-    for (let i = 0; i < PREVIEW_SAMPLE_ROWS + 2; i++) await app.call('POST', '/api/tasks', { body: { project_id: project, title: `Many ${i}` } });
+    for (let i = 0; i < PREVIEW_SAMPLE_ROWS + 2; i++)
+      await app.call('POST', '/api/tasks', { body: { project_id: project, title: `Many ${i}` } });
     const created = await app.call('POST', '/api/snapshots', { body: { name: 'many' } });
     await app.db.query(`UPDATE tasks SET title = title || ' later', updated_at = now() WHERE project_id = $1`, [project]);
     const preview = await app.call('POST', '/api/restore/preview', { body: { snapshot_id: created.body.snapshot_id } });

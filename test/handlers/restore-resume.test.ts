@@ -43,7 +43,9 @@ describe('restore resume', () => {
     expect(baseTasks.rows).toEqual([{ title: 't base 1' }]);
     expect(rows[0]!.completed_tables).toContain('delete:tasks');
 
-    const resumed = await app.call('POST', '/api/restore/apply', { body: { snapshot_id: created.body.snapshot_id, mode: 'replace', restoreId } });
+    const resumed = await app.call('POST', '/api/restore/apply', {
+      body: { snapshot_id: created.body.snapshot_id, mode: 'replace', restoreId },
+    });
     expect(resumed.status).toBe(200);
     expect(resumed.body).toMatchObject({ restoreId, duplicate: false, resumed: true, summary: { resumed: true, mode: 'replace' } });
     const live = await liveTables(app.db);
@@ -56,7 +58,9 @@ describe('restore resume', () => {
     const tables = progress.rows.map((r) => r.table);
     expect(new Set(tables).size).toBe(tables.length); // one event per completed table, none repeated by the resume
 
-    const replay = await app.call('POST', '/api/restore/apply', { body: { snapshot_id: created.body.snapshot_id, mode: 'replace', restoreId } });
+    const replay = await app.call('POST', '/api/restore/apply', {
+      body: { snapshot_id: created.body.snapshot_id, mode: 'replace', restoreId },
+    });
     expect(replay.body).toMatchObject({ duplicate: true, summary: resumed.body.summary });
   });
 
@@ -66,8 +70,12 @@ describe('restore resume', () => {
     const ws = artifact.tables.workspaces[0];
     // the merge must write the workspace back, and a fault injected in the database refuses that write
     await app.db.query(`DELETE FROM workspaces WHERE id = $1`, [ws.id]);
-    await app.db.query(`CREATE FUNCTION refuse_workspace_write() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'injected fault'; END $$`);
-    await app.db.query(`CREATE TRIGGER refuse_workspace_write BEFORE INSERT OR UPDATE ON workspaces FOR EACH ROW EXECUTE FUNCTION refuse_workspace_write()`);
+    await app.db.query(
+      `CREATE FUNCTION refuse_workspace_write() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'injected fault'; END $$`,
+    );
+    await app.db.query(
+      `CREATE TRIGGER refuse_workspace_write BEFORE INSERT OR UPDATE ON workspaces FOR EACH ROW EXECUTE FUNCTION refuse_workspace_write()`,
+    );
     const restoreId = randomUUID();
     try {
       const res = await app.call('POST', '/api/restore/apply', { body: { snapshot_id: created.body.snapshot_id, restoreId } });

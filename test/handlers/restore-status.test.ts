@@ -20,7 +20,8 @@ beforeAll(async () => {
   tableCount = Object.keys(counts).length;
 });
 
-const applyBody = (restoreId: string, mode = 'merge') => memorySource(Buffer.from(JSON.stringify({ snapshot_id: snapshotId, mode, restoreId })));
+const applyBody = (restoreId: string, mode = 'merge') =>
+  memorySource(Buffer.from(JSON.stringify({ snapshot_id: snapshotId, mode, restoreId })));
 
 describe('GET /api/restore/:restoreId', () => {
   it('says running with the rows done so far while an apply holds the restore, then completed with the apply’s summary', async () => {
@@ -39,7 +40,17 @@ describe('GET /api/restore/:restoreId', () => {
     await atTasks;
     const running = await app.call('GET', `/api/restore/${restoreId}`);
     expect(running.status).toBe(200);
-    expect(running.body).toMatchObject({ restoreId, snapshot_id: snapshotId, mode: 'merge', state: 'running', steps_total: tableCount, total_rows: totalRows, completed_at: null, summary: null, failed_step: null });
+    expect(running.body).toMatchObject({
+      restoreId,
+      snapshot_id: snapshotId,
+      mode: 'merge',
+      state: 'running',
+      steps_total: tableCount,
+      total_rows: totalRows,
+      completed_at: null,
+      summary: null,
+      failed_step: null,
+    });
     expect(running.body.completed_steps).toEqual(['workflows', 'workspaces', 'projects']);
     expect(running.body.done_rows).toBeGreaterThan(0);
     expect(running.body.done_rows).toBeLessThan(totalRows);
@@ -62,7 +73,13 @@ describe('GET /api/restore/:restoreId', () => {
     });
     await expect(failing).rejects.toMatchObject({ code: 'restore_failed' });
     const status = await app.call('GET', `/api/restore/${restoreId}`);
-    expect(status.body).toMatchObject({ state: 'failed', failed_step: 'projects', mode: 'replace', steps_total: 2 * tableCount, completed_at: null });
+    expect(status.body).toMatchObject({
+      state: 'failed',
+      failed_step: 'projects',
+      mode: 'replace',
+      steps_total: 2 * tableCount,
+      completed_at: null,
+    });
     expect(JSON.stringify(status.body)).not.toContain('driver detail');
     // the deletes ran (reverse order), then workflows and workspaces were upserted
     expect(status.body.completed_steps.filter((s: string) => !s.startsWith('delete:'))).toEqual(['workflows', 'workspaces']);
@@ -76,14 +93,20 @@ describe('GET /api/restore/:restoreId', () => {
 
   it('says interrupted when steps are missing and no request applies them (the applying process went away)', async () => {
     const restoreId = randomUUID();
-    await app.db.query(`INSERT INTO restore_checkpoints (restore_id, snapshot_id, mode, completed_tables) VALUES ($1, $2, 'merge', '{workflows}')`, [restoreId, snapshotId]);
+    await app.db.query(
+      `INSERT INTO restore_checkpoints (restore_id, snapshot_id, mode, completed_tables) VALUES ($1, $2, 'merge', '{workflows}')`,
+      [restoreId, snapshotId],
+    );
     const status = await app.call('GET', `/api/restore/${restoreId}`);
     expect(status.body).toMatchObject({ state: 'interrupted', completed_steps: ['workflows'], failed_step: null });
   });
 
   it('leaves progress unknown (null) when the snapshot is not stored', async () => {
     const restoreId = randomUUID();
-    await app.db.query(`INSERT INTO restore_checkpoints (restore_id, snapshot_id, mode) VALUES ($1, $2, 'merge')`, [restoreId, randomUUID()]);
+    await app.db.query(`INSERT INTO restore_checkpoints (restore_id, snapshot_id, mode) VALUES ($1, $2, 'merge')`, [
+      restoreId,
+      randomUUID(),
+    ]);
     const status = await app.call('GET', `/api/restore/${restoreId}`);
     expect(status.body).toMatchObject({ state: 'interrupted', steps_total: null, done_rows: null, total_rows: null });
   });

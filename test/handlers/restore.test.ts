@@ -46,7 +46,9 @@ async function changeEverything(createdAt: string, tag: string) {
   // see an unchanged updated_at and stamp now(), turning "updated" into "conflict" (1 run in 12)
   const editedAt = new Date(Date.parse(before) - 60_000).toISOString();
   await app.db.query(`UPDATE tasks SET title = title || ' (edited)', updated_at = $1 WHERE title = 't base 2'`, [editedAt]);
-  await app.db.query(`UPDATE projects SET name = name || ' (renamed later)', updated_at = now() + interval '1 hour' WHERE id = (SELECT id FROM projects ORDER BY id LIMIT 1 OFFSET 2)`);
+  await app.db.query(
+    `UPDATE projects SET name = name || ' (renamed later)', updated_at = now() + interval '1 hour' WHERE id = (SELECT id FROM projects ORDER BY id LIMIT 1 OFFSET 2)`,
+  );
   await app.db.query(`DELETE FROM workflow_artifacts WHERE id = (SELECT id FROM workflow_artifacts ORDER BY id LIMIT 1)`);
   await app.db.query(`DELETE FROM tasks WHERE title = 't base 12'`);
   await app.db.query(`DELETE FROM department_daily_metrics WHERE day = '2026-01-03' AND department_id = 'base-dept-1'`);
@@ -56,7 +58,12 @@ async function changeEverything(createdAt: string, tag: string) {
 
 async function withoutDatabase<T>(work: () => Promise<T>): Promise<T> {
   const saved = app.ctx.deps.storage;
-  app.ctx.deps.storage = { mode: 'fallback', fallback: { savedAt: null, projects: [], tasks: [] }, label: 'test', reason: 'switched off' } satisfies Storage;
+  app.ctx.deps.storage = {
+    mode: 'fallback',
+    fallback: { savedAt: null, projects: [], tasks: [] },
+    label: 'test',
+    reason: 'switched off',
+  } satisfies Storage;
   try {
     return await work();
   } finally {
@@ -173,7 +180,9 @@ describe('restore validation order', () => {
     const before = await liveTables(app.db);
     const checkpoints = await app.db.query('SELECT count(*)::int AS n FROM restore_checkpoints');
     for (const route of ['/api/restore/preview', '/api/restore/apply']) {
-      const res = await app.call('POST', route, { body: route.endsWith('apply') ? { ...(body as object), restoreId: randomUUID() } : body });
+      const res = await app.call('POST', route, {
+        body: route.endsWith('apply') ? { ...(body as object), restoreId: randomUUID() } : body,
+      });
       expect(res.status, `${route} ${error}`).toBe(status);
       expect(res.body.error).toBe(error);
     }
@@ -229,7 +238,9 @@ describe('restore validation order', () => {
       const corrupt = await app.call('POST', '/api/restore/preview', { body: { artifact: tampered } });
       expect(corrupt.status).toBe(400);
       for (const route of ['/api/restore/preview', '/api/restore/apply']) {
-        const res = await app.call('POST', route, { body: { snapshot_id: snap.id, restoreId: route.endsWith('apply') ? randomUUID() : undefined } });
+        const res = await app.call('POST', route, {
+          body: { snapshot_id: snap.id, restoreId: route.endsWith('apply') ? randomUUID() : undefined },
+        });
         expect(res.status, route).toBe(503);
         expect(res.body).toMatchObject({ available: false, reason: 'no_database' });
       }
@@ -242,7 +253,9 @@ describe('restore validation order', () => {
     expect((await app.call('POST', '/api/restore/preview', { body: {} })).status).toBe(400);
     expect((await app.call('POST', '/api/restore/preview', { body: { snapshot_id: snap.id, artifact: clone() } })).status).toBe(400);
     expect((await app.call('POST', '/api/restore/apply', { body: { snapshot_id: snap.id } })).status).toBe(400);
-    expect((await app.call('POST', '/api/restore/apply', { body: { snapshot_id: snap.id, restoreId: randomUUID(), mode: 'wipe' } })).status).toBe(400);
+    expect(
+      (await app.call('POST', '/api/restore/apply', { body: { snapshot_id: snap.id, restoreId: randomUUID(), mode: 'wipe' } })).status,
+    ).toBe(400);
     const unknown = await app.call('POST', '/api/restore/preview', { body: { snapshot_id: randomUUID() } });
     expect(unknown.status).toBe(404);
     expect(unknown.body.error).toBe('snapshot_not_found');
@@ -276,7 +289,9 @@ describe('restore settings', () => {
     const { createHash } = await import('node:crypto');
     const withPassword = JSON.parse(snap.text) as Artifact;
     withPassword.settings = { ...withPassword.settings, theme: 'system', POSTGRES_PASSWORD: 'MARKER-restore-pg-password' };
-    withPassword.manifest.content_hash = createHash('sha256').update(canonicalJson({ tables: withPassword.tables, settings: withPassword.settings })).digest('hex');
+    withPassword.manifest.content_hash = createHash('sha256')
+      .update(canonicalJson({ tables: withPassword.tables, settings: withPassword.settings }))
+      .digest('hex');
     const preview = await app.call('POST', '/api/restore/preview', { body: { artifact: withPassword } });
     expect(preview.body.warnings).toContain('settings_section_dropped');
     expect(preview.body.settings).toEqual({ keys: [], dropped: true });
@@ -343,7 +358,9 @@ describe('unique keys besides the primary key', () => {
     expect(await liveTables(app.db)).toEqual(before);
     expect((await app.db.query('SELECT count(*)::int AS n FROM restore_checkpoints')).rows).toEqual(checkpoints.rows);
 
-    const replace = await app.call('POST', '/api/restore/apply', { body: { snapshot_id: snap.id, restoreId: randomUUID(), mode: 'replace' } });
+    const replace = await app.call('POST', '/api/restore/apply', {
+      body: { snapshot_id: snap.id, restoreId: randomUUID(), mode: 'replace' },
+    });
     expect(replace.status).toBe(200);
     const ids = (await app.db.query<{ id: string }>('SELECT id FROM budgets')).rows.map((r) => r.id);
     expect(ids).toContain(victim.id);

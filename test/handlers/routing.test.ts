@@ -16,11 +16,15 @@ describe('workflow routing', () => {
     const run = await createRun(app, type);
     await tick(app);
     expect((await runStatus(app, run.id)).status).toBe('queued');
-    const put = await app.call('PUT', `/api/workflow-routing/${type}`, { body: { agent_id: 'researcher', priority: 5, timeout_minutes: 15 } });
+    const put = await app.call('PUT', `/api/workflow-routing/${type}`, {
+      body: { agent_id: 'researcher', priority: 5, timeout_minutes: 15 },
+    });
     expect(put.status).toBe(200);
     expect(put.body).toMatchObject({ workflow_type: type, agent_id: 'researcher', priority: 5, timeout_minutes: 15 });
     expect((await app.call('GET', `/api/workflow-routing/${type}`)).body.agent_id).toBe('researcher');
-    expect((await app.call('GET', '/api/workflow-routing')).body.routes.some((r: { workflow_type: string }) => r.workflow_type === type)).toBe(true);
+    expect(
+      (await app.call('GET', '/api/workflow-routing')).body.routes.some((r: { workflow_type: string }) => r.workflow_type === type),
+    ).toBe(true);
     await tick(app);
     expect(await runStatus(app, run.id)).toMatchObject({ status: 'dispatched', target_agent_id: 'researcher' });
     const replaced = await app.call('PUT', `/api/workflow-routing/${type}`, { body: { agent_id: 'analyst' } });
@@ -28,12 +32,25 @@ describe('workflow routing', () => {
     expect((await app.call('DELETE', `/api/workflow-routing/${type}`)).body).toEqual({ deleted: true, workflow_type: type });
     expect((await app.call('GET', `/api/workflow-routing/${type}`)).status).toBe(404);
     expect((await app.call('DELETE', `/api/workflow-routing/${type}`)).status).toBe(404);
-    expect((await app.db.query<{ action: string }>(`SELECT action FROM audit_log WHERE entity_type = 'workflow_route' AND entity_id = $1 ORDER BY id`, [type])).rows.map((a) => a.action)).toEqual(['created', 'updated', 'deleted']);
+    expect(
+      (
+        await app.db.query<{ action: string }>(
+          `SELECT action FROM audit_log WHERE entity_type = 'workflow_route' AND entity_id = $1 ORDER BY id`,
+          [type],
+        )
+      ).rows.map((a) => a.action),
+    ).toEqual(['created', 'updated', 'deleted']);
   });
 
   it('refuses bad routes naming the field', async () => {
     const type = await template();
-    for (const body of [{}, { agent_id: '' }, { agent_id: 'a', timeout_minutes: 0 }, { agent_id: 'a', priority: 1.5 }, { agent_id: 'a', colour: 1 }]) {
+    for (const body of [
+      {},
+      { agent_id: '' },
+      { agent_id: 'a', timeout_minutes: 0 },
+      { agent_id: 'a', priority: 1.5 },
+      { agent_id: 'a', colour: 1 },
+    ]) {
       const res = await app.call('PUT', `/api/workflow-routing/${type}`, { body });
       expect(res.status, JSON.stringify(body)).toBe(400);
     }
@@ -63,9 +80,17 @@ describe('agent bridge heartbeat output', () => {
     await tick(app);
     const ready = await app.http('GET', '/api/agents/bridge-agent/bridge');
     expect(ready.body).toMatchObject({ state: 'workflow_ready', ready_count: 1, active_count: 0, workflow_run_count: 1 });
-    expect(ready.body.pending_workflow_runs).toEqual([{ id: run.id, workflow_type: type, target_agent_id: 'bridge-agent', input_payload: { q: 1 }, dispatch_attempts: 1 }]);
-    await app.call('POST', `/api/workflow-runs/${run.id}/claim`, { body: { agent_id: 'bridge-agent', session_id: 'agent:bridge-agent:main:1' } });
-    expect((await app.call('GET', '/api/agents/bridge-agent/bridge')).body).toMatchObject({ state: 'working', ready_count: 0, active_count: 1 });
+    expect(ready.body.pending_workflow_runs).toEqual([
+      { id: run.id, workflow_type: type, target_agent_id: 'bridge-agent', input_payload: { q: 1 }, dispatch_attempts: 1 },
+    ]);
+    await app.call('POST', `/api/workflow-runs/${run.id}/claim`, {
+      body: { agent_id: 'bridge-agent', session_id: 'agent:bridge-agent:main:1' },
+    });
+    expect((await app.call('GET', '/api/agents/bridge-agent/bridge')).body).toMatchObject({
+      state: 'working',
+      ready_count: 0,
+      active_count: 1,
+    });
     expect((await app.call('GET', `/api/agents/${'x'.repeat(201)}/bridge`)).status).toBe(400);
   });
 });

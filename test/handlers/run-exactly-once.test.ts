@@ -34,7 +34,10 @@ describe('Idempotency-Key on POST /api/workflow-runs', () => {
     expect(first.status).toBe(201);
     expect(first.body.duplicate).toBeUndefined();
     // the same request, with defaults spelled out and keys in another order
-    const again = await app.call('POST', '/api/workflow-runs', { body: { metadata: {}, input_payload: { a: 1 }, workflow_type: type }, headers });
+    const again = await app.call('POST', '/api/workflow-runs', {
+      body: { metadata: {}, input_payload: { a: 1 }, workflow_type: type },
+      headers,
+    });
     expect(again.status).toBe(200);
     expect(again.body).toMatchObject({ id: first.body.id, duplicate: true });
     const other = await app.call('POST', '/api/workflow-runs', { body: { workflow_type: type, input_payload: { a: 2 } }, headers });
@@ -42,13 +45,18 @@ describe('Idempotency-Key on POST /api/workflow-runs', () => {
     expect(other.body).toMatchObject({ error: 'idempotency_conflict', run_id: first.body.id });
     expect(await runCount(type)).toBe(1);
     // the body's idempotency_key works too, and is the same key space
-    const viaBody = await app.call('POST', '/api/workflow-runs', { body: { workflow_type: type, input_payload: { a: 1 }, idempotency_key: 'launch-42' } });
+    const viaBody = await app.call('POST', '/api/workflow-runs', {
+      body: { workflow_type: type, input_payload: { a: 1 }, idempotency_key: 'launch-42' },
+    });
     expect(viaBody.status).toBe(200);
     expect(viaBody.body.id).toBe(first.body.id);
     // without a key, the spec's behaviour: every request creates a run
     expect((await app.call('POST', '/api/workflow-runs', { body: { workflow_type: type, input_payload: { a: 1 } } })).status).toBe(201);
     expect(await runCount(type)).toBe(2);
-    const audit = await app.db.query(`SELECT count(*)::int AS n FROM audit_log WHERE entity_type = 'workflow_run' AND action = 'created' AND entity_id = $1`, [first.body.id]);
+    const audit = await app.db.query(
+      `SELECT count(*)::int AS n FROM audit_log WHERE entity_type = 'workflow_run' AND action = 'created' AND entity_id = $1`,
+      [first.body.id],
+    );
     expect(audit.rows[0]).toEqual({ n: 1 });
   });
 
@@ -75,7 +83,10 @@ describe('Idempotency-Key on POST /api/workflow-runs', () => {
     const bodyKey = await app.call('POST', '/api/workflow-runs', { body: { workflow_type: type, idempotency_key: 7 } });
     expect(bodyKey.status).toBe(400);
     expect(bodyKey.body.error).toContain('idempotency_key');
-    const bad = await app.call('POST', '/api/workflow-runs', { body: { workflow_type: 'no-such-template' }, headers: { 'Idempotency-Key': 'unlucky' } });
+    const bad = await app.call('POST', '/api/workflow-runs', {
+      body: { workflow_type: 'no-such-template' },
+      headers: { 'Idempotency-Key': 'unlucky' },
+    });
     expect(bad.status).toBe(400);
     const good = await app.call('POST', '/api/workflow-runs', { body: { workflow_type: type }, headers: { 'Idempotency-Key': 'unlucky' } });
     expect(good.status).toBe(201);
@@ -84,7 +95,12 @@ describe('Idempotency-Key on POST /api/workflow-runs', () => {
   it('50 concurrent creates with one key over HTTP create exactly one run', async () => {
     const type = await templateWithRoute(app);
     const results = await Promise.all(
-      Array.from({ length: 50 }, () => app.http('POST', '/api/workflow-runs', { body: { workflow_type: type, input_payload: { n: 1 } }, headers: { 'Idempotency-Key': `burst-${type}` } })),
+      Array.from({ length: 50 }, () =>
+        app.http('POST', '/api/workflow-runs', {
+          body: { workflow_type: type, input_payload: { n: 1 } },
+          headers: { 'Idempotency-Key': `burst-${type}` },
+        }),
+      ),
     );
     expect(results.filter((r) => r.status === 201)).toHaveLength(1);
     expect(results.filter((r) => r.status === 200)).toHaveLength(49);
@@ -127,14 +143,18 @@ describe('exclusive_per_task', () => {
     expect(refused.status).toBe(409);
     expect(refused.body.error).toBe('active_run_exists');
     expect((await app.call('PATCH', `/api/workflow-templates/${exclusive}`, { body: { exclusive_per_task: 'yes' } })).status).toBe(400);
-    expect((await app.call('PUT', `/api/workflow-routing/${open}`, { body: { agent_id: 'writer', exclusive_per_task: 1 } })).body.error).toContain('exclusive_per_task');
+    expect(
+      (await app.call('PUT', `/api/workflow-routing/${open}`, { body: { agent_id: 'writer', exclusive_per_task: 1 } })).body.error,
+    ).toContain('exclusive_per_task');
   });
 
   it('20 concurrent creates for one task on an exclusive workflow create one run', async () => {
     const type = await templateWithRoute(app);
     await app.call('PUT', `/api/workflow-routing/${type}`, { body: { agent_id: 'writer', exclusive_per_task: true } });
     const task = await newTask();
-    const results = await Promise.all(Array.from({ length: 20 }, () => app.http('POST', '/api/workflow-runs', { body: { workflow_type: type, task_id: task } })));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => app.http('POST', '/api/workflow-runs', { body: { workflow_type: type, task_id: task } })),
+    );
     expect(results.filter((r) => r.status === 201)).toHaveLength(1);
     expect(results.filter((r) => r.status === 409 && r.body.error === 'active_run_exists')).toHaveLength(19);
   });

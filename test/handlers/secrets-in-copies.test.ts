@@ -19,7 +19,17 @@ beforeAll(async () => {
 });
 
 // spellings of spec 02's pattern: separators, case, nesting under a non-secret key
-const secretKey = fc.constantFrom('api_key', 'db_password', 'access_token', 'Client-Secret', 'AUTH-TOKEN', 'apiKey', 'passwd', 'credential', 'x-api-key');
+const secretKey = fc.constantFrom(
+  'api_key',
+  'db_password',
+  'access_token',
+  'Client-Secret',
+  'AUTH-TOKEN',
+  'apiKey',
+  'passwd',
+  'credential',
+  'x-api-key',
+);
 
 async function everyCopy(taskId: string): Promise<string> {
   const reads = [
@@ -32,9 +42,16 @@ async function everyCopy(taskId: string): Promise<string> {
   for (const r of reads) expect(r.status, r.text).toBe(200);
   // the outbox is what /api/events and /api/events/stream (and webhooks) replay
   const outbox = await app.db.query<{ payload: string }>('SELECT payload::text AS payload FROM event_outbox');
-  const audit = await app.db.query<{ v: string }>('SELECT coalesce(old_value::text, \'\') || coalesce(new_value::text, \'\') AS v FROM audit_log');
+  const audit = await app.db.query<{ v: string }>(
+    "SELECT coalesce(old_value::text, '') || coalesce(new_value::text, '') AS v FROM audit_log",
+  );
   const receipts = await app.db.query<{ v: string }>('SELECT detail::text AS v FROM action_receipts');
-  return [...reads.map((r) => r.text), ...outbox.rows.map((r) => r.payload), ...audit.rows.map((r) => r.v), ...receipts.rows.map((r) => r.v)].join('\n');
+  return [
+    ...reads.map((r) => r.text),
+    ...outbox.rows.map((r) => r.payload),
+    ...audit.rows.map((r) => r.v),
+    ...receipts.rows.map((r) => r.v),
+  ].join('\n');
 }
 
 describe('secrets in audit rows, receipts and events', () => {
@@ -60,14 +77,22 @@ describe('secrets in audit rows, receipts and events', () => {
           };
           const project = await app.call('POST', '/api/projects', { body: { name: `p-${randomUUID()}`, metadata: secretBag('project') } });
           expect(project.status, project.text).toBe(201);
-          expect((await app.call('PATCH', `/api/projects/${project.body.id}`, { body: { metadata: secretBag('project-patch') } })).status).toBe(200);
-          const task = await app.call('POST', '/api/tasks', { body: { project_id: project.body.id, title: 't', metadata: secretBag('task') } });
+          expect(
+            (await app.call('PATCH', `/api/projects/${project.body.id}`, { body: { metadata: secretBag('project-patch') } })).status,
+          ).toBe(200);
+          const task = await app.call('POST', '/api/tasks', {
+            body: { project_id: project.body.id, title: 't', metadata: secretBag('task') },
+          });
           expect(task.status, task.text).toBe(201);
           const patchBag = secretBag('task-patch');
           expect((await app.call('PATCH', `/api/tasks/${task.body.id}`, { body: { metadata: patchBag } })).status).toBe(200);
-          const space = await app.call('POST', '/api/spaces', { body: { name: `s-${randomUUID().slice(0, 8)}`, settings: secretBag('space') } });
+          const space = await app.call('POST', '/api/spaces', {
+            body: { name: `s-${randomUUID().slice(0, 8)}`, settings: secretBag('space') },
+          });
           expect(space.status, space.text).toBe(201);
-          const beat = await app.call('POST', '/api/agents/heartbeat', { body: { agent_name: `a-${randomUUID().slice(0, 8)}`, metadata: secretBag('heartbeat') } });
+          const beat = await app.call('POST', '/api/agents/heartbeat', {
+            body: { agent_name: `a-${randomUUID().slice(0, 8)}`, metadata: secretBag('heartbeat') },
+          });
           expect(beat.status, beat.text).toBe(200);
           const run = await claimedRun(app, type);
           const artifact = await app.call('POST', `/api/workflow-runs/${run.id}/artifacts`, {
@@ -99,16 +124,19 @@ describe('secrets in audit rows, receipts and events', () => {
 
   it('keeps the whole state in the per-entity snapshot, so a revert restores the real value', async () => {
     const project = await app.call('POST', '/api/projects', { body: { name: `p-${randomUUID()}` } });
-    const task = await app.call('POST', '/api/tasks', { body: { project_id: project.body.id, title: 't', metadata: { api_key: 'REAL-1' } } });
+    const task = await app.call('POST', '/api/tasks', {
+      body: { project_id: project.body.id, title: 't', metadata: { api_key: 'REAL-1' } },
+    });
     await app.call('PATCH', `/api/tasks/${task.body.id}`, { body: { metadata: { api_key: 'REAL-2' } } });
     const { rows } = await app.db.query<{ state: { metadata: unknown } }>(
       `SELECT state FROM entity_snapshots WHERE entity_type = 'task' AND entity_id = $1 ORDER BY created_at, id`,
       [task.body.id],
     );
     expect(rows.map((r) => r.state.metadata)).toContainEqual({ api_key: 'REAL-1' });
-    const audit = await app.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM audit_log WHERE entity_id = $1 AND (old_value::text LIKE '%REAL-%' OR new_value::text LIKE '%REAL-%')`, [
-      task.body.id,
-    ]);
+    const audit = await app.db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM audit_log WHERE entity_id = $1 AND (old_value::text LIKE '%REAL-%' OR new_value::text LIKE '%REAL-%')`,
+      [task.body.id],
+    );
     expect(audit.rows[0]!.n).toBe(0);
   });
 });
@@ -116,21 +144,29 @@ describe('secrets in audit rows, receipts and events', () => {
 describe('export then import keeps secrets', () => {
   it('merge: an exported "[REDACTED]" never overwrites the stored value; other fields still import', async () => {
     const project = await app.call('POST', '/api/projects', { body: { name: `p-${randomUUID()}` } });
-    const task = await app.call('POST', '/api/tasks', { body: { project_id: project.body.id, title: 'before', metadata: { api_key: 'REAL', nested: { db_password: 'ALSO-REAL' }, plain: 1 } } });
+    const task = await app.call('POST', '/api/tasks', {
+      body: { project_id: project.body.id, title: 'before', metadata: { api_key: 'REAL', nested: { db_password: 'ALSO-REAL' }, plain: 1 } },
+    });
     const exported = await app.call('GET', '/api/export');
     const row = exported.body.tasks.find((t: { id: string }) => t.id === task.body.id);
     expect(row.metadata).toEqual({ api_key: '[REDACTED]', nested: { db_password: '[REDACTED]' }, plain: 1 });
     const res = await app.call('POST', '/api/import', { body: { version: 1, mode: 'merge', tasks: [{ ...row, title: 'after' }] } });
     expect(res.status, res.text).toBe(200);
     expect(res.body.secretsDropped).toBeUndefined();
-    const stored = await app.db.query<{ title: string; metadata: unknown }>('SELECT title, metadata FROM tasks WHERE id = $1', [task.body.id]);
+    const stored = await app.db.query<{ title: string; metadata: unknown }>('SELECT title, metadata FROM tasks WHERE id = $1', [
+      task.body.id,
+    ]);
     expect(stored.rows[0]).toEqual({ title: 'after', metadata: { api_key: 'REAL', nested: { db_password: 'ALSO-REAL' }, plain: 1 } });
   });
 
   it('replace: the stored secret survives the table being emptied and refilled', async () => {
-    const project = await app.call('POST', '/api/projects', { body: { name: `p-${randomUUID()}`, metadata: { access_token: 'PROJECT-REAL' } } });
+    const project = await app.call('POST', '/api/projects', {
+      body: { name: `p-${randomUUID()}`, metadata: { access_token: 'PROJECT-REAL' } },
+    });
     const exported = await app.call('GET', '/api/export');
-    const res = await app.call('POST', '/api/import', { body: { version: 1, mode: 'replace', projects: exported.body.projects, tasks: exported.body.tasks } });
+    const res = await app.call('POST', '/api/import', {
+      body: { version: 1, mode: 'replace', projects: exported.body.projects, tasks: exported.body.tasks },
+    });
     expect(res.status, res.text).toBe(200);
     const stored = await app.db.query<{ metadata: unknown }>('SELECT metadata FROM projects WHERE id = $1', [project.body.id]);
     expect(stored.rows[0]!.metadata).toEqual({ access_token: 'PROJECT-REAL' });
@@ -145,14 +181,18 @@ describe('export then import keeps secrets', () => {
     expect(res.body.secretsDropped).toEqual([`tasks/${id}: metadata.api_key`]);
     const stored = await app.db.query<{ metadata: unknown }>('SELECT metadata FROM tasks WHERE id = $1', [id]);
     expect(stored.rows[0]!.metadata).toEqual({ keep: 'yes' });
-    const audit = await app.db.query<{ v: { secretsDropped: string[] } }>(`SELECT new_value AS v FROM audit_log WHERE action = 'imported' ORDER BY id DESC LIMIT 1`);
+    const audit = await app.db.query<{ v: { secretsDropped: string[] } }>(
+      `SELECT new_value AS v FROM audit_log WHERE action = 'imported' ORDER BY id DESC LIMIT 1`,
+    );
     expect(audit.rows[0]!.v.secretsDropped).toEqual([`tasks/${id}: metadata.api_key`]);
   });
 
   it('a marker under a key that is not secret-looking is ordinary data', async () => {
     const project = await app.call('POST', '/api/projects', { body: { name: `p-${randomUUID()}` } });
     const id = randomUUID();
-    const res = await app.call('POST', '/api/import', { body: { version: 1, tasks: [{ id, project_id: project.body.id, title: 'n', metadata: { note: '[REDACTED]' } }] } });
+    const res = await app.call('POST', '/api/import', {
+      body: { version: 1, tasks: [{ id, project_id: project.body.id, title: 'n', metadata: { note: '[REDACTED]' } }] },
+    });
     expect(res.status, res.text).toBe(200);
     const stored = await app.db.query<{ metadata: unknown }>('SELECT metadata FROM tasks WHERE id = $1', [id]);
     expect(stored.rows[0]!.metadata).toEqual({ note: '[REDACTED]' });
@@ -162,9 +202,18 @@ describe('export then import keeps secrets', () => {
 describe('the secret-word filter of statements that write audit copies themselves', () => {
   it('matches the JSON text of every value the redaction pass would change', async () => {
     // keys from spec 02's spellings, near misses and arbitrary text, at any depth
-    const key = fc.oneof(secretKey, fc.constantFrom('keyboard', 'monkey', 'tokens', 'my_token', 'Password1', 'secretary'), fc.string({ maxLength: 8 }));
+    const key = fc.oneof(
+      secretKey,
+      fc.constantFrom('keyboard', 'monkey', 'tokens', 'my_token', 'Password1', 'secretary'),
+      fc.string({ maxLength: 8 }),
+    );
     const value = fc.letrec((tie) => ({
-      node: fc.oneof({ depthSize: 'small' }, fc.jsonValue({ maxDepth: 0 }), fc.array(tie('node'), { maxLength: 3 }), fc.dictionary(key, tie('node'), { maxKeys: 3 })),
+      node: fc.oneof(
+        { depthSize: 'small' },
+        fc.jsonValue({ maxDepth: 0 }),
+        fc.array(tie('node'), { maxLength: 3 }),
+        fc.dictionary(key, tie('node'), { maxKeys: 3 }),
+      ),
     })).node;
     await fc.assert(
       fc.asyncProperty(value, async (v) => {

@@ -38,10 +38,17 @@ beforeAll(async () => {
     const m = `MARKER-setting-${s.key}`;
     planted.push(m);
     const value = s.type === 'password' ? m : { token: m };
-    await app.db.query(`INSERT INTO settings (key, value, source, type) VALUES ($1, $2, $3, $4)`, [s.key, JSON.stringify(value), s.source, s.type]);
+    await app.db.query(`INSERT INTO settings (key, value, source, type) VALUES ($1, $2, $3, $4)`, [
+      s.key,
+      JSON.stringify(value),
+      s.source,
+      s.type,
+    ]);
   }
   planted.push('MARKER-setting-unknown');
-  await app.db.query(`INSERT INTO settings (key, value, source, type) VALUES ('LEGACY_RELAY_SECRET', '"MARKER-setting-unknown"', 'config', 'string')`);
+  await app.db.query(
+    `INSERT INTO settings (key, value, source, type) VALUES ('LEGACY_RELAY_SECRET', '"MARKER-setting-unknown"', 'config', 'string')`,
+  );
 });
 
 describe('secrets policy', () => {
@@ -60,12 +67,17 @@ describe('secrets policy', () => {
       outputs.push((await app.call('GET', '/api/snapshots')).text);
       outputs.push((await app.http('GET', `/api/snapshots/${created.body.snapshot_id}/download`)).text);
       outputs.push((await app.call('POST', '/api/restore/preview', { body: { snapshot_id: created.body.snapshot_id } })).text);
-      const applied = await app.call('POST', '/api/restore/apply', { body: { snapshot_id: created.body.snapshot_id, restoreId: randomUUID(), mode: 'replace' } });
+      const applied = await app.call('POST', '/api/restore/apply', {
+        body: { snapshot_id: created.body.snapshot_id, restoreId: randomUUID(), mode: 'replace' },
+      });
       expect(applied.status).toBe(200);
       outputs.push(applied.text);
       outputs.push((await app.http('GET', '/api/settings')).text);
-      for (const file of await readdir(app.ctx.config.snapshotDir)) outputs.push(await readFile(path.join(app.ctx.config.snapshotDir, file), 'utf8'));
-      const restoreAudit = await app.db.query<{ v: string }>(`SELECT new_value::text AS v FROM audit_log WHERE entity_type IN ('restore', 'snapshot')`);
+      for (const file of await readdir(app.ctx.config.snapshotDir))
+        outputs.push(await readFile(path.join(app.ctx.config.snapshotDir, file), 'utf8'));
+      const restoreAudit = await app.db.query<{ v: string }>(
+        `SELECT new_value::text AS v FROM audit_log WHERE entity_type IN ('restore', 'snapshot')`,
+      );
       outputs.push(...restoreAudit.rows.map((r) => String(r.v)));
     } finally {
       logger().setLogLevel('SILENT' as never);

@@ -19,7 +19,12 @@ describe('gateway sessions', () => {
     const res = await app.call('GET', '/api/sessions/active');
     expect(res.status).toBe(200);
     const session = res.body.sessions.find((s: { run_id: string }) => s.run_id === run.id);
-    expect(session).toMatchObject({ session_key: 'agent:writer:subagent:abc', agent_id: 'writer', run_status: 'claimed', workflow_type: type });
+    expect(session).toMatchObject({
+      session_key: 'agent:writer:subagent:abc',
+      agent_id: 'writer',
+      run_status: 'claimed',
+      workflow_type: type,
+    });
     expect(res.body).toMatchObject({ total: res.body.sessions.length, truncated: false });
     await app.call('POST', `/api/workflow-runs/${run.id}/complete`, { body: { session_id: run.session, output_summary: {} } });
     expect((await app.call('GET', '/api/sessions/active')).body.sessions.some((s: { run_id: string }) => s.run_id === run.id)).toBe(false);

@@ -66,9 +66,13 @@ describe('GET /api/settings/overview', () => {
   });
 
   it('reads only: no audit row and no event', async () => {
-    const before = await app.db.query<{ audit: number; events: number }>('SELECT (SELECT count(*)::int FROM audit_log) AS audit, (SELECT count(*)::int FROM event_outbox) AS events');
+    const before = await app.db.query<{ audit: number; events: number }>(
+      'SELECT (SELECT count(*)::int FROM audit_log) AS audit, (SELECT count(*)::int FROM event_outbox) AS events',
+    );
     await overview();
-    const after = await app.db.query<{ audit: number; events: number }>('SELECT (SELECT count(*)::int FROM audit_log) AS audit, (SELECT count(*)::int FROM event_outbox) AS events');
+    const after = await app.db.query<{ audit: number; events: number }>(
+      'SELECT (SELECT count(*)::int FROM audit_log) AS audit, (SELECT count(*)::int FROM event_outbox) AS events',
+    );
     expect(after.rows[0]).toEqual(before.rows[0]);
   });
 });

@@ -21,7 +21,9 @@ describe('settings', () => {
   });
 
   it('updates typed preference values, clears them with null, and audits the change', async () => {
-    const res = await app.call('PATCH', '/api/settings', { body: { theme: 'dark', fontSizeBase: 15, showClock: false, disabledApps: ['chat'] } });
+    const res = await app.call('PATCH', '/api/settings', {
+      body: { theme: 'dark', fontSizeBase: 15, showClock: false, disabledApps: ['chat'] },
+    });
     expect(res.status).toBe(200);
     expect(res.body.settings).toMatchObject({ theme: 'dark', fontSizeBase: 15, showClock: false, disabledApps: ['chat'] });
     const cleared = await app.call('PATCH', '/api/settings', { body: { showClock: null } });

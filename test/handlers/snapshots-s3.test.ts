@@ -75,7 +75,9 @@ describe('snapshots in an S3 bucket', () => {
     expect(download.headers['content-disposition']).toBe('attachment; filename="second.json"');
     expect(download.text).toBe(s3.objects.get(`team-a/snapshots/${listed.snapshot_id}.json`)!.toString('utf8'));
 
-    const restored = await instanceB.call('POST', '/api/restore/apply', { body: { snapshot_id: listed.snapshot_id, mode: 'replace', restoreId: randomUUID() } });
+    const restored = await instanceB.call('POST', '/api/restore/apply', {
+      body: { snapshot_id: listed.snapshot_id, mode: 'replace', restoreId: randomUUID() },
+    });
     expect(restored.body).not.toHaveProperty('error');
     expect(restored.status).toBe(200);
     const { rows } = await instanceB.db.query<{ name: string }>('SELECT name FROM projects');
@@ -151,8 +153,16 @@ describe('the S3 artifact store', () => {
     const source = (await store().open(id))!;
     const whole = `[${body}]`;
     expect(source.size).toBe(whole.length);
-    for (const [position, length] of [[0, 1], [1, 10], [4990, 100], [whole.length - 1, 5], [whole.length, 3]] as const) {
-      expect(Buffer.from(await source.read(position, length)).toString(), `${position}+${length}`).toBe(whole.slice(position, position + length));
+    for (const [position, length] of [
+      [0, 1],
+      [1, 10],
+      [4990, 100],
+      [whole.length - 1, 5],
+      [whole.length, 3],
+    ] as const) {
+      expect(Buffer.from(await source.read(position, length)).toString(), `${position}+${length}`).toBe(
+        whole.slice(position, position + length),
+      );
     }
     await source.close();
   });

@@ -13,7 +13,9 @@ let snapshotDir: string;
 beforeAll(async () => {
   snapshotDir = app.ctx.config.snapshotDir;
   const project = await app.call('POST', '/api/projects', { body: { name: 'Captured', metadata: { owner: 'ops' } } });
-  await app.db.query(`INSERT INTO tasks (id, project_id, title) SELECT gen_random_uuid(), $1, 'task ' || g FROM generate_series(1, 25) g`, [project.body.id]);
+  await app.db.query(`INSERT INTO tasks (id, project_id, title) SELECT gen_random_uuid(), $1, 'task ' || g FROM generate_series(1, 25) g`, [
+    project.body.id,
+  ]);
   await app.db.query(`INSERT INTO departments (id, name) VALUES ('ops', 'Operations')`);
   await app.db.query(`INSERT INTO department_daily_metrics (department_id, day, metrics) VALUES ('ops', '2026-10-31', '{"runs": 3}')`);
 });
@@ -29,7 +31,12 @@ async function tableCounts(): Promise<Record<string, number>> {
 
 async function withoutDatabase<T>(work: () => Promise<T>): Promise<T> {
   const saved = app.ctx.deps.storage;
-  app.ctx.deps.storage = { mode: 'fallback', fallback: { savedAt: null, projects: [], tasks: [] }, label: 'test', reason: 'database switched off by the test' } satisfies Storage;
+  app.ctx.deps.storage = {
+    mode: 'fallback',
+    fallback: { savedAt: null, projects: [], tasks: [] },
+    label: 'test',
+    reason: 'database switched off by the test',
+  } satisfies Storage;
   try {
     return await work();
   } finally {
@@ -43,7 +50,13 @@ describe('snapshot create', () => {
     const res = await app.call('POST', '/api/snapshots', { body: { name: 'before upgrade' } });
     expect(res.status).toBe(201);
     const { snapshot_id: id, manifest } = res.body;
-    expect(manifest).toMatchObject({ artifact_version: 1, snapshot_id: id, name: 'before upgrade', actor: 'dashboard-operator', generator: 'fleet-task-server@0.1.0' });
+    expect(manifest).toMatchObject({
+      artifact_version: 1,
+      snapshot_id: id,
+      name: 'before upgrade',
+      actor: 'dashboard-operator',
+      generator: 'fleet-task-server@0.1.0',
+    });
     expect(manifest.counts).toEqual(before);
     const { rows: migrations } = await app.db.query<{ name: string }>('SELECT name FROM schema_migrations ORDER BY name');
     expect(manifest.schema_version.migrations_applied).toEqual(migrations.map((m) => m.name));
@@ -55,7 +68,9 @@ describe('snapshot create', () => {
     expect(artifact.tables).not.toHaveProperty('entity_snapshots');
     expect(artifact.tables).not.toHaveProperty('schema_migrations');
     for (const t of snapshotTables) expect(artifact.tables[t.name]).toHaveLength(before[t.name]!);
-    const hash = createHash('sha256').update(canonicalJson({ tables: artifact.tables, settings: artifact.settings })).digest('hex');
+    const hash = createHash('sha256')
+      .update(canonicalJson({ tables: artifact.tables, settings: artifact.settings }))
+      .digest('hex');
     expect(manifest.content_hash).toBe(hash);
     expect(artifact.manifest).toEqual(manifest);
     // rows carry microsecond timestamps and composite keys unchanged
@@ -63,9 +78,20 @@ describe('snapshot create', () => {
     // the audit search text is derived (migration 1020): neither its tables nor a column of it travel
     expect(artifact.tables).not.toHaveProperty('audit_search');
     expect(artifact.tables).not.toHaveProperty('audit_search_pending');
-    expect(Object.keys(artifact.tables.audit_log[0]!).sort()).toEqual(
-      ['action', 'actor', 'entity_id', 'entity_type', 'id', 'metadata', 'new_value', 'old_value', 'project_id', 'task_id', 'timestamp', 'updated_at'],
-    );
+    expect(Object.keys(artifact.tables.audit_log[0]!).sort()).toEqual([
+      'action',
+      'actor',
+      'entity_id',
+      'entity_type',
+      'id',
+      'metadata',
+      'new_value',
+      'old_value',
+      'project_id',
+      'task_id',
+      'timestamp',
+      'updated_at',
+    ]);
 
     const audit = await app.db.query(`SELECT action, actor FROM audit_log WHERE entity_type = 'snapshot' AND entity_id = $1`, [id]);
     expect(audit.rows).toEqual([{ action: 'created', actor: 'dashboard-operator' }]);
@@ -146,7 +172,13 @@ describe('snapshot list and download', () => {
   });
 
   it('answers 404 snapshot_not_found for unknown, malformed and path-escaping ids', async () => {
-    for (const id of ['0a0a0a0a-0000-4000-8000-000000000000', 'nope', '%2e%2e%2f%2e%2e%2fetc%2fpasswd', '0F0F0F0F-0000-4000-8000-000000000001', '0f0f0f0f-0000-4000-8000-000000000001']) {
+    for (const id of [
+      '0a0a0a0a-0000-4000-8000-000000000000',
+      'nope',
+      '%2e%2e%2f%2e%2e%2fetc%2fpasswd',
+      '0F0F0F0F-0000-4000-8000-000000000001',
+      '0f0f0f0f-0000-4000-8000-000000000001',
+    ]) {
       const res = await app.call('GET', `/api/snapshots/${id}/download`);
       expect(res.status, id).toBe(404);
       expect(res.body.error).toBe('snapshot_not_found');

@@ -6,7 +6,6 @@ import { useTestApp } from '../support/use-app';
 const app = useTestApp();
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 
-
 async function defaults() {
   const { rows } = await app.db.query<{ id: string }>('SELECT id FROM workspaces WHERE is_default');
   return rows.map((r) => r.id);
@@ -24,9 +23,19 @@ describe('workspaces', () => {
   });
 
   it('creates with a derived unique slug, refuses a taken slug with 409, and reads one back', async () => {
-    const a = await app.call('POST', '/api/spaces', { body: { name: 'Ops & Infra', icon: 'server', color: '#223344', settings: { theme: 'dark' } } });
+    const a = await app.call('POST', '/api/spaces', {
+      body: { name: 'Ops & Infra', icon: 'server', color: '#223344', settings: { theme: 'dark' } },
+    });
     expect(a.status).toBe(201);
-    expect(a.body).toMatchObject({ name: 'Ops & Infra', slug: 'ops-infra', icon: 'server', color: '#223344', description: '', settings: { theme: 'dark' }, is_default: false });
+    expect(a.body).toMatchObject({
+      name: 'Ops & Infra',
+      slug: 'ops-infra',
+      icon: 'server',
+      color: '#223344',
+      description: '',
+      settings: { theme: 'dark' },
+      is_default: false,
+    });
     const b = await app.call('POST', '/api/spaces', { body: { name: 'Ops Infra' } });
     expect(b.body.slug).toBe('ops-infra-2');
     const taken = await app.call('POST', '/api/spaces', { body: { name: 'x', slug: 'ops-infra' } });
@@ -36,7 +45,9 @@ describe('workspaces', () => {
     expect((await app.call('GET', `/api/spaces/${UNKNOWN}`)).status).toBe(404);
     const audit = await app.db.query(`SELECT action FROM audit_log WHERE entity_type = 'workspace' AND entity_id = $1`, [a.body.id]);
     expect(audit.rows).toEqual([{ action: 'created' }]);
-    const event = await app.db.query(`SELECT payload FROM event_outbox WHERE name = 'space:changed' AND payload->>'spaceId' = $1`, [a.body.id]);
+    const event = await app.db.query(`SELECT payload FROM event_outbox WHERE name = 'space:changed' AND payload->>'spaceId' = $1`, [
+      a.body.id,
+    ]);
     expect(event.rows).toEqual([{ payload: { action: 'created', spaceId: a.body.id } }]);
   });
 
@@ -61,7 +72,9 @@ describe('workspaces', () => {
 
   it('updates fields, and moves the default with is_default or set-default so that exactly one stays default', async () => {
     const ws = (await app.call('POST', '/api/spaces', { body: { name: 'Next default' } })).body;
-    const updated = await app.call('PUT', `/api/spaces/${ws.id}`, { body: { name: 'Renamed', sort_order: 9, description: 'd', is_default: true } });
+    const updated = await app.call('PUT', `/api/spaces/${ws.id}`, {
+      body: { name: 'Renamed', sort_order: 9, description: 'd', is_default: true },
+    });
     expect(updated.status).toBe(200);
     expect(updated.body).toMatchObject({ name: 'Renamed', sort_order: 9, description: 'd', is_default: true });
     expect(await defaults()).toEqual([ws.id]);
@@ -90,10 +103,18 @@ describe('workspaces', () => {
   });
 
   it('duplicates a workspace with its settings under a new slug, never as default', async () => {
-    const src = (await app.call('POST', '/api/spaces', { body: { name: 'Source', settings: { layout: 'grid', nested: { a: 1 } }, color: 'red' } })).body;
+    const src = (
+      await app.call('POST', '/api/spaces', { body: { name: 'Source', settings: { layout: 'grid', nested: { a: 1 } }, color: 'red' } })
+    ).body;
     const copy = await app.call('POST', `/api/spaces/${src.id}/duplicate`);
     expect(copy.status).toBe(201);
-    expect(copy.body).toMatchObject({ name: 'Source (copy)', slug: 'source-copy', settings: { layout: 'grid', nested: { a: 1 } }, color: 'red', is_default: false });
+    expect(copy.body).toMatchObject({
+      name: 'Source (copy)',
+      slug: 'source-copy',
+      settings: { layout: 'grid', nested: { a: 1 } },
+      color: 'red',
+      is_default: false,
+    });
     expect(copy.body.id).not.toBe(src.id);
     const named = await app.call('POST', `/api/spaces/${src.id}/duplicate`, { body: { slug: 'chosen' } });
     expect(named.body.slug).toBe('chosen');
@@ -139,13 +160,21 @@ describe('workspaces', () => {
     for (let i = 0; i < 5; i++) projects.push((await app.call('POST', '/api/projects', { body: { name: `Bulk ${i}` } })).body);
     const ids = projects.map((p) => p.id);
     await app.call('PUT', `/api/spaces/${ws.id}/projects`, { body: { project_ids: ids.slice(0, 3) } });
-    const eventsBefore = (await app.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM event_outbox WHERE name = 'project:changed'`)).rows[0]!.n;
+    const eventsBefore = (await app.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM event_outbox WHERE name = 'project:changed'`))
+      .rows[0]!.n;
     const realClock = app.ctx.deps.clock;
     const at = new Date('2099-01-01T00:00:00.000Z');
     app.ctx.deps.clock = movableClock(at);
-    const res = await app.call('PUT', `/api/spaces/${ws.id}/projects`, { body: { project_ids: ids.slice(2) } }).finally(() => (app.ctx.deps.clock = realClock));
+    const res = await app
+      .call('PUT', `/api/spaces/${ws.id}/projects`, { body: { project_ids: ids.slice(2) } })
+      .finally(() => (app.ctx.deps.clock = realClock));
     expect(res.body).toMatchObject({ assigned: ids.slice(3), unassigned: ids.slice(0, 2) });
-    const { rows: audit } = await app.db.query<{ entity_id: string; project_id: string; old_value: { workspace_id: string | null }; new_value: { workspace_id: string | null } }>(
+    const { rows: audit } = await app.db.query<{
+      entity_id: string;
+      project_id: string;
+      old_value: { workspace_id: string | null };
+      new_value: { workspace_id: string | null };
+    }>(
       `SELECT entity_id, project_id, old_value, new_value FROM audit_log WHERE entity_type = 'project' AND action = 'updated' AND entity_id = ANY($1) ORDER BY id`,
       [ids],
     );
@@ -169,17 +198,33 @@ describe('workspaces', () => {
         { entity_id: ids[4], workspace_id: ws.id },
       ].sort((a, b) => (a.entity_id < b.entity_id ? -1 : 1)),
     );
-    const eventsAfter = (await app.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM event_outbox WHERE name = 'project:changed'`)).rows[0]!.n;
+    const eventsAfter = (await app.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM event_outbox WHERE name = 'project:changed'`))
+      .rows[0]!.n;
     expect(eventsAfter - eventsBefore).toBe(4);
   });
 
   it('never answers 5xx to random workspace bodies', async () => {
     const ws = (await app.call('POST', '/api/spaces', { body: { name: 'Fuzz' } })).body;
     const body = fc.oneof(
-      fc.record({ name: fc.oneof(fc.string(), fc.integer()), slug: fc.string(), settings: fc.anything(), sort_order: fc.oneof(fc.integer(), fc.double()), is_default: fc.boolean(), project_ids: fc.array(fc.oneof(fc.uuid(), fc.string())) }, { requiredKeys: [] }),
+      fc.record(
+        {
+          name: fc.oneof(fc.string(), fc.integer()),
+          slug: fc.string(),
+          settings: fc.anything(),
+          sort_order: fc.oneof(fc.integer(), fc.double()),
+          is_default: fc.boolean(),
+          project_ids: fc.array(fc.oneof(fc.uuid(), fc.string())),
+        },
+        { requiredKeys: [] },
+      ),
       fc.anything(),
     );
-    const targets = [['POST', '/api/spaces'], ['PUT', `/api/spaces/${ws.id}`], ['POST', `/api/spaces/${ws.id}/duplicate`], ['PUT', `/api/spaces/${ws.id}/projects`]] as const;
+    const targets = [
+      ['POST', '/api/spaces'],
+      ['PUT', `/api/spaces/${ws.id}`],
+      ['POST', `/api/spaces/${ws.id}/duplicate`],
+      ['PUT', `/api/spaces/${ws.id}/projects`],
+    ] as const;
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...targets), body, async ([method, path], b) => {
         const res = await app.call(method, path, { body: b });

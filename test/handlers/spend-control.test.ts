@@ -12,7 +12,9 @@ beforeEach(async () => {
 });
 
 async function budget(body: Record<string, unknown>) {
-  const res = await app.call('POST', '/api/budgets', { body: { name: `b-${Math.random().toString(36).slice(2, 8)}`, period: 'daily', ...body } });
+  const res = await app.call('POST', '/api/budgets', {
+    body: { name: `b-${Math.random().toString(36).slice(2, 8)}`, period: 'daily', ...body },
+  });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body.budget as { id: string; name: string };
 }
@@ -36,7 +38,11 @@ describe('a heartbeat that carries usage', () => {
     expect(res.body).toMatchObject({ ok: true, run_id: id, status: 'claimed' });
     expect(await runStatus(app, id)).toMatchObject({ input_tokens: 1200, output_tokens: 300, cost_estimate: 0.42, model_id: 'model-a' });
     const budgets = await app.call('GET', '/api/budgets');
-    expect(budgets.body.budgets.find((b: { id: string }) => b.id === watch.id).current_spend).toMatchObject({ usd: 0.42, tokens: 1500, runs: 1 });
+    expect(budgets.body.budgets.find((b: { id: string }) => b.id === watch.id).current_spend).toMatchObject({
+      usd: 0.42,
+      tokens: 1500,
+      runs: 1,
+    });
     const costs = await app.call('GET', '/api/costs/summary?days=1');
     expect(costs.body.today).toMatchObject({ cost: 0.42, runs: 1 });
     expect((await auditActions(app, id)).map((a) => a.action)).toContain('heartbeat');
@@ -45,13 +51,19 @@ describe('a heartbeat that carries usage', () => {
   it('is cumulative: a late heartbeat with lower values changes nothing, whatever the order they arrive in', async () => {
     const type = await templateWithRoute(app, { agent: 'writer' });
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.record({ input_tokens: fc.nat(5000), cost_estimate: fc.integer({ min: 0, max: 500 }).map((c) => c / 100) }), { minLength: 1, maxLength: 6 }), async (reports) => {
-        const { id, session } = await claimedRun(app, type);
-        for (const report of reports) expect((await heartbeat(id, session, report)).status).toBe(200);
-        const run = await runStatus(app, id);
-        expect(run.input_tokens).toBe(Math.max(...reports.map((r) => r.input_tokens)));
-        expect(run.cost_estimate).toBe(Math.max(...reports.map((r) => r.cost_estimate)));
-      }),
+      fc.asyncProperty(
+        fc.array(fc.record({ input_tokens: fc.nat(5000), cost_estimate: fc.integer({ min: 0, max: 500 }).map((c) => c / 100) }), {
+          minLength: 1,
+          maxLength: 6,
+        }),
+        async (reports) => {
+          const { id, session } = await claimedRun(app, type);
+          for (const report of reports) expect((await heartbeat(id, session, report)).status).toBe(200);
+          const run = await runStatus(app, id);
+          expect(run.input_tokens).toBe(Math.max(...reports.map((r) => r.input_tokens)));
+          expect(run.cost_estimate).toBe(Math.max(...reports.map((r) => r.cost_estimate)));
+        },
+      ),
       { numRuns: 8 },
     );
   });
@@ -69,8 +81,8 @@ describe('a heartbeat that carries usage', () => {
   });
 });
 
-describe('a hard_stop budget that a live run\'s usage reaches', () => {
-  it('cancels the run in the heartbeat\'s transaction and says stop, then says the same to every later heartbeat and complete', async () => {
+describe("a hard_stop budget that a live run's usage reaches", () => {
+  it("cancels the run in the heartbeat's transaction and says stop, then says the same to every later heartbeat and complete", async () => {
     const type = await templateWithRoute(app, { agent: 'writer' });
     const cap = await budget({ scope: 'agent', scope_id: 'writer', cap_usd: 0.5, action_on_exceed: 'hard_stop' });
     const { id, session } = await claimedRun(app, type);
@@ -98,7 +110,7 @@ describe('a hard_stop budget that a live run\'s usage reaches', () => {
     expect(await ledgerKinds(cap.id)).toEqual(['hard_stopped']);
   });
 
-  it('never stops a live run for pause_new_runs or warn budgets, nor another session\'s heartbeat', async () => {
+  it("never stops a live run for pause_new_runs or warn budgets, nor another session's heartbeat", async () => {
     const type = await templateWithRoute(app, { agent: 'writer' });
     await budget({ scope: 'agent', scope_id: 'writer', cap_usd: 0.1, action_on_exceed: 'pause_new_runs' });
     await budget({ scope: 'fleet', cap_usd: 0.1, action_on_exceed: 'warn' });
@@ -139,7 +151,14 @@ describe('unpriced usage in budgets', () => {
 
     const ledger = await app.call('GET', `/api/budgets/${usd.id}/ledger`);
     expect(ledger.body.unpriced_runs).toEqual([
-      expect.objectContaining({ id, workflow_type: 'priceless', agent_id: 'pricey', model_id: 'model-without-price', input_tokens: 700, output_tokens: 50 }),
+      expect.objectContaining({
+        id,
+        workflow_type: 'priceless',
+        agent_id: 'pricey',
+        model_id: 'model-without-price',
+        input_tokens: 700,
+        output_tokens: 50,
+      }),
     ]);
     expect(await ledgerKinds(usd.id)).toEqual(['unpriced_usage']);
     await app.call('GET', `/api/budgets/${usd.id}/ledger`);
@@ -164,9 +183,16 @@ describe('unpriced usage in budgets', () => {
 });
 
 describe('the overshoot of a hard_stop budget (property)', () => {
-  type Step = { kind: 'heartbeat'; run: number; cents: number } | { kind: 'complete'; run: number; cents: number } | { kind: 'cancel'; run: number } | { kind: 'tick' };
+  type Step =
+    | { kind: 'heartbeat'; run: number; cents: number }
+    | { kind: 'complete'; run: number; cents: number }
+    | { kind: 'cancel'; run: number }
+    | { kind: 'tick' };
   const stepArb: fc.Arbitrary<Step> = fc.oneof(
-    { weight: 6, arbitrary: fc.record({ kind: fc.constant('heartbeat' as const), run: fc.nat(3), cents: fc.integer({ min: 1, max: 40 }) }) },
+    {
+      weight: 6,
+      arbitrary: fc.record({ kind: fc.constant('heartbeat' as const), run: fc.nat(3), cents: fc.integer({ min: 1, max: 40 }) }),
+    },
     { weight: 1, arbitrary: fc.record({ kind: fc.constant('complete' as const), run: fc.nat(3), cents: fc.integer({ min: 1, max: 40 }) }) },
     { weight: 1, arbitrary: fc.record({ kind: fc.constant('cancel' as const), run: fc.nat(3) }) },
     { weight: 1, arbitrary: fc.record({ kind: fc.constant('tick' as const) }) },
@@ -229,7 +255,9 @@ describe('the overshoot of a hard_stop budget (property)', () => {
 describe('reservations of live runs', () => {
   async function expectingRoute(costUsd: number | null, tokens: number | null = null) {
     const type = await templateWithRoute(app, { agent: 'reserver' });
-    const put = await app.call('PUT', `/api/workflow-routing/${type}`, { body: { agent_id: 'reserver', expected_cost_usd: costUsd, expected_tokens: tokens } });
+    const put = await app.call('PUT', `/api/workflow-routing/${type}`, {
+      body: { agent_id: 'reserver', expected_cost_usd: costUsd, expected_tokens: tokens },
+    });
     expect(put.status, JSON.stringify(put.body)).toBe(200);
     expect(put.body).toMatchObject({ expected_cost_usd: costUsd, expected_tokens: tokens });
     return type;
@@ -263,18 +291,27 @@ describe('reservations of live runs', () => {
     expect((await tick()).dispatched).toBe(0);
 
     // a live run reports 0.2 of its 0.3: 0.1 stays reserved
-    const { rows: live } = await app.db.query<{ id: string }>(`SELECT id FROM workflow_runs WHERE id = ANY($1::uuid[]) AND status = 'dispatched' ORDER BY id`, [ids]);
+    const { rows: live } = await app.db.query<{ id: string }>(
+      `SELECT id FROM workflow_runs WHERE id = ANY($1::uuid[]) AND status = 'dispatched' ORDER BY id`,
+      [ids],
+    );
     const session = 'agent:reserver:subagent:first';
-    expect((await app.call('POST', `/api/workflow-runs/${live[0]!.id}/claim`, { body: { agent_id: 'reserver', session_id: session } })).status).toBe(200);
+    expect(
+      (await app.call('POST', `/api/workflow-runs/${live[0]!.id}/claim`, { body: { agent_id: 'reserver', session_id: session } })).status,
+    ).toBe(200);
     expect((await heartbeat(live[0]!.id, session, { cost_estimate: 0.2 })).body).toMatchObject({ ok: true });
     const after = (await app.call('GET', '/api/budgets')).body.budgets.find((b: { id: string }) => b.id === cap.id);
     expect(after).toMatchObject({ reserved: { usd: 0.7 }, current_spend: { usd: 0.2 } });
     // 0.2 spent + 0.7 reserved + 0.3 expected > 1.00: still no room
     expect((await tick()).dispatched).toBe(0);
     // it completes at 0.2: its reservation ends; 0.2 + 0.6 + 0.3 = 1.1 > 1.00 still; a second run completing at 0.05 makes room
-    expect((await app.call('POST', `/api/workflow-runs/${live[0]!.id}/complete`, { body: { session_id: session, cost_estimate: 0.2 } })).status).toBe(200);
+    expect(
+      (await app.call('POST', `/api/workflow-runs/${live[0]!.id}/complete`, { body: { session_id: session, cost_estimate: 0.2 } })).status,
+    ).toBe(200);
     expect((await tick()).dispatched).toBe(0);
-    await app.db.query(`UPDATE workflow_runs SET status = 'completed', cost_estimate = 0.05, reported_at = now() WHERE id = $1`, [live[1]!.id]);
+    await app.db.query(`UPDATE workflow_runs SET status = 'completed', cost_estimate = 0.05, reported_at = now() WHERE id = $1`, [
+      live[1]!.id,
+    ]);
     // 0.25 spent + 0.3 reserved (one live run) + 0.3 = 0.85: one more fits; then 0.25 + 0.6 + 0.3 = 1.15 does not
     expect((await tick()).dispatched).toBe(1);
   });
@@ -293,7 +330,7 @@ describe('reservations of live runs', () => {
     expect((await tick()).dispatched).toBe(2);
   });
 
-  it('lets a subscription agent\'s expected USD take no room in a budget of basis billed, and still count in one of basis list', async () => {
+  it("lets a subscription agent's expected USD take no room in a budget of basis billed, and still count in one of basis list", async () => {
     const type = await expectingRoute(0.3);
     expect((await app.call('PUT', '/api/agents/reserver/billing', { body: { billing: 'subscription' } })).status).toBe(200);
     try {

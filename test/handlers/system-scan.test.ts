@@ -38,7 +38,10 @@ describe('system scan', () => {
     expect(runtime.calls).toEqual([['agent', '--session-key', 'agent:auditor:main:scan', '--message', 'focus on costs', '--json']]);
     fakeRuntime(app, () => 'timed_out');
     expect((await app.call('POST', '/api/system-scan/followup', { body: { run_id: id, message: 'again' } })).status).toBe(502);
-    expect((await app.call('POST', '/api/system-scan/followup', { body: { run_id: '00000000-0000-4000-8000-000000000000', message: 'x' } })).status).toBe(404);
+    expect(
+      (await app.call('POST', '/api/system-scan/followup', { body: { run_id: '00000000-0000-4000-8000-000000000000', message: 'x' } }))
+        .status,
+    ).toBe(404);
     expect((await app.call('POST', '/api/system-scan/followup', { body: { run_id: id } })).status).toBe(400);
   });
 });

@@ -37,8 +37,14 @@ describe('GET /api/tasks/search', () => {
     // the title starting with q comes before the more recently updated one holding it further in
     expect(res.body.tasks.map((t: { id: string }) => t.id)).toEqual([b.id, a.id]);
     expect(res.body.tasks[0]).toEqual({
-      id: b.id, title: 'gateway timeouts on deploy', status: 'backlog', priority: 'medium', owner: null,
-      project_id: beta, project_name: 'Beta', updated_at: b.updated_at,
+      id: b.id,
+      title: 'gateway timeouts on deploy',
+      status: 'backlog',
+      priority: 'medium',
+      owner: null,
+      project_id: beta,
+      project_name: 'Beta',
+      updated_at: b.updated_at,
     });
   });
 
@@ -93,7 +99,9 @@ describe('GET /api/tasks/search', () => {
     const project = (await app.call('POST', '/api/projects', { body: { name: 'Property' } })).body.id as string;
     await fc.assert(
       fc.asyncProperty(
-        fc.string({ minLength: 1, maxLength: 40, unit: fc.constantFrom('a', 'B', 'é', ' ', '%', '_', '\\', 'z', 'Ж', '7') }).filter((s) => s.trim().length > 0),
+        fc
+          .string({ minLength: 1, maxLength: 40, unit: fc.constantFrom('a', 'B', 'é', ' ', '%', '_', '\\', 'z', 'Ж', '7') })
+          .filter((s) => s.trim().length > 0),
         fc.nat(),
         fc.nat(),
         async (title, from, length) => {

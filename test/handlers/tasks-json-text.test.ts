@@ -58,7 +58,10 @@ const taskBody = fc.record(
     priority: fc.constantFrom('low', 'medium', 'high', 'critical'),
     description: fc.string({ unit: 'binary', maxLength: 60 }).filter((s) => !s.includes('\u0000')),
     owner: fc.option(fc.oneof(text, fc.constant('queue-agent')), { nil: null }),
-    due_date: fc.option(instant.map((d) => d.toISOString()), { nil: null }),
+    due_date: fc.option(
+      instant.map((d) => d.toISOString()),
+      { nil: null },
+    ),
     estimated_effort: fc.option(fc.double({ min: 0, max: 1_000_000, noNaN: true }), { nil: null }),
     labels: fc.array(text, { maxLength: 3 }),
     metadata: fc.dictionary(fc.oneof(fc.string({ maxLength: 6 }), fc.nat({ max: 50 }).map(String)), jsonValue, { maxKeys: 4 }),
@@ -130,9 +133,13 @@ describe('task lists and views: JSON built in PostgreSQL', () => {
       [{ metadata: { a: [1] } }, false],
     ];
     for (const [extra, whole] of cases) {
-      const created = await app.call('POST', '/api/tasks', { body: { project_id: project.body.id, title: JSON.stringify(extra), ...extra } });
+      const created = await app.call('POST', '/api/tasks', {
+        body: { project_id: project.body.id, title: JSON.stringify(extra), ...extra },
+      });
       expect(created.status).toBe(201);
-      const { rows } = await app.db.query<{ whole: boolean }>(`SELECT left(json_segments, 1) = '{' AS whole FROM tasks WHERE id = $1`, [created.body.id]);
+      const { rows } = await app.db.query<{ whole: boolean }>(`SELECT left(json_segments, 1) = '{' AS whole FROM tasks WHERE id = $1`, [
+        created.body.id,
+      ]);
       expect(rows[0]!.whole, JSON.stringify(extra)).toBe(whole);
     }
     // a whole text writes negative zero as JSON.stringify does: 0
@@ -146,7 +153,27 @@ describe('task lists and views: JSON built in PostgreSQL', () => {
     await fc.assert(
       fc.asyncProperty(
         fc.array(taskBody, { minLength: 1, maxLength: 4 }),
-        fc.array(fc.record({ micros: fc.integer({ min: 0, max: 999_999 }), effort: fc.constantFrom(1e-7, 123.456, 1e20, 5e-324, 0.1 + 0.2, Number.NaN, 42, -0, 1e14, 999_999_999_999_999, 1e15, -7, Infinity) }), { minLength: 1, maxLength: 2 }),
+        fc.array(
+          fc.record({
+            micros: fc.integer({ min: 0, max: 999_999 }),
+            effort: fc.constantFrom(
+              1e-7,
+              123.456,
+              1e20,
+              5e-324,
+              0.1 + 0.2,
+              Number.NaN,
+              42,
+              -0,
+              1e14,
+              999_999_999_999_999,
+              1e15,
+              -7,
+              Infinity,
+            ),
+          }),
+          { minLength: 1, maxLength: 2 },
+        ),
         async (bodies, oddities) => {
           const ids = await onlyTasks(project.body.id, bodies);
           for (const [i, odd] of oddities.entries()) {
@@ -191,7 +218,9 @@ describe('task lists and views: JSON built in PostgreSQL', () => {
               ORDER BY coalesce(start_date, due_date), created_at, id`,
             [project.body.id],
           );
-          expect(JSON.stringify(timeline.body.tasks.map((e: { task: unknown }) => e.task))).toBe(`[${dated.map((r) => JSON.stringify(r)).join(',')}]`);
+          expect(JSON.stringify(timeline.body.tasks.map((e: { task: unknown }) => e.task))).toBe(
+            `[${dated.map((r) => JSON.stringify(r)).join(',')}]`,
+          );
 
           // the task as jsonb built in SQL (task_state_json, migration 1000: the one-round-trip claim's answer, snapshot and audit copies)
           // is JSON.stringify's value, and redacted as the pass redacts it

@@ -18,10 +18,14 @@ async function newTask(fields: Record<string, unknown> = {}) {
 }
 
 async function auditOf(taskId: string) {
-  const { rows } = await app.db.query<{ action: string; actor: string; entity_type: string; project_id: string; old_value: any; new_value: any }>(
-    'SELECT action, actor, entity_type, project_id, old_value, new_value FROM audit_log WHERE task_id = $1 ORDER BY id',
-    [taskId],
-  );
+  const { rows } = await app.db.query<{
+    action: string;
+    actor: string;
+    entity_type: string;
+    project_id: string;
+    old_value: any;
+    new_value: any;
+  }>('SELECT action, actor, entity_type, project_id, old_value, new_value FROM audit_log WHERE task_id = $1 ORDER BY id', [taskId]);
   return rows;
 }
 
@@ -46,7 +50,13 @@ describe('task create', () => {
     expect(task.status_updated_at).toBe(task.created_at);
     const audit = await auditOf(task.id);
     expect(audit).toEqual([
-      expect.objectContaining({ action: 'created', actor: 'dashboard-operator', entity_type: 'task', project_id: projectId, old_value: null }),
+      expect.objectContaining({
+        action: 'created',
+        actor: 'dashboard-operator',
+        entity_type: 'task',
+        project_id: projectId,
+        old_value: null,
+      }),
     ]);
     const snaps = await app.db.query(`SELECT reason FROM entity_snapshots WHERE entity_type = 'task' AND entity_id = $1`, [task.id]);
     expect(snaps.rows).toEqual([{ reason: 'created' }]);
@@ -166,9 +176,22 @@ describe('task reads', () => {
 
   it('serves the list and a single task from the fallback copy while the database is away', async () => {
     const saved = app.ctx.deps.storage;
-    const row = { id: '11111111-1111-4111-8111-111111111111', project_id: projectId, title: 'cached', status: 'ready', dependency_ids: [], updated_at: '2026-01-01T00:00:00.000Z', deleted_at: null };
+    const row = {
+      id: '11111111-1111-4111-8111-111111111111',
+      project_id: projectId,
+      title: 'cached',
+      status: 'ready',
+      dependency_ids: [],
+      updated_at: '2026-01-01T00:00:00.000Z',
+      deleted_at: null,
+    };
     const gone = { ...row, id: '22222222-2222-4222-8222-222222222222', deleted_at: '2026-01-02T00:00:00.000Z' };
-    app.ctx.deps.storage = { mode: 'fallback', fallback: { savedAt: null, projects: [], tasks: [row, gone] }, label: 'fallback file', reason: 'test' };
+    app.ctx.deps.storage = {
+      mode: 'fallback',
+      fallback: { savedAt: null, projects: [], tasks: [row, gone] },
+      label: 'fallback file',
+      reason: 'test',
+    };
     try {
       const list = await app.call('GET', '/api/tasks/all');
       expect(list.status).toBe(200);
@@ -192,12 +215,23 @@ describe('task updates and moves', () => {
     try {
       const task = await newTask();
       clock.advance(1000);
-      const patched = await app.call('PATCH', `/api/tasks/${task.id}`, { body: { title: 'renamed', owner: 'agent-7', metadata: { k: 1 } } });
+      const patched = await app.call('PATCH', `/api/tasks/${task.id}`, {
+        body: { title: 'renamed', owner: 'agent-7', metadata: { k: 1 } },
+      });
       expect(patched.status).toBe(200);
-      expect(patched.body).toMatchObject({ title: 'renamed', owner: 'agent-7', metadata: { k: 1 }, status_updated_at: task.status_updated_at });
+      expect(patched.body).toMatchObject({
+        title: 'renamed',
+        owner: 'agent-7',
+        metadata: { k: 1 },
+        status_updated_at: task.status_updated_at,
+      });
       clock.advance(1000);
       const done = await app.call('PATCH', `/api/tasks/${task.id}`, { body: { status: 'completed' } });
-      expect(done.body).toMatchObject({ status: 'completed', status_updated_at: '2031-05-01T10:00:02.000Z', completed_at: '2031-05-01T10:00:02.000Z' });
+      expect(done.body).toMatchObject({
+        status: 'completed',
+        status_updated_at: '2031-05-01T10:00:02.000Z',
+        completed_at: '2031-05-01T10:00:02.000Z',
+      });
       const audit = await auditOf(task.id);
       expect(audit.map((a) => a.action)).toEqual(['created', 'updated', 'status_changed']);
       expect(audit[1]).toMatchObject({ old_value: { title: 'a task' }, new_value: { title: 'renamed' } });
@@ -281,7 +315,11 @@ describe('archive, delete, restore and retry', () => {
     await app.db.query(`UPDATE tasks SET locked_at = now(), locked_by = 'agent-x' WHERE id = $1`, [task.id]);
     const res = await app.call('POST', `/api/tasks/${task.id}/retry`);
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ retried: true, retry_count: 1, task: { status: 'ready', locked_at: null, locked_by: null, retry_count: 1 } });
+    expect(res.body).toMatchObject({
+      retried: true,
+      retry_count: 1,
+      task: { status: 'ready', locked_at: null, locked_by: null, retry_count: 1 },
+    });
     expect((await app.call('POST', `/api/tasks/${task.id}/retry`)).body.retry_count).toBe(2);
     expect((await app.call('POST', `/api/tasks/${UNKNOWN}/retry`)).status).toBe(404);
     expect((await auditOf(task.id)).map((a) => a.action)).toEqual(['created', 'retried', 'retried']);
@@ -347,12 +385,19 @@ describe('task history and options', () => {
     expect(res.status).toBe(200);
     expect(res.body.task_id).toBe(task.id);
     expect(res.body.history.map((h: { action: string }) => h.action)).toEqual(['status_changed', 'created']);
-    expect(res.body.history[0]).toMatchObject({ actor: 'dashboard-operator', entity_type: 'task', task_id: task.id, project_id: projectId });
+    expect(res.body.history[0]).toMatchObject({
+      actor: 'dashboard-operator',
+      entity_type: 'task',
+      task_id: task.id,
+      project_id: projectId,
+    });
     expect((await app.call('GET', `/api/tasks/${UNKNOWN}/history`)).status).toBe(404);
   });
 
   it('offers agents and models from agent profiles merged with the runtime agent list', async () => {
-    await app.db.query(`INSERT INTO agent_profiles (agent_id, display_name, model) VALUES ('writer', 'Writer', 'model-a'), ('main', 'Main', NULL)`);
+    await app.db.query(
+      `INSERT INTO agent_profiles (agent_id, display_name, model) VALUES ('writer', 'Writer', 'model-a'), ('main', 'Main', NULL)`,
+    );
     const previous = app.ctx.deps.runtime;
     const runtime = recordingRuntime(() => ({ agents: [{ id: 'main', model: 'model-b' }, { id: 'scout' }] }));
     app.ctx.deps.runtime = runtime;
@@ -383,9 +428,36 @@ describe('task history and options', () => {
 describe('random bodies at the mutating task endpoints', () => {
   it('never answer 5xx, and every 4xx carries {error}', async () => {
     const task = await newTask();
-    const value = fc.oneof(fc.string(), fc.integer(), fc.boolean(), fc.constant(null), fc.constant(projectId), fc.constant(task.id), fc.array(fc.string()));
+    const value = fc.oneof(
+      fc.string(),
+      fc.integer(),
+      fc.boolean(),
+      fc.constant(null),
+      fc.constant(projectId),
+      fc.constant(task.id),
+      fc.array(fc.string()),
+    );
     const body = fc.oneof(
-      fc.dictionary(fc.constantFrom('project_id', 'title', 'status', 'priority', 'due_date', 'dependency_ids', 'labels', 'owner', 'content', 'metadata', 'x', 'add', 'remove', 'task_id', 'parent_task_id'), value),
+      fc.dictionary(
+        fc.constantFrom(
+          'project_id',
+          'title',
+          'status',
+          'priority',
+          'due_date',
+          'dependency_ids',
+          'labels',
+          'owner',
+          'content',
+          'metadata',
+          'x',
+          'add',
+          'remove',
+          'task_id',
+          'parent_task_id',
+        ),
+        value,
+      ),
       fc.anything(),
     );
     const targets = [

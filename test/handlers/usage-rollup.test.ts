@@ -23,7 +23,8 @@ beforeAll(async () => {
 /** The raw aggregate per key, and the rollup's (folded rows and deltas), as comparable text. */
 async function both(): Promise<{ raw: string[]; rollup: string[] }> {
   const measures = `runs, round(cost::numeric, 6) AS cost, input, output, unpriced_runs, unpriced_input, unpriced_output`;
-  const cols = 'day, agent_id, project_id, workflow_type, billing, runs, cost, input_tokens, output_tokens, unpriced_runs, unpriced_input, unpriced_output';
+  const cols =
+    'day, agent_id, project_id, workflow_type, billing, runs, cost, input_tokens, output_tokens, unpriced_runs, unpriced_input, unpriced_output';
   const { rows: raw } = await app.db.query<Record<string, unknown>>(
     `SELECT day::text, agent, project, workflow_type, billing, ${measures} FROM (
        SELECT (${usageAtSql} AT TIME ZONE 'UTC')::date AS day, coalesce(${runAgentSql}, '') AS agent, coalesce(t.project_id::text, '') AS project,
@@ -64,7 +65,10 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
       kind: fc.constant('usage' as const),
       run: fc.nat(20),
       tokens: fc.nat(5000),
-      cost: fc.option(fc.integer({ min: 0, max: 300 }).map((c) => c / 100), { nil: null }),
+      cost: fc.option(
+        fc.integer({ min: 0, max: 300 }).map((c) => c / 100),
+        { nil: null },
+      ),
       backdays: fc.nat(3),
     }),
   },
@@ -90,12 +94,17 @@ describe('the usage rollup', () => {
         while (tasks.length < 4) tasks.push(await newTask(projects[tasks.length % 2]!));
         for (const step of steps) {
           if (step.kind === 'create') {
-            const task = step.task === null ? null : tasks[step.task] ?? null;
+            const task = step.task === null ? null : (tasks[step.task] ?? null);
             runs.push((await createRun(app, types[step.type]!, task ? { task_id: task } : {})).id);
           } else if (step.kind === 'usage' && runs.length > 0) {
             const id = runs[step.run % runs.length]!;
             const reportedAt = new Date(Date.parse('2026-11-01T12:00:00Z') - step.backdays * 86_400_000).toISOString();
-            const body: Record<string, unknown> = { input_tokens: step.tokens, output_tokens: Math.floor(step.tokens / 3), model_id: 'unpriced-model', reported_at: reportedAt };
+            const body: Record<string, unknown> = {
+              input_tokens: step.tokens,
+              output_tokens: Math.floor(step.tokens / 3),
+              model_id: 'unpriced-model',
+              reported_at: reportedAt,
+            };
             if (step.cost !== null) body.cost_estimate = step.cost;
             const res = await app.call('PATCH', `/api/workflow-runs/${id}`, { body });
             expect([200, 404]).toContain(res.status);
@@ -136,7 +145,9 @@ describe('the usage rollup', () => {
     expect(res.body.runs).toBe(rows[0]!.n);
     const again = await both();
     expect(again.rollup).toEqual(again.raw);
-    const audit = await app.db.query<{ actor: string }>(`SELECT actor FROM audit_log WHERE entity_type = 'usage_rollup' ORDER BY id DESC LIMIT 1`);
+    const audit = await app.db.query<{ actor: string }>(
+      `SELECT actor FROM audit_log WHERE entity_type = 'usage_rollup' ORDER BY id DESC LIMIT 1`,
+    );
     expect(audit.rows[0]).toEqual({ actor: 'ops-rollup' });
     const bad = await app.call('POST', '/api/costs/rebuild', { body: { everything: true } });
     expect(bad.status).toBe(400);

@@ -21,20 +21,37 @@ async function task(fields: Record<string, unknown>) {
 describe('saved views', () => {
   it('creates, reads, patches and deletes a view, auditing each change', async () => {
     const created = await app.call('POST', '/api/views', {
-      body: { project_id: otherProject, name: 'Overdue', filters: { filter: 'overdue', search: 'api', sort: 'newest' }, sort: 'updated', created_by: 'ops' },
+      body: {
+        project_id: otherProject,
+        name: 'Overdue',
+        filters: { filter: 'overdue', search: 'api', sort: 'newest' },
+        sort: 'updated',
+        created_by: 'ops',
+      },
     });
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ project_id: otherProject, name: 'Overdue', filters: { filter: 'overdue', search: 'api', sort: 'newest' }, sort: 'updated', created_by: 'ops' });
+    expect(created.body).toMatchObject({
+      project_id: otherProject,
+      name: 'Overdue',
+      filters: { filter: 'overdue', search: 'api', sort: 'newest' },
+      sort: 'updated',
+      created_by: 'ops',
+    });
     const id = created.body.id;
     expect((await app.call('GET', `/api/views/${id}`)).body.name).toBe('Overdue');
-    const patched = await app.call('PATCH', `/api/views/${id}`, { body: { name: 'Late', filters: { categoryFilter: 'infra' }, sort: null } });
+    const patched = await app.call('PATCH', `/api/views/${id}`, {
+      body: { name: 'Late', filters: { categoryFilter: 'infra' }, sort: null },
+    });
     expect(patched.status).toBe(200);
     expect(patched.body).toMatchObject({ name: 'Late', filters: { categoryFilter: 'infra' }, sort: null });
     expect((await app.call('DELETE', `/api/views/${id}`)).body).toEqual({ deleted: true, id });
     expect((await app.call('GET', `/api/views/${id}`)).status).toBe(404);
     expect((await app.call('PATCH', `/api/views/${id}`, { body: { name: 'x' } })).status).toBe(404);
     expect((await app.call('DELETE', `/api/views/${id}`)).status).toBe(404);
-    const audit = await app.db.query(`SELECT action, project_id FROM audit_log WHERE entity_type = 'saved_view' AND entity_id = $1 ORDER BY id`, [id]);
+    const audit = await app.db.query(
+      `SELECT action, project_id FROM audit_log WHERE entity_type = 'saved_view' AND entity_id = $1 ORDER BY id`,
+      [id],
+    );
     expect(audit.rows).toEqual(['created', 'updated', 'deleted'].map((action) => ({ action, project_id: otherProject })));
   });
 
@@ -77,15 +94,25 @@ describe('saved views', () => {
   it('never answers 5xx to random view bodies', async () => {
     const view = await app.call('POST', '/api/views', { body: { name: 'fuzzed' } });
     const body = fc.oneof(
-      fc.record({ name: fc.oneof(fc.string(), fc.integer()), filters: fc.dictionary(fc.constantFrom('filter', 'search', 'sort', 'x'), fc.oneof(fc.string(), fc.constantFrom('all', 'alpha'))) }, { requiredKeys: [] }),
+      fc.record(
+        {
+          name: fc.oneof(fc.string(), fc.integer()),
+          filters: fc.dictionary(fc.constantFrom('filter', 'search', 'sort', 'x'), fc.oneof(fc.string(), fc.constantFrom('all', 'alpha'))),
+        },
+        { requiredKeys: [] },
+      ),
       fc.anything(),
     );
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom(['POST', '/api/views'], ['PATCH', `/api/views/${view.body.id}`]), body, async ([method, path], b) => {
-        const res = await app.call(method, path, { body: b });
-        expect(res.status).toBeLessThan(500);
-        if (res.status >= 400) expect(typeof res.body.error).toBe('string');
-      }),
+      fc.asyncProperty(
+        fc.constantFrom(['POST', '/api/views'], ['PATCH', `/api/views/${view.body.id}`]),
+        body,
+        async ([method, path], b) => {
+          const res = await app.call(method, path, { body: b });
+          expect(res.status).toBeLessThan(500);
+          if (res.status >= 400) expect(typeof res.body.error).toBe('string');
+        },
+      ),
       { numRuns: 60 },
     );
   });
@@ -104,11 +131,17 @@ describe('built-in views', () => {
     const res = await app.call('GET', `/api/views/board?project_id=${otherProject}`);
     expect(res.status).toBe(200);
     expect(res.body.project.id).toBe(otherProject);
-    expect(res.body.workflow).toEqual({ id: null, name: 'Default', states: ['backlog', 'ready', 'in_progress', 'blocked', 'review', 'completed'] });
+    expect(res.body.workflow).toEqual({
+      id: null,
+      name: 'Default',
+      states: ['backlog', 'ready', 'in_progress', 'blocked', 'review', 'completed'],
+    });
     expect(Object.keys(res.body.columns)).toEqual(['backlog', 'ready', 'in_progress', 'blocked', 'review', 'completed']);
     expect(res.body.columns.ready.map((t: { id: string }) => t.id)).toEqual([critical.id, low.id]);
     expect(res.body.columns.review.map((t: { id: string }) => t.id)).toEqual([review.id]);
-    const ids = Object.values(res.body.columns).flat().map((t: any) => t.id);
+    const ids = Object.values(res.body.columns)
+      .flat()
+      .map((t: any) => t.id);
     expect(ids).not.toContain(archived.id);
     expect(ids).not.toContain(deleted.id);
   });
@@ -153,7 +186,9 @@ describe('built-in views', () => {
     expect(first.body.project).toEqual(whole.body.project);
     expect(first.body.workflow).toEqual(whole.body.workflow);
     // each column is the whole board's column cut to its first task, field for field
-    expect(first.body.columns).toEqual(Object.fromEntries(Object.entries(whole.body.columns as Record<string, unknown[]>).map(([c, tasks]) => [c, tasks.slice(0, 1)])));
+    expect(first.body.columns).toEqual(
+      Object.fromEntries(Object.entries(whole.body.columns as Record<string, unknown[]>).map(([c, tasks]) => [c, tasks.slice(0, 1)])),
+    );
     expect(first.body.columns.ready.map((t: { id: string }) => t.id)).toEqual([readyCritical]);
     expect(first.body.counts).toEqual({ backlog: 2, ready: 3, in_progress: 0, blocked: 0, review: 0, completed: 2 });
     // readyCritical is in the answer; the others are not (the archived and deleted ones would not be on the board at all)
@@ -183,7 +218,8 @@ describe('built-in views', () => {
 
   it('timeline: dated tasks within the range, subtasks nested, dependencies with their dates', async () => {
     const project = (await app.call('POST', '/api/projects', { body: { name: 'Timeline' } })).body.id;
-    const mk = async (fields: Record<string, unknown>) => (await app.call('POST', '/api/tasks', { body: { project_id: project, title: 't', ...fields } })).body;
+    const mk = async (fields: Record<string, unknown>) =>
+      (await app.call('POST', '/api/tasks', { body: { project_id: project, title: 't', ...fields } })).body;
     const dep = await mk({ title: 'dep', start_date: '2027-01-01', due_date: '2027-01-05' });
     const parent = await mk({ title: 'parent', start_date: '2027-02-01', due_date: '2027-02-20', dependency_ids: [dep.id] });
     const child = await mk({ title: 'child', due_date: '2027-02-10', parent_task_id: parent.id });
@@ -198,7 +234,9 @@ describe('built-in views', () => {
     const p = all.body.tasks[1];
     // every dated subtask under its parent, in timeline order
     expect(p.subtasks.map((e: any) => e.task.id)).toEqual([first.id, child.id, second.id]);
-    expect(p.dependencies).toEqual([{ id: dep.id, title: 'dep', start_date: '2027-01-01T00:00:00.000Z', due_date: '2027-01-05T00:00:00.000Z' }]);
+    expect(p.dependencies).toEqual([
+      { id: dep.id, title: 'dep', start_date: '2027-01-01T00:00:00.000Z', due_date: '2027-01-05T00:00:00.000Z' },
+    ]);
     expect(all.body.tasks[0]).not.toHaveProperty('subtasks');
     const feb = await app.call('GET', `/api/views/timeline?project_id=${project}&start=2027-02-05&end=2027-03-01`);
     expect(feb.body.range).toEqual({ start: '2027-02-05T00:00:00.000Z', end: '2027-03-01T00:00:00.000Z' });

@@ -72,7 +72,12 @@ describe('managing webhooks', () => {
   it('generates a secret shown once, never again nor in the audit trail, and lists, reads, changes and deletes', async () => {
     const created = await webhook({ events: ['task:changed', 'run.failed', 'budget.breached'] });
     expect(created.secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
-    expect(created).toMatchObject({ url: receiverUrl, events: ['task:changed', 'run.failed', 'budget.breached'], active: true, failing: false });
+    expect(created).toMatchObject({
+      url: receiverUrl,
+      events: ['task:changed', 'run.failed', 'budget.breached'],
+      active: true,
+      failing: false,
+    });
     const read = await app.call('GET', `/api/webhooks/${created.id}`);
     expect(read.status).toBe(200);
     expect(read.body).not.toHaveProperty('secret');
@@ -80,17 +85,25 @@ describe('managing webhooks', () => {
     expect(listed.body.webhooks.map((w: { id: string }) => w.id)).toEqual([created.id]);
     expect(JSON.stringify(listed.body)).not.toContain(created.secret);
 
-    const patched = await app.call('PATCH', `/api/webhooks/${created.id}`, { body: { events: ['*'], active: false, secret: 'a-new-secret-of-enough-length' } });
+    const patched = await app.call('PATCH', `/api/webhooks/${created.id}`, {
+      body: { events: ['*'], active: false, secret: 'a-new-secret-of-enough-length' },
+    });
     expect(patched.status).toBe(200);
     expect(patched.body).toMatchObject({ events: ['*'], active: false });
     expect(JSON.stringify(patched.body)).not.toContain('a-new-secret');
-    const audit = await app.db.query<{ action: string; text: string }>('SELECT action, row_to_json(a)::text AS text FROM audit_log a WHERE entity_id = $1 ORDER BY id', [created.id]);
+    const audit = await app.db.query<{ action: string; text: string }>(
+      'SELECT action, row_to_json(a)::text AS text FROM audit_log a WHERE entity_id = $1 ORDER BY id',
+      [created.id],
+    );
     expect(audit.rows.map((r) => r.action)).toEqual(['created', 'updated']);
     for (const row of audit.rows) {
       expect(row.text).not.toContain(created.secret!);
       expect(row.text).not.toContain('a-new-secret');
     }
-    const snapshots = await app.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM entity_snapshots s WHERE s.state::text LIKE '%' || $1 || '%'`, [created.secret]);
+    const snapshots = await app.db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM entity_snapshots s WHERE s.state::text LIKE '%' || $1 || '%'`,
+      [created.secret],
+    );
     expect(snapshots.rows[0]!.n).toBe(0);
 
     const removed = await app.call('DELETE', `/api/webhooks/${created.id}`);
@@ -125,7 +138,14 @@ describe('managing webhooks', () => {
     const allowed = app.ctx.deps.webhooks;
     app.ctx.deps.webhooks = httpWebhookTransport({ timeoutMs: 2000, allowPrivate: false });
     try {
-      for (const url of ['http://127.0.0.1:9/x', 'http://10.1.2.3/x', 'http://[::1]/x', 'http://192.168.0.10/x', 'http://169.254.169.254/latest', 'http://localhost/x']) {
+      for (const url of [
+        'http://127.0.0.1:9/x',
+        'http://10.1.2.3/x',
+        'http://[::1]/x',
+        'http://192.168.0.10/x',
+        'http://169.254.169.254/latest',
+        'http://localhost/x',
+      ]) {
         const res = await app.call('POST', '/api/webhooks', { body: { url, events: ['task:changed'] } });
         expect(res.status, url).toBe(400);
         expect(res.body.error, url).toMatch(/url: .*(loopback or private|does not resolve)/);
@@ -156,7 +176,13 @@ describe('delivering', () => {
     const log = await app.call('GET', `/api/webhooks/${hook.id}/deliveries`);
     expect(log.status).toBe(200);
     expect(log.body.deliveries.map((d: { id: string }) => d.id)).toEqual(received.map((r) => r.json.id).reverse());
-    expect(log.body.deliveries[0]).toMatchObject({ status: 'delivered', attempts: 1, response_code: 200, response_body: 'thanks', next_attempt_at: null });
+    expect(log.body.deliveries[0]).toMatchObject({
+      status: 'delivered',
+      attempts: 1,
+      response_code: 200,
+      response_body: 'thanks',
+      next_attempt_at: null,
+    });
     // nothing new: a second pass sends nothing again
     expect(await deliver()).toMatchObject({ enqueued: 0, attempted: 0 });
   });
@@ -208,7 +234,11 @@ describe('delivering', () => {
     if (storage.mode !== 'database') throw new Error('this test needs the database');
     await expect(
       storage.db.transaction(async (tx) => {
-        await app.ctx.deps.events.publish(tx, { name: 'task:changed', channel: 'events', payload: { action: 'created', taskId: 'rolled-back' } });
+        await app.ctx.deps.events.publish(tx, {
+          name: 'task:changed',
+          channel: 'events',
+          payload: { action: 'created', taskId: 'rolled-back' },
+        });
         throw new Error('the change fails');
       }),
     ).rejects.toThrow('the change fails');
@@ -274,7 +304,10 @@ describe('delivering', () => {
     await deliver();
     clock.advance(24 * 3_600_000 + 1);
     await deliver();
-    const log = (await app.call('GET', `/api/webhooks/${hook.id}/deliveries`)).body.deliveries as Array<{ status: string; event_type: string }>;
+    const log = (await app.call('GET', `/api/webhooks/${hook.id}/deliveries`)).body.deliveries as Array<{
+      status: string;
+      event_type: string;
+    }>;
     // the delivered one (7 days old) is gone; the failed one (1 day old) stays
     expect(log.map((d) => d.status)).toEqual(['failed']);
     clock.advance(6 * 24 * 3_600_000);

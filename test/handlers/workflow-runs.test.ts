@@ -26,9 +26,18 @@ describe('creating runs', () => {
     const name = await templateWithRoute(app, { steps });
     const res = await app.call('POST', '/api/workflow-runs', { body: { workflow_type: name, input_payload: { topic: 'x' } } });
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ workflow_type: name, status: 'queued', current_step: 0, input_payload: { topic: 'x' }, dispatch_attempts: 0, gateway_session_id: null });
+    expect(res.body).toMatchObject({
+      workflow_type: name,
+      status: 'queued',
+      current_step: 0,
+      input_payload: { topic: 'x' },
+      dispatch_attempts: 0,
+      gateway_session_id: null,
+    });
     expect(res.body.template_steps).toEqual(steps);
-    expect(res.body.steps.map((s: { step_order: number; step_name: string; status: string }) => [s.step_order, s.step_name, s.status])).toEqual([
+    expect(
+      res.body.steps.map((s: { step_order: number; step_name: string; status: string }) => [s.step_order, s.step_name, s.status]),
+    ).toEqual([
       [0, 'a', 'pending'],
       [1, 'b', 'pending'],
       [2, 'c', 'pending'],
@@ -38,7 +47,9 @@ describe('creating runs', () => {
     expect(res.body.approvals).toEqual([]);
     const audit = await auditActions(app, res.body.id);
     expect(audit).toEqual([{ action: 'created', actor: 'dashboard-operator' }]);
-    const events = await app.db.query(`SELECT payload FROM event_outbox WHERE name = 'run-updated' AND payload->>'runId' = $1`, [res.body.id]);
+    const events = await app.db.query(`SELECT payload FROM event_outbox WHERE name = 'run-updated' AND payload->>'runId' = $1`, [
+      res.body.id,
+    ]);
     expect(events.rows).toHaveLength(1);
   });
 
@@ -47,7 +58,9 @@ describe('creating runs', () => {
     const inactive = await templateWithRoute(app);
     await app.call('PATCH', `/api/workflow-templates/${inactive}`, { body: { is_active: false } });
     expect((await app.call('POST', '/api/workflow-runs', { body: { workflow_type: inactive } })).status).toBe(409);
-    const badTask = await app.call('POST', '/api/workflow-runs', { body: { workflow_type: type, task_id: '00000000-0000-4000-8000-000000000000' } });
+    const badTask = await app.call('POST', '/api/workflow-runs', {
+      body: { workflow_type: type, task_id: '00000000-0000-4000-8000-000000000000' },
+    });
     expect(badTask.status).toBe(400);
     expect(badTask.body.error).toMatch(/task_id/);
     expect((await app.call('POST', '/api/workflow-runs', { body: { workflow_type: type, colour: 1 } })).status).toBe(400);
@@ -57,7 +70,9 @@ describe('creating runs', () => {
   it('points the task at its live run and clears the pointer when the run ends', async () => {
     const taskId = await newTask();
     const run = await createRun(app, type, { task_id: taskId });
-    const pointer = async () => (await app.db.query<{ active_workflow_run_id: string | null }>('SELECT active_workflow_run_id FROM tasks WHERE id = $1', [taskId])).rows[0]!.active_workflow_run_id;
+    const pointer = async () =>
+      (await app.db.query<{ active_workflow_run_id: string | null }>('SELECT active_workflow_run_id FROM tasks WHERE id = $1', [taskId]))
+        .rows[0]!.active_workflow_run_id;
     expect(await pointer()).toBe(run.id);
     await app.call('POST', `/api/workflow-runs/${run.id}/cancel`, { body: {} });
     expect(await pointer()).toBeNull();
@@ -70,12 +85,28 @@ describe('claim, start, heartbeat, complete (the agent side)', () => {
   it('claims a dispatched run, tying it to the session key', async () => {
     const run = await createRun(app, type);
     await tick(app);
-    const res = await app.call('POST', `/api/workflow-runs/${run.id}/claim`, { body: { agent_id: 'writer', session_id: 'agent:writer:main:1' } });
+    const res = await app.call('POST', `/api/workflow-runs/${run.id}/claim`, {
+      body: { agent_id: 'writer', session_id: 'agent:writer:main:1' },
+    });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ claimed: true, already: false, run: { status: 'claimed', claim_session_id: 'agent:writer:main:1', gateway_session_id: 'agent:writer:main:1', gateway_session_active: true, owner_agent_id: 'writer' } });
-    const again = await app.call('POST', `/api/workflow-runs/${run.id}/claim`, { body: { agent_id: 'writer', session_id: 'agent:writer:main:1' } });
+    expect(res.body).toMatchObject({
+      claimed: true,
+      already: false,
+      run: {
+        status: 'claimed',
+        claim_session_id: 'agent:writer:main:1',
+        gateway_session_id: 'agent:writer:main:1',
+        gateway_session_active: true,
+        owner_agent_id: 'writer',
+      },
+    });
+    const again = await app.call('POST', `/api/workflow-runs/${run.id}/claim`, {
+      body: { agent_id: 'writer', session_id: 'agent:writer:main:1' },
+    });
     expect(again.body).toMatchObject({ claimed: true, already: true });
-    const other = await app.call('POST', `/api/workflow-runs/${run.id}/claim`, { body: { agent_id: 'other', session_id: 'agent:other:main:2' } });
+    const other = await app.call('POST', `/api/workflow-runs/${run.id}/claim`, {
+      body: { agent_id: 'other', session_id: 'agent:other:main:2' },
+    });
     expect(other.status).toBe(409);
     expect(other.body).toMatchObject({ code: 'conflict', reason: 'already_claimed', status: 'claimed' });
     expect(other.body.error).toMatch(/by session agent:writer:main:1/);
@@ -88,7 +119,13 @@ describe('claim, start, heartbeat, complete (the agent side)', () => {
     const queued = await app.call('POST', `/api/workflow-runs/${run.id}/claim`, { body: { agent_id: 'w', session_id: 's' } });
     expect(queued.status).toBe(409);
     expect(queued.body.error).toMatch(/queued/);
-    expect((await app.call('POST', `/api/workflow-runs/00000000-0000-4000-8000-000000000000/claim`, { body: { agent_id: 'w', session_id: 's' } })).status).toBe(404);
+    expect(
+      (
+        await app.call('POST', `/api/workflow-runs/00000000-0000-4000-8000-000000000000/claim`, {
+          body: { agent_id: 'w', session_id: 's' },
+        })
+      ).status,
+    ).toBe(404);
     expect((await app.call('POST', `/api/workflow-runs/${run.id}/claim`, { body: { agent_id: 'w' } })).status).toBe(400);
   });
 
@@ -96,7 +133,9 @@ describe('claim, start, heartbeat, complete (the agent side)', () => {
     const run = await createRun(app, type);
     await tick(app);
     const results = await Promise.all(
-      Array.from({ length: 12 }, (_, i) => app.call('POST', `/api/workflow-runs/${run.id}/claim`, { body: { agent_id: `a${i}`, session_id: `agent:a${i}:main:x` } })),
+      Array.from({ length: 12 }, (_, i) =>
+        app.call('POST', `/api/workflow-runs/${run.id}/claim`, { body: { agent_id: `a${i}`, session_id: `agent:a${i}:main:x` } }),
+      ),
     );
     expect(results.filter((r) => r.status === 200)).toHaveLength(1);
     expect(results.filter((r) => r.status === 409)).toHaveLength(11);
@@ -112,11 +151,15 @@ describe('claim, start, heartbeat, complete (the agent side)', () => {
     expect(started.body.started_at).not.toBeNull();
     const hb = await app.call('POST', `/api/workflow-runs/${id}/heartbeat`, { body: { session_id: session } });
     expect(hb.body).toMatchObject({ ok: true, status: 'running' });
-    const wrong = await app.call('POST', `/api/workflow-runs/${id}/complete`, { body: { session_id: 'agent:intruder:main:1', output_summary: {} } });
+    const wrong = await app.call('POST', `/api/workflow-runs/${id}/complete`, {
+      body: { session_id: 'agent:intruder:main:1', output_summary: {} },
+    });
     expect(wrong.status).toBe(409);
     expect(wrong.body.error).toMatch(/does not hold/);
     expect(wrong.body.reason).toBe('session_mismatch');
-    const done = await app.call('POST', `/api/workflow-runs/${id}/complete`, { body: { session_id: session, output_summary: { words: 900 } } });
+    const done = await app.call('POST', `/api/workflow-runs/${id}/complete`, {
+      body: { session_id: session, output_summary: { words: 900 } },
+    });
     expect(done.status).toBe(200);
     expect(done.body).toMatchObject({ status: 'completed', output_summary: { words: 900 }, gateway_session_active: false });
     expect(done.body.finished_at).not.toBeNull();
@@ -124,19 +167,25 @@ describe('claim, start, heartbeat, complete (the agent side)', () => {
 
   it('completes a claimed run directly (claimed -> completed)', async () => {
     const { id, session } = await claimedRun(app, type);
-    const done = await app.call('POST', `/api/workflow-runs/${id}/complete`, { body: { session_id: session, output_summary: { ok: true } } });
+    const done = await app.call('POST', `/api/workflow-runs/${id}/complete`, {
+      body: { session_id: session, output_summary: { ok: true } },
+    });
     expect(done.body.status).toBe('completed');
   });
 
   it('accepts heartbeats and completion from the child session registered with PATCH, and refuses heartbeats with a mismatched session', async () => {
     const { id, session } = await claimedRun(app, type);
     const child = 'agent:writer:subagent:child-1';
-    const patched = await app.call('PATCH', `/api/workflow-runs/${id}`, { body: { gateway_session_id: child, gateway_session_active: true } });
+    const patched = await app.call('PATCH', `/api/workflow-runs/${id}`, {
+      body: { gateway_session_id: child, gateway_session_active: true },
+    });
     expect(patched.status).toBe(200);
     expect(patched.body).toMatchObject({ gateway_session_id: child, claim_session_id: session });
     expect((await app.call('POST', `/api/workflow-runs/${id}/heartbeat`, { body: { session_id: child } })).status).toBe(200);
     expect((await app.call('POST', `/api/workflow-runs/${id}/heartbeat`, { body: { session_id: 'agent:x:y:z' } })).status).toBe(409);
-    expect((await app.call('POST', `/api/workflow-runs/${id}/complete`, { body: { session_id: child, output_summary: {} } })).status).toBe(200);
+    expect((await app.call('POST', `/api/workflow-runs/${id}/complete`, { body: { session_id: child, output_summary: {} } })).status).toBe(
+      200,
+    );
   });
 
   it('ends a run as failed with last_error on fail, and refuses a heartbeat on a finished run', async () => {
@@ -153,32 +202,53 @@ describe('claim, start, heartbeat, complete (the agent side)', () => {
   it('reports steps: status, output and error, with current_step following the reports', async () => {
     const { id, session } = await claimedRun(app, type);
     await app.call('POST', `/api/workflow-runs/${id}/start`, { body: { session_id: session } });
-    const first = await app.call('PATCH', `/api/workflow-runs/${id}/steps/0`, { body: { session_id: session, status: 'completed', output: { draft: 'ok' } } });
+    const first = await app.call('PATCH', `/api/workflow-runs/${id}/steps/0`, {
+      body: { session_id: session, status: 'completed', output: { draft: 'ok' } },
+    });
     expect(first.status).toBe(200);
     expect(first.body.step).toMatchObject({ step_order: 0, status: 'completed', output: { draft: 'ok' } });
     expect(first.body.run.current_step).toBe(1);
-    const second = await app.call('PATCH', `/api/workflow-runs/${id}/steps/1`, { body: { session_id: session, status: 'needs-human-eyes' } });
+    const second = await app.call('PATCH', `/api/workflow-runs/${id}/steps/1`, {
+      body: { session_id: session, status: 'needs-human-eyes' },
+    });
     expect(second.body.step.status).toBe('needs-human-eyes');
     expect(second.body.run.current_step).toBe(1);
     const last = await app.call('PATCH', `/api/workflow-runs/${id}/steps/2`, { body: { session_id: session, status: 'completed' } });
     expect(last.body.run.current_step).toBe(2);
-    expect((await app.call('PATCH', `/api/workflow-runs/${id}/steps/3`, { body: { session_id: session, status: 'completed' } })).status).toBe(404);
-    expect((await app.call('PATCH', `/api/workflow-runs/${id}/steps/-1`, { body: { session_id: session, status: 'completed' } })).status).toBe(400);
-    expect((await app.call('PATCH', `/api/workflow-runs/${id}/steps/0`, { body: { session_id: 'agent:x:y:z', status: 'completed' } })).status).toBe(409);
+    expect(
+      (await app.call('PATCH', `/api/workflow-runs/${id}/steps/3`, { body: { session_id: session, status: 'completed' } })).status,
+    ).toBe(404);
+    expect(
+      (await app.call('PATCH', `/api/workflow-runs/${id}/steps/-1`, { body: { session_id: session, status: 'completed' } })).status,
+    ).toBe(400);
+    expect(
+      (await app.call('PATCH', `/api/workflow-runs/${id}/steps/0`, { body: { session_id: 'agent:x:y:z', status: 'completed' } })).status,
+    ).toBe(409);
     expect((await app.call('PATCH', `/api/workflow-runs/${id}/steps/0`, { body: { session_id: session } })).status).toBe(400);
   });
 
   it('stores usage from PATCH and complete, refusing negative or fractional tokens and cached above input', async () => {
     const { id, session } = await claimedRun(app, type);
-    const ok = await app.call('PATCH', `/api/workflow-runs/${id}`, { body: { input_tokens: 1000, output_tokens: 200, cached_tokens: 400, model_id: 'model-a' } });
+    const ok = await app.call('PATCH', `/api/workflow-runs/${id}`, {
+      body: { input_tokens: 1000, output_tokens: 200, cached_tokens: 400, model_id: 'model-a' },
+    });
     expect(ok.status).toBe(200);
     expect(ok.body).toMatchObject({ input_tokens: 1000, output_tokens: 200, cached_tokens: 400, model_id: 'model-a', cost_estimate: null });
     expect(ok.body.reported_at).toBe('2026-11-01T12:00:00.000Z');
-    for (const body of [{ input_tokens: -1 }, { output_tokens: 1.5 }, { cached_tokens: 1001 }, { input_tokens: 10, cached_tokens: 11 }, { cost_estimate: -2 }, { currency: 'dollars' }]) {
+    for (const body of [
+      { input_tokens: -1 },
+      { output_tokens: 1.5 },
+      { cached_tokens: 1001 },
+      { input_tokens: 10, cached_tokens: 11 },
+      { cost_estimate: -2 },
+      { currency: 'dollars' },
+    ]) {
       const res = await app.call('PATCH', `/api/workflow-runs/${id}`, { body });
       expect(res.status, JSON.stringify(body)).toBe(400);
     }
-    const done = await app.call('POST', `/api/workflow-runs/${id}/complete`, { body: { session_id: session, output_summary: {}, cost_estimate: 0.42, currency: 'usd' } });
+    const done = await app.call('POST', `/api/workflow-runs/${id}/complete`, {
+      body: { session_id: session, output_summary: {}, cost_estimate: 0.42, currency: 'usd' },
+    });
     expect(done.body).toMatchObject({ cost_estimate: 0.42, currency: 'USD', input_tokens: 1000 });
   });
 
@@ -219,7 +289,9 @@ describe('operator operations and the transitions table', () => {
     const child = 'agent:writer:subagent:child-9';
     await app.call('PATCH', `/api/workflow-runs/${id}`, { body: { gateway_session_id: child } });
     await app.call('POST', `/api/workflow-runs/${id}/fail`, { body: { session_id: session, error: 'boom' } });
-    const res = await app.call('POST', `/api/workflow-runs/${id}/override-failure`, { body: { next_status: 'queued', reason: 'fixed the key' } });
+    const res = await app.call('POST', `/api/workflow-runs/${id}/override-failure`, {
+      body: { next_status: 'queued', reason: 'fixed the key' },
+    });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
       status: 'queued',
@@ -260,7 +332,13 @@ describe('operator operations and the transitions table', () => {
   it('reassigns a claimed run back to the queue for the new agent, and escalates without changing status', async () => {
     const { id, session } = await claimedRun(app, type);
     const res = await app.call('POST', `/api/workflow-runs/${id}/reassign`, { body: { agent_id: 'editor' } });
-    expect(res.body).toMatchObject({ status: 'queued', owner_agent_id: 'editor', target_agent_id: 'editor', gateway_session_id: null, session_history: [session] });
+    expect(res.body).toMatchObject({
+      status: 'queued',
+      owner_agent_id: 'editor',
+      target_agent_id: 'editor',
+      gateway_session_id: null,
+      session_history: [session],
+    });
     await tick(app);
     expect((await runStatus(app, id)).target_agent_id).toBe('editor');
     const escalated = await app.call('POST', `/api/workflow-runs/${id}/escalate`, { body: { escalated_to: 'ops-lead', reason: 'stuck' } });
@@ -280,7 +358,9 @@ describe('operator operations and the transitions table', () => {
 
 describe('governance on run operations', () => {
   it('refuses an actor without the capability with 403 naming what is missing, for each actor class', async () => {
-    await app.db.query(`INSERT INTO agent_profiles (agent_id, role, capabilities) VALUES ('writer-bot', 'specialist', '{drafting}'), ('qa-bot', 'specialist', '{quality}') ON CONFLICT DO NOTHING`);
+    await app.db.query(
+      `INSERT INTO agent_profiles (agent_id, role, capabilities) VALUES ('writer-bot', 'specialist', '{drafting}'), ('qa-bot', 'specialist', '{quality}') ON CONFLICT DO NOTHING`,
+    );
     const run = await createRun(app, type);
     const stranger = await app.call('POST', `/api/workflow-runs/${run.id}/cancel`, { body: { actor: 'stranger' } });
     expect(stranger.status).toBe(403);
@@ -327,7 +407,19 @@ describe('run lists', () => {
 
   it('never answers random bodies at the mutating run endpoints with a 5xx', async () => {
     const { id } = await claimedRun(app, type);
-    const paths = ['claim', 'heartbeat', 'start', 'complete', 'fail', 'cancel', 'override-failure', 'pause', 'resume', 'reassign', 'escalate'];
+    const paths = [
+      'claim',
+      'heartbeat',
+      'start',
+      'complete',
+      'fail',
+      'cancel',
+      'override-failure',
+      'pause',
+      'resume',
+      'reassign',
+      'escalate',
+    ];
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...paths), fc.anything(), async (path, body) => {
         const res = await app.call('POST', `/api/workflow-runs/${id}/${path}`, { body });

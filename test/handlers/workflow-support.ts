@@ -24,7 +24,10 @@ export function uniqueName(prefix = 'wf'): string {
 }
 
 /** A template with the given steps and a routing entry to `agent`. */
-export async function templateWithRoute(app: TestApp, options: { steps?: unknown[]; agent?: string; priority?: number; timeout?: number } = {}) {
+export async function templateWithRoute(
+  app: TestApp,
+  options: { steps?: unknown[]; agent?: string; priority?: number; timeout?: number } = {},
+) {
   const name = uniqueName();
   const res = await app.call('POST', '/api/workflow-templates', { body: { name, steps: options.steps ?? ['draft', 'review', 'publish'] } });
   expect(res.status).toBe(201);
@@ -64,7 +67,10 @@ export async function claimedRun(app: TestApp, workflowType: string, session = `
 }
 
 export async function auditActions(app: TestApp, entityId: string) {
-  const { rows } = await app.db.query<{ action: string; actor: string }>('SELECT action, actor FROM audit_log WHERE entity_id = $1 ORDER BY id', [entityId]);
+  const { rows } = await app.db.query<{ action: string; actor: string }>(
+    'SELECT action, actor FROM audit_log WHERE entity_id = $1 ORDER BY id',
+    [entityId],
+  );
   return rows;
 }
 
@@ -96,5 +102,7 @@ export function useWorkflowApp(options: { emptyQueue?: boolean } = {}): TestApp 
     if (!clock) throw new Error('the workflow clock is set in beforeEach: use it inside a test');
     return clock;
   };
-  return new Proxy(app, { get: (target, key) => (key === 'clock' ? current : Reflect.get(target, key)) }) as TestApp & { clock(): ReturnType<typeof fakeTime> };
+  return new Proxy(app, { get: (target, key) => (key === 'clock' ? current : Reflect.get(target, key)) }) as TestApp & {
+    clock(): ReturnType<typeof fakeTime>;
+  };
 }

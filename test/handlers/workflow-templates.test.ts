@@ -9,9 +9,19 @@ describe('workflow templates', () => {
   it('creates a template with string and object steps, and reads it back by name', async () => {
     const name = uniqueName('tpl');
     const steps = ['draft', { name: 'review', display_name: 'Editorial review', required: true }, { name: 'publish' }];
-    const res = await app.call('POST', '/api/workflow-templates', { body: { name, steps, department_id: 'content', ui_category: 'editorial' } });
+    const res = await app.call('POST', '/api/workflow-templates', {
+      body: { name, steps, department_id: 'content', ui_category: 'editorial' },
+    });
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ name, display_name: name, description: '', steps, department_id: 'content', ui_category: 'editorial', is_active: true });
+    expect(res.body).toMatchObject({
+      name,
+      display_name: name,
+      description: '',
+      steps,
+      department_id: 'content',
+      ui_category: 'editorial',
+      is_active: true,
+    });
     const got = await app.call('GET', `/api/workflow-templates/${name}`);
     expect(got.status).toBe(200);
     expect(got.body.steps).toEqual(steps);
@@ -57,14 +67,19 @@ describe('workflow templates', () => {
   it('patches any field but the name, audits before and after, and 404s an unknown template', async () => {
     const name = uniqueName('tpl');
     await app.call('POST', '/api/workflow-templates', { body: { name, steps: ['a'] } });
-    const res = await app.call('PATCH', `/api/workflow-templates/${name}`, { body: { steps: ['a', 'b'], is_active: false, description: 'two steps' } });
+    const res = await app.call('PATCH', `/api/workflow-templates/${name}`, {
+      body: { steps: ['a', 'b'], is_active: false, description: 'two steps' },
+    });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ steps: ['a', 'b'], is_active: false, description: 'two steps' });
     expect((await app.call('PATCH', `/api/workflow-templates/${name}`, { body: { name: 'other' } })).status).toBe(400);
     expect((await app.call('PATCH', `/api/workflow-templates/${name}`, { body: {} })).status).toBe(400);
     expect((await app.call('PATCH', '/api/workflow-templates/nope-none', { body: { description: 'x' } })).status).toBe(404);
     expect((await app.call('GET', '/api/workflow-templates/Bad_Name')).status).toBe(400);
-    const audit = await app.db.query<{ action: string }>('SELECT action, old_value, new_value FROM audit_log WHERE entity_id = $1 ORDER BY id', [name]);
+    const audit = await app.db.query<{ action: string }>(
+      'SELECT action, old_value, new_value FROM audit_log WHERE entity_id = $1 ORDER BY id',
+      [name],
+    );
     expect(audit.rows.map((r) => r.action)).toEqual(['created', 'updated']);
     expect(audit.rows[1]).toMatchObject({ old_value: { steps: ['a'] }, new_value: { steps: ['a', 'b'] } });
   });

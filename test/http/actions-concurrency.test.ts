@@ -6,7 +6,9 @@ const app = useTestApp();
 
 describe('governed actions over real HTTP', () => {
   it('50 concurrent executes of one run.cancel actionId cancel once: one executed receipt, 49 duplicates, one audit mirror', async () => {
-    const { rows } = await app.db.query<{ id: string }>(`INSERT INTO workflow_runs (id, workflow_type, status) VALUES (gen_random_uuid(), 'x', 'running') RETURNING id`);
+    const { rows } = await app.db.query<{ id: string }>(
+      `INSERT INTO workflow_runs (id, workflow_type, status) VALUES (gen_random_uuid(), 'x', 'running') RETURNING id`,
+    );
     const runId = rows[0]!.id;
     const actionId = randomUUID();
     const envelope = { actionId, kind: 'run.cancel', targetId: runId, params: { reason: 'stop the line' } };
@@ -23,6 +25,8 @@ describe('governed actions over real HTTP', () => {
       { action: 'action.run.cancel', n: 1 },
       { action: 'status_changed', n: 1 },
     ]);
-    expect((await app.db.query('SELECT count(*)::int AS n FROM action_receipts WHERE action_id = $1', [actionId])).rows[0]).toEqual({ n: 1 });
+    expect((await app.db.query('SELECT count(*)::int AS n FROM action_receipts WHERE action_id = $1', [actionId])).rows[0]).toEqual({
+      n: 1,
+    });
   });
 });

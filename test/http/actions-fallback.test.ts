@@ -19,9 +19,14 @@ async function writes(): Promise<number> {
 
 beforeAll(async () => {
   const project = await app.call('POST', '/api/projects', { body: { name: 'p' } });
-  const { rows } = await app.db.query<{ id: string }>(`INSERT INTO tasks (id, project_id, title) VALUES (gen_random_uuid(), $1, 't') RETURNING id`, [project.body.id]);
+  const { rows } = await app.db.query<{ id: string }>(
+    `INSERT INTO tasks (id, project_id, title) VALUES (gen_random_uuid(), $1, 't') RETURNING id`,
+    [project.body.id],
+  );
   taskId = rows[0]!.id;
-  const budget = await app.call('POST', '/api/budgets', { body: { name: 'b', scope: 'fleet', period: 'daily', cap_usd: 1, action_on_exceed: 'warn' } });
+  const budget = await app.call('POST', '/api/budgets', {
+    body: { name: 'b', scope: 'fleet', period: 'daily', cap_usd: 1, action_on_exceed: 'warn' },
+  });
   budgetId = budget.body.budget.id;
   fallbackCtx = await startFallbackContext(app, { reconnectIntervalMs: 60_000 });
 });
@@ -56,7 +61,9 @@ describe('without a database', () => {
 
   it('execute refuses with 503 {available: false, reason: no_database} and zero writes; recent degrades to 200', async () => {
     const before = await writes();
-    const res = await app.http('POST', '/api/actions/execute', { body: { actionId: randomUUID(), kind: 'task.assign', targetId: taskId, params: { owner: 'x' } } });
+    const res = await app.http('POST', '/api/actions/execute', {
+      body: { actionId: randomUUID(), kind: 'task.assign', targetId: taskId, params: { owner: 'x' } },
+    });
     expect(res.status).toBe(503);
     expect(res.body).toEqual({ available: false, reason: 'no_database' });
     expect(await writes()).toBe(before);

@@ -9,7 +9,9 @@ describe('agent claims over real HTTP', () => {
     const task = (await app.http('POST', '/api/tasks', { body: { project_id: project, title: 'contested' } })).body;
     for (let round = 0; round < 3; round++) {
       const results = await Promise.all(
-        Array.from({ length: 24 }, (_, i) => app.http('POST', '/api/agent/claim', { body: { task_id: task.id, agent_name: `r${round}-a${i}` } })),
+        Array.from({ length: 24 }, (_, i) =>
+          app.http('POST', '/api/agent/claim', { body: { task_id: task.id, agent_name: `r${round}-a${i}` } }),
+        ),
       );
       const winners = results.filter((r) => r.status === 200);
       expect(winners).toHaveLength(1);
@@ -24,7 +26,9 @@ describe('agent claims over real HTTP', () => {
 
   it('serves the task lifecycle, views and liveness through the runner', async () => {
     const project = (await app.http('POST', '/api/projects', { body: { name: 'Lifecycle' } })).body.id;
-    const created = await app.http('POST', '/api/tasks', { body: { project_id: project, title: 'over http', owner: 'runner-agent', status: 'ready' } });
+    const created = await app.http('POST', '/api/tasks', {
+      body: { project_id: project, title: 'over http', owner: 'runner-agent', status: 'ready' },
+    });
     expect(created.status).toBe(201);
     const id = created.body.id;
     expect((await app.http('POST', `/api/tasks/${id}/move`, { body: { status: 'in_progress' } })).body.status).toBe('in_progress');

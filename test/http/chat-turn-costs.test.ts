@@ -27,28 +27,51 @@ async function replyRow(replyId: string) {
   return rows[0];
 }
 async function replyAudit(replyId: string) {
-  const { rows } = await app.db.query<{ new_value: Record<string, unknown> }>(`SELECT new_value FROM audit_log WHERE entity_id = $1 AND action = 'chat.reply'`, [replyId]);
+  const { rows } = await app.db.query<{ new_value: Record<string, unknown> }>(
+    `SELECT new_value FROM audit_log WHERE entity_id = $1 AND action = 'chat.reply'`,
+    [replyId],
+  );
   return rows.map((r) => r.new_value);
 }
 
-describe('a chat turn\'s cost', () => {
-  it('is the runtime\'s own when its answer carries one: stored on the reply, audited, and answered', async () => {
+describe("a chat turn's cost", () => {
+  it("is the runtime's own when its answer carries one: stored on the reply, audited, and answered", async () => {
     const res = await app.http('POST', '/api/agent/chat', { body: { message: 'hello plain', sessionKey: KEY } });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    const usage = { model_id: 'mock-1', input_tokens: 1234, output_tokens: 56, cached_tokens: 200, cache_write_tokens: 0, cost_estimate: 0.004002, currency: 'USD', cost_source: 'runtime' };
+    const usage = {
+      model_id: 'mock-1',
+      input_tokens: 1234,
+      output_tokens: 56,
+      cached_tokens: 200,
+      cache_write_tokens: 0,
+      cost_estimate: 0.004002,
+      currency: 'USD',
+      cost_source: 'runtime',
+    };
     expect(res.body).toMatchObject({ reply: 'Hello from the mock model.', usage });
     expect(await replyRow(res.body.replyId)).toEqual(usage);
     expect(await replyAudit(res.body.replyId)).toEqual([expect.objectContaining({ role: 'assistant', usage })]);
   });
 
-  it('is priced by the table from the turn\'s tokens when the runtime gave none, at the model\'s price', async () => {
+  it("is priced by the table from the turn's tokens when the runtime gave none, at the model's price", async () => {
     process.env.FAKE_RUNTIME_REPLAY_AS = 'agent_ok=agent_ok_tokens_only';
-    const priced = await app.http('PUT', '/api/costs/prices', { body: { prices: { 'mock-1': { input_per_million: 3, output_per_million: 15, cached_input_per_million: 0.3 } } } });
+    const priced = await app.http('PUT', '/api/costs/prices', {
+      body: { prices: { 'mock-1': { input_per_million: 3, output_per_million: 15, cached_input_per_million: 0.3 } } },
+    });
     expect(priced.status, JSON.stringify(priced.body)).toBe(200);
     const res = await app.http('POST', '/api/agent/chat', { body: { message: 'hello plain', sessionKey: KEY } });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     // 1034 input at 3, 200 cached at 0.3, 56 output at 15 (per million): what the runtime itself charged
-    expect(res.body.usage).toEqual({ model_id: 'mock-1', input_tokens: 1234, output_tokens: 56, cached_tokens: 200, cache_write_tokens: 0, cost_estimate: 0.004002, currency: 'USD', cost_source: 'table' });
+    expect(res.body.usage).toEqual({
+      model_id: 'mock-1',
+      input_tokens: 1234,
+      output_tokens: 56,
+      cached_tokens: 200,
+      cache_write_tokens: 0,
+      cost_estimate: 0.004002,
+      currency: 'USD',
+      cost_source: 'table',
+    });
     expect(await replyRow(res.body.replyId)).toMatchObject({ cost_estimate: 0.004002, cost_source: 'table' });
   });
 
@@ -60,7 +83,7 @@ describe('a chat turn\'s cost', () => {
     expect(await replyRow(res.body.replyId)).toMatchObject({ input_tokens: 1234, cost_estimate: null, cost_source: null });
   });
 
-  it('is null with the contract\'s runtime, whose answer carries no usage', async () => {
+  it("is null with the contract's runtime, whose answer carries no usage", async () => {
     delete process.env.FAKE_RUNTIME_RELEASE;
     try {
       const res = await app.http('POST', '/api/agent/chat', { body: { message: 'hello', sessionKey: KEY } });

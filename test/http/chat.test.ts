@@ -29,8 +29,11 @@ async function lastCall(): Promise<string[]> {
 }
 
 async function setSetting(key: string, value: unknown) {
-  await app.db.query(`INSERT INTO settings (key, value, source, type) VALUES ($1, $2, 'config', 'number')
-                      ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`, [key, JSON.stringify(value)]);
+  await app.db.query(
+    `INSERT INTO settings (key, value, source, type) VALUES ($1, $2, 'config', 'number')
+                      ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`,
+    [key, JSON.stringify(value)],
+  );
 }
 
 describe('POST /api/agent/chat', () => {
@@ -45,7 +48,11 @@ describe('POST /api/agent/chat', () => {
 
   it('prefixes the message with the active view, space, project count and recent task count', async () => {
     await app.http('POST', '/api/agent/chat', {
-      body: { message: 'What should I do next?', sessionKey: 'agent:main:main:primary', context: { activeView: 'board', activeSpace: { name: 'Ops' }, stats: { projects: 4, recentTasks: 12 } } },
+      body: {
+        message: 'What should I do next?',
+        sessionKey: 'agent:main:main:primary',
+        context: { activeView: 'board', activeSpace: { name: 'Ops' }, stats: { projects: 4, recentTasks: 12 } },
+      },
     });
     const call = await lastCall();
     expect(call.slice(0, 3)).toEqual(['agent', '--session-key', 'agent:main:main:primary']);
@@ -57,7 +64,15 @@ describe('POST /api/agent/chat', () => {
   });
 
   it('refuses a missing or empty message, a bad session key and unknown fields with 400', async () => {
-    for (const body of [{}, { message: '' }, { message: '   ' }, { message: 42 }, { message: 'x', sessionKey: '--apply' }, { message: 'x', extra: 1 }, { message: 'x', context: { stats: { projects: -1 } } }]) {
+    for (const body of [
+      {},
+      { message: '' },
+      { message: '   ' },
+      { message: 42 },
+      { message: 'x', sessionKey: '--apply' },
+      { message: 'x', extra: 1 },
+      { message: 'x', context: { stats: { projects: -1 } } },
+    ]) {
       const res = await app.http('POST', '/api/agent/chat', { body });
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(typeof res.body.error).toBe('string');
@@ -101,11 +116,14 @@ describe('POST /api/agent/chat', () => {
 
   it('random bodies never produce a 5xx', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.oneof(fc.anything(), fc.record({ message: fc.string(), sessionKey: fc.string(), context: fc.anything() }, { requiredKeys: [] })), async (body) => {
-        clock.advance(60_000);
-        const res = await app.call('POST', '/api/agent/chat', { raw: JSON.stringify(body) ?? '' });
-        expect(res.status).toBeLessThan(500);
-      }),
+      fc.asyncProperty(
+        fc.oneof(fc.anything(), fc.record({ message: fc.string(), sessionKey: fc.string(), context: fc.anything() }, { requiredKeys: [] })),
+        async (body) => {
+          clock.advance(60_000);
+          const res = await app.call('POST', '/api/agent/chat', { raw: JSON.stringify(body) ?? '' });
+          expect(res.status).toBeLessThan(500);
+        },
+      ),
       { numRuns: 25 },
     );
   });
@@ -120,7 +138,12 @@ describe('GET /api/agent/chat/history', () => {
     const res = await app.http('GET', '/api/agent/chat/history?sessionKey=history-session');
     expect(res.status).toBe(200);
     expect(res.body.history.map((h: { role: string; content: string }) => `${h.role}:${h.content}`)).toEqual([
-      'user:hello 1', 'assistant:received: hello 1', 'user:hello 2', 'assistant:received: hello 2', 'user:hello 3', 'assistant:received: hello 3',
+      'user:hello 1',
+      'assistant:received: hello 1',
+      'user:hello 2',
+      'assistant:received: hello 2',
+      'user:hello 3',
+      'assistant:received: hello 3',
     ]);
     const two = await app.http('GET', '/api/agent/chat/history?sessionKey=history-session&limit=2');
     expect(two.body.history.map((h: { content: string }) => h.content)).toEqual(['hello 3', 'received: hello 3']);

@@ -12,7 +12,8 @@ describe('claim leases under contention', () => {
     app.ctx.deps.clock = clock;
     const project = (await app.http('POST', '/api/projects', { body: { name: 'Lease race' } })).body.id;
     const task = (await app.http('POST', '/api/tasks', { body: { project_id: project, title: 'contested lease' } })).body.id as string;
-    const zombieToken = (await app.http('POST', '/api/agent/claim', { body: { task_id: task, agent_name: 'zombie', lease_seconds: 30 } })).body.lock_token as number;
+    const zombieToken = (await app.http('POST', '/api/agent/claim', { body: { task_id: task, agent_name: 'zombie', lease_seconds: 30 } }))
+      .body.lock_token as number;
     clock.advance(31_000);
 
     const agents = Array.from({ length: 20 }, (_, i) => `agent-${i}`);
@@ -33,7 +34,11 @@ describe('claim leases under contention', () => {
 
     const renewals = await Promise.all(
       agents.flatMap((agent_name) =>
-        [zombieToken, winner.lock_token].map((lock_token) => app.http('POST', '/api/agent/claim/renew', { body: { task_id: task, agent_name, lock_token } }).then((r) => ({ agent_name, lock_token, r }))),
+        [zombieToken, winner.lock_token].map((lock_token) =>
+          app
+            .http('POST', '/api/agent/claim/renew', { body: { task_id: task, agent_name, lock_token } })
+            .then((r) => ({ agent_name, lock_token, r })),
+        ),
       ),
     );
     const renewed = renewals.filter((x) => x.r.status === 200);

@@ -18,13 +18,18 @@ const { calls } = useFakeRuntimeCallLog(app, 'cron-add-calls');
 const adds = async () => (await calls()).filter((c) => c[0] === 'cron' && c[1] === 'add');
 const legacyFiles = async () => readdir(path.join(app.dataDir, 'cron-jobs')).catch(() => [] as string[]);
 async function auditOf(entityId: string) {
-  const { rows } = await app.db.query<{ action: string; new_value: Record<string, unknown> }>(`SELECT action, new_value FROM audit_log WHERE entity_id = $1 ORDER BY id`, [entityId]);
+  const { rows } = await app.db.query<{ action: string; new_value: Record<string, unknown> }>(
+    `SELECT action, new_value FROM audit_log WHERE entity_id = $1 ORDER BY id`,
+    [entityId],
+  );
   return rows;
 }
 
-describe('POST /api/cron/jobs through the released runtime\'s cron add', () => {
-  it('adds a command job with its cron line, answers the runtime\'s job, writes no legacy file, and is audited', async () => {
-    const res = await app.http('POST', '/api/cron/jobs', { body: { id: 'nightly-echo', minute: '15', hour: '3', command: 'echo hello-from-cron', description: 'echo test' } });
+describe("POST /api/cron/jobs through the released runtime's cron add", () => {
+  it("adds a command job with its cron line, answers the runtime's job, writes no legacy file, and is audited", async () => {
+    const res = await app.http('POST', '/api/cron/jobs', {
+      body: { id: 'nightly-echo', minute: '15', hour: '3', command: 'echo hello-from-cron', description: 'echo test' },
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     expect(res.body).toMatchObject({
       success: true,
@@ -34,12 +39,28 @@ describe('POST /api/cron/jobs through the released runtime\'s cron add', () => {
       job: { id: ECHO_JOB, name: 'echo-job', schedule: 'every 1h', enabled: true, legacy: false, nextRun: '2026-11-27T19:30:02.816Z' },
     });
     expect(await adds()).toEqual([
-      ['cron', 'add', '--name=nightly-echo', '--cron', '15 3 * * *', '--description=echo test', '--command=echo hello-from-cron', '--no-deliver', '--json'],
+      [
+        'cron',
+        'add',
+        '--name=nightly-echo',
+        '--cron',
+        '15 3 * * *',
+        '--description=echo test',
+        '--command=echo hello-from-cron',
+        '--no-deliver',
+        '--json',
+      ],
     ]);
     expect(await legacyFiles()).not.toContain('nightly-echo.json');
     const audit = await auditOf(ECHO_JOB);
     expect(audit.map((a) => a.action)).toEqual(['created']);
-    expect(audit[0]!.new_value).toMatchObject({ id: ECHO_JOB, name: 'nightly-echo', cron: '15 3 * * *', command: 'echo hello-from-cron', legacy: false });
+    expect(audit[0]!.new_value).toMatchObject({
+      id: ECHO_JOB,
+      name: 'nightly-echo',
+      cron: '15 3 * * *',
+      command: 'echo hello-from-cron',
+      legacy: false,
+    });
   });
 
   it('adds an agent-turn job for an agent, disabled, in a time zone; it is then listed, enabled, disabled and run like the others', async () => {
@@ -47,9 +68,27 @@ describe('POST /api/cron/jobs through the released runtime\'s cron add', () => {
       body: { id: 'status-ping', minute: '*/30', message: 'status ping', agentId: 'main', tz: 'UTC', enabled: false },
     });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
-    expect(res.body).toMatchObject({ id: AGENT_JOB, legacy: false, job: { enabled: false, schedule: '*/30 * * * * (UTC)', model: 'openai/gpt-4o' } });
+    expect(res.body).toMatchObject({
+      id: AGENT_JOB,
+      legacy: false,
+      job: { enabled: false, schedule: '*/30 * * * * (UTC)', model: 'openai/gpt-4o' },
+    });
     expect(await adds()).toEqual([
-      ['cron', 'add', '--name=status-ping', '--cron', '*/30 * * * *', '--tz', 'UTC', '--message=status ping', '--agent', 'main', '--disabled', '--no-deliver', '--json'],
+      [
+        'cron',
+        'add',
+        '--name=status-ping',
+        '--cron',
+        '*/30 * * * *',
+        '--tz',
+        'UTC',
+        '--message=status ping',
+        '--agent',
+        'main',
+        '--disabled',
+        '--no-deliver',
+        '--json',
+      ],
     ]);
 
     const listed = await app.http('GET', '/api/cron/jobs');
@@ -69,7 +108,7 @@ describe('POST /api/cron/jobs through the released runtime\'s cron add', () => {
     expect(await adds()).toEqual([]);
   });
 
-  it('passes the runtime\'s refusal on as a 502, auditing nothing', async () => {
+  it("passes the runtime's refusal on as a 502, auditing nothing", async () => {
     setFakeMode('exit', 'cron add');
     const before = await app.db.query(`SELECT count(*)::int AS n FROM audit_log WHERE action = 'created' AND entity_type = 'cron_job'`);
     const res = await app.http('POST', '/api/cron/jobs', { body: { id: 'refused-job', command: 'true' } });
@@ -95,7 +134,7 @@ describe('POST /api/cron/jobs through the released runtime\'s cron add', () => {
   });
 });
 
-describe('DELETE /api/cron/jobs/:id through the released runtime\'s cron rm', () => {
+describe("DELETE /api/cron/jobs/:id through the released runtime's cron rm", () => {
   const removals = async () => (await calls()).filter((c) => c[0] === 'cron' && c[1] === 'rm');
 
   it('removes a job the runtime lists (as cron add made it), answers legacy false, and audits it with the job it was', async () => {
@@ -129,7 +168,7 @@ describe('DELETE /api/cron/jobs/:id through the released runtime\'s cron rm', ()
     expect(await removals()).toEqual([]);
   });
 
-  it('passes the runtime\'s refusal on as a 502, auditing nothing', async () => {
+  it("passes the runtime's refusal on as a 502, auditing nothing", async () => {
     setFakeMode('exit', 'cron rm');
     const res = await app.http('DELETE', `/api/cron/jobs/${AGENT_JOB}`);
     expect(res.status).toBe(502);
@@ -149,7 +188,7 @@ async function asContractRuntime(work: () => Promise<void>) {
   }
 }
 
-describe('POST /api/cron/jobs with the contract\'s runtime', () => {
+describe("POST /api/cron/jobs with the contract's runtime", () => {
   it('writes a legacy definition file, never calling cron add', async () => {
     await asContractRuntime(async () => {
       const res = await app.http('POST', '/api/cron/jobs', { body: { id: 'contract-job', command: 'true' } });

@@ -28,7 +28,15 @@ describe('GET /api/cron/jobs', () => {
       legacy: false,
       _raw: expect.objectContaining({ id: 'daily-digest', schedule: { kind: 'cron', expr: '0 7 * * *', tz: 'Europe/Paris' } }),
     });
-    expect(byId['inbox-poll']).toMatchObject({ schedule: 'every 5m', enabled: false, status: 'failed', nextRun: null, agentId: null, model: null, description: '' });
+    expect(byId['inbox-poll']).toMatchObject({
+      schedule: 'every 5m',
+      enabled: false,
+      status: 'failed',
+      nextRun: null,
+      agentId: null,
+      model: null,
+      description: '',
+    });
     expect(byId['launch-reminder']).toMatchObject({ schedule: 'at 2026-11-02T12:00:00.000Z', status: 'unknown', lastRun: null });
     expect(res.body.runtime).toEqual({ ok: true });
   });
@@ -74,8 +82,14 @@ describe('run now, enable, disable', () => {
   it('POST /run answers 202 {success, message, data} and is audited', async () => {
     const res = await app.http('POST', '/api/cron/jobs/daily-digest/run');
     expect(res.status).toBe(202);
-    expect(res.body).toEqual({ success: true, message: 'job daily-digest started', data: { ok: true, jobId: 'daily-digest', runId: 'daily-digest-r4' } });
-    const { rows } = await app.db.query(`SELECT actor, entity_type FROM audit_log WHERE action = 'cron.run' AND entity_id = 'daily-digest'`);
+    expect(res.body).toEqual({
+      success: true,
+      message: 'job daily-digest started',
+      data: { ok: true, jobId: 'daily-digest', runId: 'daily-digest-r4' },
+    });
+    const { rows } = await app.db.query(
+      `SELECT actor, entity_type FROM audit_log WHERE action = 'cron.run' AND entity_id = 'daily-digest'`,
+    );
     expect(rows).toEqual([{ actor: 'dashboard-operator', entity_type: 'cron_job' }]);
   });
 
@@ -114,7 +128,9 @@ describe('run now, enable, disable', () => {
 
 describe('legacy job definition files', () => {
   it('POST writes one file under DATA_DIR with cron fields defaulting to *, listed as legacy', async () => {
-    const res = await app.http('POST', '/api/cron/jobs', { body: { id: 'backup', hour: '3', minute: '15', command: 'pg_dump fleet', description: 'nightly' } });
+    const res = await app.http('POST', '/api/cron/jobs', {
+      body: { id: 'backup', hour: '3', minute: '15', command: 'pg_dump fleet', description: 'nightly' },
+    });
     expect(res.status).toBe(201);
     expect(res.body).toEqual({ success: true, id: 'backup' });
     const files = await readdir(jobDir());

@@ -18,7 +18,12 @@ afterAll(async () => {
 });
 
 /** node:http, because fetch will not let a test choose the Host header. */
-function get(base: string, path: string, headers: Record<string, string>, method = 'GET'): Promise<{ status: number; body: any; headers: http.IncomingHttpHeaders }> {
+function get(
+  base: string,
+  path: string,
+  headers: Record<string, string>,
+  method = 'GET',
+): Promise<{ status: number; body: any; headers: http.IncomingHttpHeaders }> {
   const url = new URL(path, base);
   return new Promise((resolve, reject) => {
     const req = http.request({ host: url.hostname, port: url.port, path: url.pathname, method, headers }, (res) => {
@@ -33,7 +38,10 @@ function get(base: string, path: string, headers: Record<string, string>, method
 
 describe('the cron-manager server', () => {
   it('lists the scheduled jobs at /api/cron-admin/jobs with the token and a loopback Host', async () => {
-    const res = await get(manager.url, CRON_ADMIN_JOBS_PATH, { host: `127.0.0.1:${new URL(manager.url).port}`, authorization: `Bearer ${TOKEN}` });
+    const res = await get(manager.url, CRON_ADMIN_JOBS_PATH, {
+      host: `127.0.0.1:${new URL(manager.url).port}`,
+      authorization: `Bearer ${TOKEN}`,
+    });
     expect(res.status).toBe(200);
     expect(res.body.jobs.map((j: { id: string }) => j.id)).toEqual(['daily-digest', 'inbox-poll', 'launch-reminder']);
     for (const host of ['localhost', 'localhost:3878', '[::1]:3878', '127.0.0.1']) {
@@ -66,7 +74,17 @@ describe('the cron-manager server', () => {
 
   it('answers a browser preflight (OPTIONS) with 204 and the CORS headers without a token, configured or not', async () => {
     for (const server of [manager, open]) {
-      const res = await get(server.url, CRON_ADMIN_JOBS_PATH, { host: 'localhost', origin: 'http://localhost:5173', 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' }, 'OPTIONS');
+      const res = await get(
+        server.url,
+        CRON_ADMIN_JOBS_PATH,
+        {
+          host: 'localhost',
+          origin: 'http://localhost:5173',
+          'access-control-request-method': 'GET',
+          'access-control-request-headers': 'authorization',
+        },
+        'OPTIONS',
+      );
       expect(res.status).toBe(204);
       expect(res.body).toBeUndefined();
       expect(res.headers).toMatchObject({ 'access-control-allow-origin': '*', 'access-control-allow-methods': 'GET, OPTIONS' });

@@ -25,13 +25,20 @@ beforeAll(async () => {
 
 async function wakeCalls(): Promise<string[][]> {
   const text = await readFile(callLog, 'utf8').catch(() => '');
-  return text.trim() ? text.trim().split('\n').map((l) => JSON.parse(l) as string[]).filter((c) => c[0] === 'system') : [];
+  return text.trim()
+    ? text
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as string[])
+        .filter((c) => c[0] === 'system')
+    : [];
 }
 
 /** The wake outcomes the metrics counted so far (fleet_dispatcher_runs_total, woken and wake_failed). */
 async function wokenCount(): Promise<{ woken: number; failed: number }> {
   const res = await app.http('GET', '/api/metrics');
-  const counter = (outcome: string) => Number(new RegExp(`^fleet_dispatcher_runs_total\\{outcome="${outcome}"\\} (\\d+)`, 'm').exec(res.text)?.[1] ?? 0);
+  const counter = (outcome: string) =>
+    Number(new RegExp(`^fleet_dispatcher_runs_total\\{outcome="${outcome}"\\} (\\d+)`, 'm').exec(res.text)?.[1] ?? 0);
   return { woken: counter('woken'), failed: counter('wake_failed') };
 }
 

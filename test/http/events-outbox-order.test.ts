@@ -37,7 +37,11 @@ interface Deferred<T> {
 
 function deferred<T>(): Deferred<T> {
   let resolve!: (value: T) => void;
-  const d: Deferred<T> = { promise: new Promise<T>((r) => (resolve = r)), resolve: (v) => ((d.settled = true), resolve(v)), settled: false };
+  const d: Deferred<T> = {
+    promise: new Promise<T>((r) => (resolve = r)),
+    resolve: (v) => ((d.settled = true), resolve(v)),
+    settled: false,
+  };
   return d;
 }
 
@@ -128,7 +132,11 @@ describe('the outbox under concurrent writers and reconnecting readers', () => {
                   // The entity's row lock: writers of one entity commit one after another, as real changes do.
                   await tx.query('UPDATE outbox_prop_entities SET n = n + 1 WHERE k = $1', [plan.entity]);
                   for (let j = 0; j < plan.events; j++) {
-                    await app.ctx.deps.events.publish(tx, { name: 'prop', channel: 'stream', payload: { run, writer, j, entity: plan.entity } });
+                    await app.ctx.deps.events.publish(tx, {
+                      name: 'prop',
+                      channel: 'stream',
+                      payload: { run, writer, j, entity: plan.entity },
+                    });
                   }
                   inserted[writer]!.resolve();
                   if (!(await gates[writer]!.promise)) throw new Error('rolled back on purpose');
@@ -141,7 +149,7 @@ describe('the outbox under concurrent writers and reconnecting readers', () => {
 
             const commitOrder: number[] = [];
             const open = new Set(plans.map((_p, i) => i));
-            for (let step = 0; open.size > 0; ) {
+            for (let step = 0; open.size > 0;) {
               const ready = [...open].filter((i) => inserted[i]!.settled);
               if (ready.length === 0) {
                 await Promise.race([...open].map((i) => inserted[i]!.promise));
@@ -156,7 +164,9 @@ describe('the outbox under concurrent writers and reconnecting readers', () => {
             }
 
             // A sentinel committed after every writer: once it arrives, everything before it has.
-            await writers.transaction((tx) => app.ctx.deps.events.publish(tx, { name: 'prop', channel: 'stream', payload: { run, writer: -1, j: 0, entity: -1 } }));
+            await writers.transaction((tx) =>
+              app.ctx.deps.events.publish(tx, { name: 'prop', channel: 'stream', payload: { run, writer: -1, j: 0, entity: -1 } }),
+            );
             await reader.until((events) => events.some((e) => (e.data as PropEvent).run === run && (e.data as PropEvent).writer === -1));
 
             expect(reader.received.filter((e) => e.name === 'resync')).toEqual([]);
@@ -191,12 +201,16 @@ describe('the outbox under concurrent writers and reconnecting readers', () => {
       const release = deferred<boolean>();
       // its row is written early (as a claim's statement writes its own) and gets the smaller insert id
       const long = writers.transaction(async (tx) => {
-        await tx.query(`INSERT INTO event_outbox (channel, name, payload) VALUES ('stream', 'prop', $1)`, [JSON.stringify({ run, writer: 1, j: 0, entity: 0 })]);
+        await tx.query(`INSERT INTO event_outbox (channel, name, payload) VALUES ('stream', 'prop', $1)`, [
+          JSON.stringify({ run, writer: 1, j: 0, entity: 0 }),
+        ]);
         inserted.resolve();
         await release.promise;
       });
       await inserted.promise;
-      await writers.transaction((tx) => app.ctx.deps.events.publish(tx, { name: 'prop', channel: 'stream', payload: { run, writer: 2, j: 0, entity: 1 } }));
+      await writers.transaction((tx) =>
+        app.ctx.deps.events.publish(tx, { name: 'prop', channel: 'stream', payload: { run, writer: 2, j: 0, entity: 1 } }),
+      );
       await stream.waitFor((e) => (e.data as PropEvent).run === run && (e.data as PropEvent).writer === 2);
       expect(mineOf()).toEqual([2]);
 
@@ -215,13 +229,21 @@ describe('the outbox under concurrent writers and reconnecting readers', () => {
   it('a client of runner B sees a change made through runner A, and resuming on A with its Last-Event-ID misses nothing', async () => {
     const onB = watch(`${runnerB.url}/api/events`, ['project:changed']);
     await onB.opened;
-    const created = await fetch(`${runnerA.url}/api/projects`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Seen across runners' }) });
+    const created = await fetch(`${runnerA.url}/api/projects`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Seen across runners' }),
+    });
     const project = (await created.json()) as { id: string };
     const first = await onB.waitFor((e) => (e.data as { projectId: string }).projectId === project.id);
     onB.close();
     // Changes while no client is connected, then a resume on the other runner.
     for (const description of ['one', 'two', 'three']) {
-      const res = await fetch(`${runnerA.url}/api/projects/${project.id}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ description }) });
+      const res = await fetch(`${runnerA.url}/api/projects/${project.id}`, {
+        method: 'PATCH',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ description }),
+      });
       expect(res.status).toBe(200);
     }
     const onA = watch(`${runnerA.url}/api/events`, ['project:changed'], { lastEventId: first.id });

@@ -44,7 +44,7 @@ describe('GET /api/events and /api/events/stream', () => {
   });
 
   it('answers HEAD on a stream with 405 and `Allow: GET`, opening nothing', async () => {
-    await waitUntil(() => server.streams.stats().clients === 0, 'the earlier tests\' streams to close');
+    await waitUntil(() => server.streams.stats().clients === 0, "the earlier tests' streams to close");
     const res = await fetch(`${server.url}/api/events`, { method: 'HEAD' });
     expect(res.status).toBe(405);
     expect(res.headers.get('allow')).toBe('GET');
@@ -88,10 +88,12 @@ describe('GET /api/events and /api/events/stream', () => {
       })
       .catch(() => undefined);
     const nested = app.db.transaction(async (tx) => {
-      await tx.transaction(async (inner) => {
-        await outboxEventBus.publish(inner, { name: 'doomed', payload: { n: 2 }, channel: 'stream' });
-        throw new Error('roll back the savepoint only');
-      }).catch(() => undefined);
+      await tx
+        .transaction(async (inner) => {
+          await outboxEventBus.publish(inner, { name: 'doomed', payload: { n: 2 }, channel: 'stream' });
+          throw new Error('roll back the savepoint only');
+        })
+        .catch(() => undefined);
       await outboxEventBus.publish(tx, { name: 'marker', payload: { n: 1 }, channel: 'stream' });
     });
     await nested;
@@ -351,7 +353,8 @@ describe('GET /api/events and /api/events/stream', () => {
       let published = 0;
       for (let round = 0; round < 200 && bounded.streams.stats().dropped === 0; round++) {
         await app.db.transaction(async (tx) => {
-          for (let i = 0; i < 8; i++) await outboxEventBus.publish(tx, { name: 'bulk', payload: { n: published++, big }, channel: 'stream' });
+          for (let i = 0; i < 8; i++)
+            await outboxEventBus.publish(tx, { name: 'bulk', payload: { n: published++, big }, channel: 'stream' });
         });
         await reader.waitFor((e) => (e.data as { n: number }).n === published - 1, 10_000);
       }

@@ -12,7 +12,9 @@ const app = useTestApp();
  * The database as the writer sees it, noting the most rows any one statement answered
  * (transactions included) and the most transactions open through it at once.
  */
-function measured<D extends Db>(db: D): { db: D; largestResult: () => number; mostOpenTransactions: () => number; transactions: () => number } {
+function measured<D extends Db>(
+  db: D,
+): { db: D; largestResult: () => number; mostOpenTransactions: () => number; transactions: () => number } {
   let largest = 0;
   let open = 0;
   let mostOpen = 0;
@@ -74,7 +76,9 @@ describe('the fallback copy (DATA_DIR/fallback.json)', () => {
 
   it('is written by one refresh at a time, however short the interval against the time a copy takes', async () => {
     const { db, mostOpenTransactions, transactions } = measured(app.ctx.database()!);
-    const ctx = new Proxy(app.ctx, { get: (target, key, receiver) => (key === 'database' ? () => db : Reflect.get(target, key, receiver)) }) as AppContext;
+    const ctx = new Proxy(app.ctx, {
+      get: (target, key, receiver) => (key === 'database' ? () => db : Reflect.get(target, key, receiver)),
+    }) as AppContext;
     // a fresh refresher has no signature yet: its first copy reads every task (over 2,000 since the test above), while ticks come every millisecond
     const stop = startFallbackRefresher(ctx, 1);
     await expect.poll(() => transactions(), { timeout: 20_000, interval: 5 }).toBeGreaterThanOrEqual(1);

@@ -59,7 +59,12 @@ describe('fallback mode (DATABASE_URL set but unreachable at start)', () => {
   it('names the read-only mode in /api/health and health-status', async () => {
     const health = await app.call('GET', '/api/health');
     expect(health.status).toBe(200);
-    expect(health.body).toMatchObject({ status: 'degraded', task_storage: 'fallback-file', storage_mode: 'fallback-readonly', db_latency_ms: -1 });
+    expect(health.body).toMatchObject({
+      status: 'degraded',
+      task_storage: 'fallback-file',
+      storage_mode: 'fallback-readonly',
+      db_latency_ms: -1,
+    });
     expect(health.body.storage_note).toMatch(/fallback/);
     const status = await app.call('GET', '/api/health-status');
     expect(status.body.database).toEqual({ status: 'unavailable', healthy: false, mode: 'fallback-readonly' });
@@ -92,7 +97,9 @@ describe('fallback mode (DATABASE_URL set but unreachable at start)', () => {
 
   it('reconnects when the database returns, and writes work again', async () => {
     await relay.listen((relay as { port?: number }).port!);
-    await expect.poll(async () => (await app.call('GET', '/api/health')).body.storage_mode, { timeout: 10_000, interval: 50 }).toBe('external');
+    await expect
+      .poll(async () => (await app.call('GET', '/api/health')).body.storage_mode, { timeout: 10_000, interval: 50 })
+      .toBe('external');
     const create = await app.call('POST', '/api/projects', { body: { name: 'After reconnect' } });
     expect(create.status).toBe(201);
   });

@@ -67,7 +67,12 @@ describe('deep nesting', () => {
     ['POST', '/api/workflow-runs', (d: number) => `{"workflow_type":"x","metadata":${nested(d)}}`, 5000],
     ['POST', '/api/spaces', (d: number) => `{"name":"deep","settings":${nested(d)}}`, 5000],
     ['POST', '/api/import', (d: number) => `{"version":1,"settings":${nested(d)}}`, 5000],
-    ['POST', '/api/actions/execute', (d: number) => `{"actionId":"${randomUUID()}","kind":"task.assign","targetId":"x","params":${nested(d)}}`, 10000],
+    [
+      'POST',
+      '/api/actions/execute',
+      (d: number) => `{"actionId":"${randomUUID()}","kind":"task.assign","targetId":"x","params":${nested(d)}}`,
+      10000,
+    ],
     ['POST', '/api/restore/apply', (d: number) => `{"restoreId":"${randomUUID()}","artifact":${nested(d)}}`, 5000],
     ['POST', '/api/agents/heartbeat', (d: number) => `{"agent_name":"arrays","metadata":{"a":${'['.repeat(d)}${']'.repeat(d)}}}`, 5000],
   ])('%s %s nested thousands deep answers 400 naming the limit', async (method, path, body, depth) => {
@@ -77,9 +82,15 @@ describe('deep nesting', () => {
   });
 
   it('a body at the limit is accepted; brackets inside strings do not count', async () => {
-    const atLimit = await send('POST', '/api/agents/heartbeat', { headers: auth, body: `{"agent_name":"edge","metadata":${nested(MAX_JSON_DEPTH - 1)}}` });
+    const atLimit = await send('POST', '/api/agents/heartbeat', {
+      headers: auth,
+      body: `{"agent_name":"edge","metadata":${nested(MAX_JSON_DEPTH - 1)}}`,
+    });
     expect(atLimit.status, atLimit.text).toBe(200);
-    const inStrings = await send('POST', '/api/agents/heartbeat', { headers: auth, body: JSON.stringify({ agent_name: 'strings', metadata: { s: '{['.repeat(5000), q: '\\"{'.repeat(300) } }) });
+    const inStrings = await send('POST', '/api/agents/heartbeat', {
+      headers: auth,
+      body: JSON.stringify({ agent_name: 'strings', metadata: { s: '{['.repeat(5000), q: '\\"{'.repeat(300) } }),
+    });
     expect(inStrings.status, inStrings.text).toBe(200);
   });
 });
@@ -106,10 +117,17 @@ describe('malformed escapes in a path', () => {
  * MB goes out, then, once the answer starts arriving, the rest. Resolves with the answer when the
  * whole upload was written and the server closed; rejects on any reset along the way.
  */
-function sendWhileAnswered(path: string, total: number, declareLength: boolean, headers: Record<string, string> = auth, method = 'POST'): Promise<RawReply> {
+function sendWhileAnswered(
+  path: string,
+  total: number,
+  declareLength: boolean,
+  headers: Record<string, string> = auth,
+  method = 'POST',
+): Promise<RawReply> {
   return new Promise((resolve, reject) => {
     const chunk = Buffer.alloc(256 * 1024, 'x');
-    const framed = (data: Buffer) => (declareLength ? data : Buffer.concat([Buffer.from(`${data.length.toString(16)}\r\n`), data, Buffer.from('\r\n')]));
+    const framed = (data: Buffer) =>
+      declareLength ? data : Buffer.concat([Buffer.from(`${data.length.toString(16)}\r\n`), data, Buffer.from('\r\n')]);
     const socket = net.connect(Number(base.port), base.hostname);
     const received: Buffer[] = [];
     let sent = 0;
@@ -140,7 +158,12 @@ function sendWhileAnswered(path: string, total: number, declareLength: boolean, 
       const parsed = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
       resolve({ status: Number(statusLine!.split(' ')[1]), headers: parsed, text: rest.join('\r\n\r\n') });
     });
-    const headerLines = Object.entries({ ...headers, host: base.host, 'content-type': 'application/json', ...(declareLength ? { 'content-length': String(total) } : { 'transfer-encoding': 'chunked' }) })
+    const headerLines = Object.entries({
+      ...headers,
+      host: base.host,
+      'content-type': 'application/json',
+      ...(declareLength ? { 'content-length': String(total) } : { 'transfer-encoding': 'chunked' }),
+    })
       .map(([k, v]) => `${k}: ${v}\r\n`)
       .join('');
     socket.write(`${method} ${path} HTTP/1.1\r\n${headerLines}\r\n`);
@@ -175,7 +198,13 @@ describe('oversize bodies', () => {
 describe('refusals before the body is read', () => {
   const longRawId = `${'é'.repeat(1000)}${'x'.repeat(1000)}`;
   it.each([
-    ['DELETE', `/api/tasks/${longRawId}`, 400, 'malformed_request', 'a 2,000-character id with raw non-ASCII bytes (unparsable request line)'],
+    [
+      'DELETE',
+      `/api/tasks/${longRawId}`,
+      400,
+      'malformed_request',
+      'a 2,000-character id with raw non-ASCII bytes (unparsable request line)',
+    ],
     ['DELETE', '/api/tasks/a\u0001b', 400, 'malformed_request', 'a raw control character in the path'],
     ['GET', `/api/projects?${'k'.repeat(20 * 1024)}=1`, 431, 'header_too_large', 'a request line above the header limit'],
     ['DELETE', '/api/tasks/%E0%A4%A', 400, 'validation_failed', 'a malformed percent-escape'],
@@ -197,14 +226,52 @@ describe('refusals before the body is read', () => {
  */
 describe('fuzz over the route table', () => {
   const segment = fc.oneof(
-    fc.constantFrom('%', '%zz', '%C0%AE', '%FF%FE', '%ED%A0%80', '%00', '%2F', 'a%2Fb', '%0D%0A', '..', '%2e%2e%2f', 'a'.repeat(300), 'a'.repeat(2000), '-rf', 'main', 'daily-digest', 'agent:main:main:1'),
+    fc.constantFrom(
+      '%',
+      '%zz',
+      '%C0%AE',
+      '%FF%FE',
+      '%ED%A0%80',
+      '%00',
+      '%2F',
+      'a%2Fb',
+      '%0D%0A',
+      '..',
+      '%2e%2e%2f',
+      'a'.repeat(300),
+      'a'.repeat(2000),
+      '-rf',
+      'main',
+      'daily-digest',
+      'agent:main:main:1',
+    ),
     fc.constantFrom('é', '☃', '😀', 'ünï', '\u0000', '\u202e').map(encodeURIComponent),
     fc.uuid().map(String),
     fc.string({ maxLength: 40 }).map(encodeURIComponent),
   );
   /** Query keys and values as they appear in the raw query string (already escaped, or deliberately not validly). */
   const hostileText = fc.oneof(
-    fc.constantFrom('%00', 'a%00b', '%01', '%1F', '%7F', '%0D%0A', 'a%0Db', '%0A', '%09', '%C3%28', '%FF', '%E0%A4%A', '%', '%zz', '__proto__', 'constructor', 'prototype', '%E2%80%AE', '%F0%9F%98%80'),
+    fc.constantFrom(
+      '%00',
+      'a%00b',
+      '%01',
+      '%1F',
+      '%7F',
+      '%0D%0A',
+      'a%0Db',
+      '%0A',
+      '%09',
+      '%C3%28',
+      '%FF',
+      '%E0%A4%A',
+      '%',
+      '%zz',
+      '__proto__',
+      'constructor',
+      'prototype',
+      '%E2%80%AE',
+      '%F0%9F%98%80',
+    ),
     fc.constantFrom('limit', 'agent', 'status', 'since', 'cursor', 'q', 'project_id', 'offset', 'days', 'page', 'x'),
     fc.constantFrom('-1', '1e9', '0', 'NaN', 'true', ''),
     fc.string({ maxLength: 20 }).map(encodeURIComponent),
@@ -215,17 +282,42 @@ describe('fuzz over the route table', () => {
     .tuple(fc.array(fc.tuple(hostileText, hostileText), { minLength: 1, maxLength: 6 }), fc.boolean())
     .map(([pairs, long]) => [...pairs.map(([k, v]) => `${k}=${v}`), ...(long ? [`${LONG_KEY}=1`] : [])].join('&'));
   /** Every hostile key at once, repeated, with the 8 KB one: the first request each route gets. */
-  const EVERY_HOSTILE_KEY = ['%00=1', 'a%00b=1', '%01=1', '%7F=1', '%0D%0A=1', 'a%0Db=x%0Ay', '%C3%28=1', '%FF=%FF', '%E2%80%AE=1', '__proto__=1', '__proto__=2', 'constructor=1', 'x=1', 'x=2', `${LONG_KEY}=1`].join('&');
+  const EVERY_HOSTILE_KEY = [
+    '%00=1',
+    'a%00b=1',
+    '%01=1',
+    '%7F=1',
+    '%0D%0A=1',
+    'a%0Db=x%0Ay',
+    '%C3%28=1',
+    '%FF=%FF',
+    '%E2%80%AE=1',
+    '__proto__=1',
+    '__proto__=2',
+    'constructor=1',
+    'x=1',
+    'x=2',
+    `${LONG_KEY}=1`,
+  ].join('&');
   const body = fc.oneof(
     fc.jsonValue({ maxDepth: 4 }).map((v) => JSON.stringify(v)),
     fc.object({ maxDepth: 3 }).map((v) => JSON.stringify(v) ?? '{}'),
     fc.constantFrom('', '{', 'null', '[]', '"x"', '{"a":1,,}', '\u0000', '{"metadata":{"api_key":"x"}}', '{"__proto__":{"x":1}}'),
-    fc.constantFrom(`{"metadata":${nested(6000)},"settings":${nested(6000)},"params":${nested(6000)}}`, `[${'['.repeat(8000)}${']'.repeat(8000)}]`),
+    fc.constantFrom(
+      `{"metadata":${nested(6000)},"settings":${nested(6000)},"params":${nested(6000)}}`,
+      `[${'['.repeat(8000)}${']'.repeat(8000)}]`,
+    ),
     fc.string({ maxLength: 200 }),
   );
 
   /** Routes whose success is not JSON; their refusals (>= 400) are JSON {error} like every other route's. */
-  const NON_JSON_SUCCESS = new Set(['GET /api/metrics', 'GET /api/events', 'GET /api/events/stream', 'GET /api/snapshots/:id/download', 'GET /api/audit.csv']);
+  const NON_JSON_SUCCESS = new Set([
+    'GET /api/metrics',
+    'GET /api/events',
+    'GET /api/events/stream',
+    'GET /api/snapshots/:id/download',
+    'GET /api/audit.csv',
+  ]);
 
   function expectWellFormed(route: (typeof routes)[number], path: string, res: RawReply): void {
     const what = `${route.method} ${path.slice(0, 200)} -> ${res.status} ${res.text.slice(0, 300)}`;
@@ -254,12 +346,17 @@ describe('fuzz over the route table', () => {
       expectWellFormed(route, first, await send(route.method, first, { headers: auth, body: route.method === 'GET' ? undefined : '{}' }));
       requests++;
       await fc.assert(
-        fc.asyncProperty(fc.array(segment, { minLength: 4, maxLength: 4 }), fc.option(query, { nil: undefined }), body, async (segments, q, payload) => {
-          const path = fill(segments) + (q ? `?${q}` : '');
-          const res = await send(route.method, path, { headers: auth, body: route.method === 'GET' ? undefined : payload });
-          requests++;
-          expectWellFormed(route, path, res);
-        }),
+        fc.asyncProperty(
+          fc.array(segment, { minLength: 4, maxLength: 4 }),
+          fc.option(query, { nil: undefined }),
+          body,
+          async (segments, q, payload) => {
+            const path = fill(segments) + (q ? `?${q}` : '');
+            const res = await send(route.method, path, { headers: auth, body: route.method === 'GET' ? undefined : payload });
+            requests++;
+            expectWellFormed(route, path, res);
+          },
+        ),
         { numRuns: RUNS, seed: 4200 + i, endOnFailure: true },
       );
       swept.add(`${route.method} ${route.path}`);

@@ -80,7 +80,13 @@ beforeAll(async () => {
   proxy = await freezableProxy(app.databaseUrl);
   // a server configured through the documented variables, talking to its database through the proxy
   hung = await createAppContext(
-    parseConfig({ DATABASE_URL: proxy.url, DATA_DIR: app.dataDir, DB_STATEMENT_TIMEOUT_MS: '1000', DB_CONNECT_TIMEOUT_MS: '1000', LOG_LEVEL: 'SILENT' }),
+    parseConfig({
+      DATABASE_URL: proxy.url,
+      DATA_DIR: app.dataDir,
+      DB_STATEMENT_TIMEOUT_MS: '1000',
+      DB_CONNECT_TIMEOUT_MS: '1000',
+      LOG_LEVEL: 'SILENT',
+    }),
   );
   setAppContext(hung);
 });
@@ -94,14 +100,23 @@ afterAll(async () => {
 describe('a database that stops answering', () => {
   it('health answers degraded, reads and writes answer 503, and everything recovers when it answers again', async () => {
     // warm the pool, so that connections already open are the ones that hang
-    const warm = await Promise.all([app.http('GET', `/api/tasks/${taskId}`), app.http('GET', '/api/health'), app.http('GET', '/api/projects')]);
+    const warm = await Promise.all([
+      app.http('GET', `/api/tasks/${taskId}`),
+      app.http('GET', '/api/health'),
+      app.http('GET', '/api/projects'),
+    ]);
     expect(warm.map((r) => r.status)).toEqual([200, 200, 200]);
     expect(warm[1]!.body.status).toBe('ok');
 
     proxy.freeze();
     const health = await app.http('GET', '/api/health');
     expect(health.status).toBe(200);
-    expect(health.body).toMatchObject({ status: 'degraded', task_storage: 'database', db_latency_ms: -1, storage_note: 'database did not answer the health probe' });
+    expect(health.body).toMatchObject({
+      status: 'degraded',
+      task_storage: 'database',
+      db_latency_ms: -1,
+      storage_note: 'database did not answer the health probe',
+    });
 
     const replies = await Promise.all([
       app.http('GET', `/api/tasks/${taskId}`),

@@ -73,11 +73,15 @@ describe('what a sequencing pass notifies', () => {
   });
 
   it('more than 64 events in one pass, or events too large for a notification: the last position only', async () => {
-    await writers.query(`INSERT INTO event_outbox (channel, name, payload) SELECT 'stream', 'carry-many', jsonb_build_object('n', g) FROM generate_series(1, 65) g`);
+    await writers.query(
+      `INSERT INTO event_outbox (channel, name, payload) SELECT 'stream', 'carry-many', jsonb_build_object('n', g) FROM generate_series(1, 65) g`,
+    );
     const many = await sequenceNow();
     expect(await notificationOf(many)).toBe(many);
 
-    await writers.query(`INSERT INTO event_outbox (channel, name, payload) VALUES ('stream', 'carry-big', jsonb_build_object('text', repeat('x', 8000)))`);
+    await writers.query(
+      `INSERT INTO event_outbox (channel, name, payload) VALUES ('stream', 'carry-big', jsonb_build_object('text', repeat('x', 8000)))`,
+    );
     const big = await sequenceNow();
     expect(await notificationOf(big)).toBe(big);
   });
@@ -143,7 +147,9 @@ describe('a listener told in carried arrays', () => {
       const notify = (events: object[]) => writers.query('SELECT pg_notify($1, $2)', [OUTBOX_NOTIFY_CHANNEL, JSON.stringify(events)]);
       // beyond the cursor: nothing such was sequenced, so the read it causes finds nothing, and nothing is handed out
       await notify([{ id: start + 2, channel: 'stream', name: 'not-stored', payload: '{}' }]);
-      await writers.query(`INSERT INTO event_outbox (channel, name, payload) VALUES ('stream', 'real-1', '{}'), ('stream', 'real-2', '{}')`);
+      await writers.query(
+        `INSERT INTO event_outbox (channel, name, payload) VALUES ('stream', 'real-1', '{}'), ('stream', 'real-2', '{}')`,
+      );
       await sequenceNow();
       await until(() => got.some((e) => e.name === 'real-2'));
       expect(got.map((e) => [e.id, e.name])).toEqual([

@@ -43,7 +43,10 @@ async function waiting(): Promise<number> {
 }
 
 const addEvents = (n: number) =>
-  pool.query(`INSERT INTO event_outbox (channel, name, payload) SELECT 'events', 'test:pass', jsonb_build_object('n', g) FROM generate_series(1, $1) g`, [n]);
+  pool.query(
+    `INSERT INTO event_outbox (channel, name, payload) SELECT 'events', 'test:pass', jsonb_build_object('n', g) FROM generate_series(1, $1) g`,
+    [n],
+  );
 
 describe('sequencing passes after commits', () => {
   it('drains a backlog of more than two batches, in order, in one request for a pass', async () => {
@@ -92,7 +95,9 @@ describe('sequencing passes after commits', () => {
       expect(rows[0].last).toBeNull();
       // no transaction id was needed: nothing was written, so the pass commits no WAL
       expect((await session.query('SELECT pg_current_xact_id_if_assigned() AS xid')).rows[0].xid).toBeNull();
-      const scans = await session.query<{ seq_scan: string }>(`SELECT seq_scan FROM pg_stat_xact_user_tables WHERE relname = 'event_outbox'`);
+      const scans = await session.query<{ seq_scan: string }>(
+        `SELECT seq_scan FROM pg_stat_xact_user_tables WHERE relname = 'event_outbox'`,
+      );
       expect(Number(scans.rows[0]?.seq_scan ?? 0)).toBe(0);
       await session.query('COMMIT');
     } finally {

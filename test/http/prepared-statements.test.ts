@@ -22,7 +22,11 @@ describe('prepared statements through the Db port', () => {
   });
 
   const preparedOf = async (db: PgDb, text: string) =>
-    (await db.transaction((tx) => tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_prepared_statements WHERE statement = $1`, [text]))).rows[0]!.n;
+    (
+      await db.transaction((tx) =>
+        tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_prepared_statements WHERE statement = $1`, [text]),
+      )
+    ).rows[0]!.n;
 
   it('prepares a text on its second use with parameters, never a one-off, a catch-all or a text without parameters, and answers alike', async () => {
     // one connection, so the statements of the test and of the check share a session
@@ -91,7 +95,15 @@ describe('prepared statements through the Db port', () => {
       await db.query('CREATE TABLE prep_texts (n int PRIMARY KEY, label text, doc jsonb)');
       const write = 'INSERT INTO prep_texts (n, label, doc) VALUES ($1, $2, $3::jsonb)';
       // PostgreSQL text holds no NUL character; everything else goes (quotes, backslashes, `$1`, any plane)
-      const text = fc.string({ unit: fc.oneof(fc.constantFrom("'", '\\', '$', '1', '"', 'E', ' ', '\n'), fc.string({ unit: 'grapheme', minLength: 1, maxLength: 1 })), maxLength: 40 }).filter((s) => !s.includes('\u0000'));
+      const text = fc
+        .string({
+          unit: fc.oneof(
+            fc.constantFrom("'", '\\', '$', '1', '"', 'E', ' ', '\n'),
+            fc.string({ unit: 'grapheme', minLength: 1, maxLength: 1 }),
+          ),
+          maxLength: 40,
+        })
+        .filter((s) => !s.includes('\u0000'));
       let n = 0;
       await fc.assert(
         fc.asyncProperty(fc.array(text, { minLength: 1, maxLength: 4 }), async (labels) => {
@@ -99,13 +111,18 @@ describe('prepared statements through the Db port', () => {
           await db.transaction(async (tx) => {
             for (const label of labels) await tx.writeAtCommit(write, [n++, label, JSON.stringify({ label })]);
           });
-          const { rows } = await db.query<{ label: string; doc: { label: string } }>('SELECT label, doc FROM prep_texts WHERE n >= $1 ORDER BY n', [first]);
+          const { rows } = await db.query<{ label: string; doc: { label: string } }>(
+            'SELECT label, doc FROM prep_texts WHERE n >= $1 ORDER BY n',
+            [first],
+          );
           expect(rows.map((r) => r.label)).toEqual(labels);
           expect(rows.map((r) => r.doc.label)).toEqual(labels);
         }),
         { numRuns: 60 },
       );
-      expect((await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_prepared_statements WHERE name LIKE 'fw\\_%'`)).rows[0]!.n).toBeGreaterThan(0);
+      expect(
+        (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_prepared_statements WHERE name LIKE 'fw\\_%'`)).rows[0]!.n,
+      ).toBeGreaterThan(0);
     } finally {
       await db.close();
     }
@@ -122,7 +139,12 @@ describe('prepared statements through the Db port', () => {
       await db.query('DEALLOCATE fw_0');
       await expect(db.transaction((tx) => tx.writeAtCommit(write, ['lost']))).rejects.toMatchObject({ code: '26000' });
       for (const label of ['three', 'four']) await db.transaction((tx) => tx.writeAtCommit(write, [label]));
-      expect((await db.query<{ label: string }>('SELECT label FROM prep_pooled')).rows.map((r) => r.label)).toEqual(['one', 'two', 'three', 'four']);
+      expect((await db.query<{ label: string }>('SELECT label FROM prep_pooled')).rows.map((r) => r.label)).toEqual([
+        'one',
+        'two',
+        'three',
+        'four',
+      ]);
       expect(await preparedOf(db, `PREPARE fw_0 AS ${write}`)).toBe(0);
     } finally {
       await db.close();
@@ -144,24 +166,32 @@ describe('prepared statements through the Db port', () => {
 
       // a savepoint that rolls back drops its write; a transaction that rolls back leaves nothing
       await db.transaction(async (tx) => {
-        await tx.transaction(async (inner) => {
-          await inner.writeAtCommit(write, ['dropped', 1, null, null]);
-          throw new Error('undo');
-        }).catch(() => undefined);
+        await tx
+          .transaction(async (inner) => {
+            await inner.writeAtCommit(write, ['dropped', 1, null, null]);
+            throw new Error('undo');
+          })
+          .catch(() => undefined);
         await tx.writeAtCommit(write, ['kept', 8, null, null]);
       });
-      await expect(db.transaction(async (tx) => {
-        await tx.writeAtCommit(write, ['rolled back', 9, null, null]);
-        throw new Error('give up');
-      })).rejects.toThrow('give up');
+      await expect(
+        db.transaction(async (tx) => {
+          await tx.writeAtCommit(write, ['rolled back', 9, null, null]);
+          throw new Error('give up');
+        }),
+      ).rejects.toThrow('give up');
       // a write that fails at commit fails the whole commit, and the connection goes on
-      await expect(db.transaction(async (tx) => {
-        await tx.writeAtCommit(write, ['fine', 10, null, null]);
-        await tx.writeAtCommit(write, ['negative', -1, null, null]);
-      })).rejects.toThrow(/prep_writes_n_check/);
+      await expect(
+        db.transaction(async (tx) => {
+          await tx.writeAtCommit(write, ['fine', 10, null, null]);
+          await tx.writeAtCommit(write, ['negative', -1, null, null]);
+        }),
+      ).rejects.toThrow(/prep_writes_n_check/);
       await db.transaction((tx) => tx.writeAtCommit(write, ['after', 11, null, null]));
 
-      const { rows } = await db.query<{ label: string | null; n: number; doc: unknown; at: Date | null }>('SELECT label, n, doc, at FROM prep_writes ORDER BY n');
+      const { rows } = await db.query<{ label: string | null; n: number; doc: unknown; at: Date | null }>(
+        'SELECT label, n, doc, at FROM prep_writes ORDER BY n',
+      );
       expect(rows.map((r) => r.label)).toEqual([...labels, null, 'kept', 'after']);
       expect(rows[1]!.doc).toEqual({ label: labels[1], i: 1 });
       expect(rows[0]!.at?.toISOString()).toBe('2026-01-02T03:04:05.678Z');
@@ -186,7 +216,10 @@ async function preparedPerConnection(app: TestApp, fragment: string): Promise<nu
   return Promise.all(
     Array.from({ length: open }, () =>
       db.transaction(async (tx) => {
-        const { rows } = await tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_prepared_statements WHERE strpos(statement, $1) > 0`, [fragment]);
+        const { rows } = await tx.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM pg_prepared_statements WHERE strpos(statement, $1) > 0`,
+          [fragment],
+        );
         if (++arrived === open) release();
         await everyoneAsked;
         return rows[0]!.n;
@@ -212,7 +245,8 @@ describe('DB_PREPARED_STATEMENTS=0', () => {
     expect(counts.length).toBeGreaterThan(0);
     expect(counts.every((n) => n === 0)).toBe(true);
     // nor are the audit rows written with each commit prepared
-    for (let i = 0; i < 3; i++) expect((await app.call('PATCH', `/api/projects/${created.body.id}`, { body: { description: `d${i}` } })).status).toBe(200);
+    for (let i = 0; i < 3; i++)
+      expect((await app.call('PATCH', `/api/projects/${created.body.id}`, { body: { description: `d${i}` } })).status).toBe(200);
     expect((await preparedPerConnection(app, 'INSERT INTO audit_log')).every((n) => n === 0)).toBe(true);
   });
 });
@@ -230,7 +264,8 @@ describe('DB_PREPARED_STATEMENTS unset', () => {
     const counts = await preparedPerConnection(app, projectRead);
     expect(counts.some((n) => n > 0)).toBe(true);
     // the audit and snapshot rows each mutation sends with its COMMIT too, and the trail is whole
-    for (let i = 0; i < 3; i++) expect((await app.call('PATCH', `/api/projects/${created.body.id}`, { body: { description: `d${i}` } })).status).toBe(200);
+    for (let i = 0; i < 3; i++)
+      expect((await app.call('PATCH', `/api/projects/${created.body.id}`, { body: { description: `d${i}` } })).status).toBe(200);
     expect((await preparedPerConnection(app, 'INSERT INTO audit_log')).some((n) => n > 0)).toBe(true);
     const audit = await app.call('GET', '/api/audit?entity_type=project');
     expect(audit.status).toBe(200);

@@ -13,11 +13,20 @@ const app = useTestApp({ env: { RESTORE_MAX_BYTES: String(LIMIT) } });
 async function streamed(path: string, chunks: number, chunkSize: number): Promise<{ status: number; body: string }> {
   const base = new URL(await app.baseUrl());
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: base.hostname, port: base.port, path, method: 'POST', headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' } }, (res) => {
-      let body = '';
-      res.on('data', (c) => (body += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-    });
+    const req = http.request(
+      {
+        host: base.hostname,
+        port: base.port,
+        path,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+      },
+      (res) => {
+        let body = '';
+        res.on('data', (c) => (body += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      },
+    );
     req.on('error', reject);
     req.write('{"artifact": "');
     let sent = 0;
@@ -61,7 +70,9 @@ describe('restore over HTTP', () => {
     const preview = await app.http('POST', '/api/restore/preview', { raw: JSON.stringify({ artifact: download.body }) });
     expect(preview.status).toBe(200);
     expect(preview.body.tables.projects.added).toBe(1);
-    const applied = await app.http('POST', '/api/restore/apply', { body: { snapshot_id: created.body.snapshot_id, restoreId: randomUUID() } });
+    const applied = await app.http('POST', '/api/restore/apply', {
+      body: { snapshot_id: created.body.snapshot_id, restoreId: randomUUID() },
+    });
     expect(applied.status).toBe(200);
     expect((await app.db.query('SELECT name FROM projects')).rows).toEqual([{ name: 'over http' }]);
     const list = await app.http('GET', '/api/snapshots');

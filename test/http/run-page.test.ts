@@ -40,7 +40,10 @@ async function runIn(status: string, fields: Record<string, unknown> = {}): Prom
   const id = randomUUID();
   const columns = { id, workflow_type: 'stored-type', status, created_at: clock.now(), ...fields };
   const names = Object.keys(columns);
-  await app.db.query(`INSERT INTO workflow_runs (${names.join(', ')}) VALUES (${names.map((_, i) => `$${i + 1}`).join(', ')})`, Object.values(columns));
+  await app.db.query(
+    `INSERT INTO workflow_runs (${names.join(', ')}) VALUES (${names.map((_, i) => `$${i + 1}`).join(', ')})`,
+    Object.values(columns),
+  );
   return id;
 }
 
@@ -61,15 +64,42 @@ describe('GET /api/workflow-runs/:id/page', () => {
     const asked = await ok('POST', `/api/workflow-runs/${run.id}/approvals`, { session_id: session, step_name: 'review' }, 201);
     clock.advance(30_000);
     await ok('PATCH', `/api/approvals/${asked.approval.id}`, { decision: 'approved', note: 'fine' });
-    await ok('POST', `/api/workflow-runs/${run.id}/artifacts`, { session_id: session, artifact_type: 'url', uri: 'https://example.com/post', title: 'The post' }, 201);
+    await ok(
+      'POST',
+      `/api/workflow-runs/${run.id}/artifacts`,
+      { session_id: session, artifact_type: 'url', uri: 'https://example.com/post', title: 'The post' },
+      201,
+    );
     clock.advance(10_000);
-    await ok('POST', `/api/workflow-runs/${run.id}/complete`, { session_id: session, input_tokens: 1200, output_tokens: 300, cost_estimate: 0.42, model_id: 'model-a' });
+    await ok('POST', `/api/workflow-runs/${run.id}/complete`, {
+      session_id: session,
+      input_tokens: 1200,
+      output_tokens: 300,
+      cost_estimate: 0.42,
+      model_id: 'model-a',
+    });
 
     const p = await page(run.id);
     expect(p.run).toMatchObject({ id: run.id, status: 'completed', task_id: t.id, task_title: 'publish the post', workflow_type: type });
     expect(p.actions).toEqual([]);
-    expect(p.timeline.map((s: { status: string }) => s.status)).toEqual(['queued', 'dispatched', 'claimed', 'running', 'waiting_for_approval', 'running', 'completed']);
-    expect(p.timeline.map((s: { duration_ms: number | null }) => s.duration_ms)).toEqual([60_000, 5_000, 1_000, 120_000, 30_000, 10_000, null]);
+    expect(p.timeline.map((s: { status: string }) => s.status)).toEqual([
+      'queued',
+      'dispatched',
+      'claimed',
+      'running',
+      'waiting_for_approval',
+      'running',
+      'completed',
+    ]);
+    expect(p.timeline.map((s: { duration_ms: number | null }) => s.duration_ms)).toEqual([
+      60_000,
+      5_000,
+      1_000,
+      120_000,
+      30_000,
+      10_000,
+      null,
+    ]);
     expect(p.timeline[0]).toMatchObject({ from: null, action: 'created' });
     expect(p.timeline[4]).toMatchObject({ from: 'running', actor: expect.any(String) });
     expect(p.steps).toMatchObject([
@@ -78,7 +108,15 @@ describe('GET /api/workflow-runs/:id/page', () => {
     ]);
     expect(p.approvals).toMatchObject([{ id: asked.approval.id, step_name: 'review', status: 'approved', note: 'fine' }]);
     expect(p.artifacts).toMatchObject([{ artifact_type: 'url', uri: 'https://example.com/post', title: 'The post' }]);
-    expect(p.usage).toMatchObject({ input_tokens: 1200, output_tokens: 300, cost: 0.42, price_source: 'reported', billed_cost: 0.42, shadow_cost: null, model_id: 'model-a' });
+    expect(p.usage).toMatchObject({
+      input_tokens: 1200,
+      output_tokens: 300,
+      cost: 0.42,
+      price_source: 'reported',
+      billed_cost: 0.42,
+      shadow_cost: null,
+      model_id: 'model-a',
+    });
     expect(p.session).toEqual({ key: session, agent_id: 'main', session_id: 'sess-main-1', earlier_keys: [], live: false });
     expect(p.blockers).toEqual([]);
   });
@@ -97,8 +135,22 @@ describe('GET /api/workflow-runs/:id/page', () => {
     expect(table.usage).toMatchObject({ price_source: 'table', cost: 0.2, billed_cost: 0.2, shadow_cost: null });
     const unpriced = await page(await runIn('completed', { input_tokens: 100, output_tokens: 10 }));
     expect(unpriced.usage).toMatchObject({ price_source: 'unpriced', cost: null, billed_cost: null });
-    const subscription = await page(await runIn('completed', { input_tokens: 100, output_tokens: 10, cost_estimate: 1.5, cost_source: 'reported', billing: 'subscription' }));
-    expect(subscription.usage).toMatchObject({ price_source: 'reported', billing: 'subscription', cost: 1.5, billed_cost: 0, shadow_cost: 1.5 });
+    const subscription = await page(
+      await runIn('completed', {
+        input_tokens: 100,
+        output_tokens: 10,
+        cost_estimate: 1.5,
+        cost_source: 'reported',
+        billing: 'subscription',
+      }),
+    );
+    expect(subscription.usage).toMatchObject({
+      price_source: 'reported',
+      billing: 'subscription',
+      cost: 1.5,
+      billed_cost: 0,
+      shadow_cost: 1.5,
+    });
     expect((await page(await runIn('queued'))).usage).toMatchObject({ price_source: 'none', cost: null });
   });
 
@@ -106,9 +158,17 @@ describe('GET /api/workflow-runs/:id/page', () => {
     const mine = await runIn('running');
     const other = await runIn('running');
     const approval = randomUUID();
-    await app.db.query(`INSERT INTO workflow_approvals (id, workflow_run_id, step_name, status) VALUES ($1, $2, 'review', 'pending')`, [approval, mine]);
+    await app.db.query(`INSERT INTO workflow_approvals (id, workflow_run_id, step_name, status) VALUES ($1, $2, 'review', 'pending')`, [
+      approval,
+      mine,
+    ]);
     await app.db.query(`UPDATE workflow_runs SET status = 'waiting_for_approval' WHERE id = $1`, [mine]);
-    await ok('POST', '/api/actions/execute', { actionId: randomUUID(), kind: 'approval.decide', targetId: approval, params: { decision: 'approved' } });
+    await ok('POST', '/api/actions/execute', {
+      actionId: randomUUID(),
+      kind: 'approval.decide',
+      targetId: approval,
+      params: { decision: 'approved' },
+    });
     clock.advance(1_000);
     await ok('POST', '/api/actions/execute', { actionId: randomUUID(), kind: 'run.cancel', targetId: mine, params: { reason: 'enough' } });
     await ok('POST', '/api/actions/execute', { actionId: randomUUID(), kind: 'run.cancel', targetId: other, params: {} });
@@ -135,8 +195,16 @@ describe('GET /api/workflow-runs/:id/page', () => {
   });
 
   it('resolves the session through the agent’s index, keeps the earlier keys, and leaves an unknown key unresolved', async () => {
-    const live = await page(await runIn('running', { gateway_session_id: 'agent:main:main:primary', session_history: ['agent:main:subagent:run-abc'] }));
-    expect(live.session).toEqual({ key: 'agent:main:main:primary', agent_id: 'main', session_id: 'sess-main-1', earlier_keys: ['agent:main:subagent:run-abc'], live: true });
+    const live = await page(
+      await runIn('running', { gateway_session_id: 'agent:main:main:primary', session_history: ['agent:main:subagent:run-abc'] }),
+    );
+    expect(live.session).toEqual({
+      key: 'agent:main:main:primary',
+      agent_id: 'main',
+      session_id: 'sess-main-1',
+      earlier_keys: ['agent:main:subagent:run-abc'],
+      live: true,
+    });
     const gone = await page(await runIn('failed', { gateway_session_id: 'agent:main:subagent:gone' }));
     expect(gone.session).toEqual({ key: 'agent:main:subagent:gone', agent_id: 'main', session_id: null, earlier_keys: [], live: false });
     const ghost = await page(await runIn('failed', { gateway_session_id: 'agent:ghost:main:x' }));
@@ -171,13 +239,35 @@ describe('GET /api/workflow-runs/:id/page', () => {
 describe('GET /api/views/runs', () => {
   it('lists runs newest first with their task, agent, cost source and buttons, filtered by status, type, agent and task', async () => {
     const t = await task({ title: 'filtered task' });
-    const a = await runIn('queued', { workflow_type: 'alpha', target_agent_id: 'writer', task_id: t.id, created_at: new Date(clock.now().getTime() - 3000) });
-    const b = await runIn('failed', { workflow_type: 'beta', owner_agent_id: 'editor', created_at: new Date(clock.now().getTime() - 2000), input_tokens: 5 });
-    const c = await runIn('running', { workflow_type: 'alpha', owner_agent_id: 'writer', created_at: new Date(clock.now().getTime() - 1000), cost_estimate: 0.3, cost_source: 'table' });
+    const a = await runIn('queued', {
+      workflow_type: 'alpha',
+      target_agent_id: 'writer',
+      task_id: t.id,
+      created_at: new Date(clock.now().getTime() - 3000),
+    });
+    const b = await runIn('failed', {
+      workflow_type: 'beta',
+      owner_agent_id: 'editor',
+      created_at: new Date(clock.now().getTime() - 2000),
+      input_tokens: 5,
+    });
+    const c = await runIn('running', {
+      workflow_type: 'alpha',
+      owner_agent_id: 'writer',
+      created_at: new Date(clock.now().getTime() - 1000),
+      cost_estimate: 0.3,
+      cost_source: 'table',
+    });
     const all = await view();
     expect(all.runs.map((r: { id: string }) => r.id)).toEqual([c, b, a]);
     expect(all).toMatchObject({ total: 3, truncated: false });
-    expect(all.runs[2]).toMatchObject({ id: a, task_title: 'filtered task', agent_id: 'writer', actions: ['start', 'cancel'], price_source: 'none' });
+    expect(all.runs[2]).toMatchObject({
+      id: a,
+      task_title: 'filtered task',
+      agent_id: 'writer',
+      actions: ['start', 'cancel'],
+      price_source: 'none',
+    });
     expect(all.runs[1]).toMatchObject({ id: b, agent_id: 'editor', actions: ['retry'], price_source: 'unpriced' });
     expect(all.runs[0]).toMatchObject({ id: c, actions: ['cancel'], price_source: 'table', cost_estimate: 0.3 });
     const ids = async (q: string) => (await view(q)).runs.map((r: { id: string }) => r.id);
@@ -194,16 +284,22 @@ describe('GET /api/views/runs', () => {
   it('shows the queue and the dispatcher: depth, runs in flight, the last tick, every cap with its live runs, paused agents', async () => {
     const type = await templateWithRoute(app, { agent: 'writer' });
     await app.db.query('UPDATE workflow_agent_routing SET max_concurrent = 1 WHERE workflow_type = $1', [type]);
-    await app.db.query(`INSERT INTO agent_dispatch_controls (agent_id, max_concurrent_runs, dispatch_paused_until, pause_reason) VALUES ('writer', 3, NULL, NULL), ('tired', NULL, $1, 'quota exhausted')`, [
-      new Date(clock.now().getTime() + 3_600_000),
-    ]);
+    await app.db.query(
+      `INSERT INTO agent_dispatch_controls (agent_id, max_concurrent_runs, dispatch_paused_until, pause_reason) VALUES ('writer', 3, NULL, NULL), ('tired', NULL, $1, 'quota exhausted')`,
+      [new Date(clock.now().getTime() + 3_600_000)],
+    );
     await createRun(app, type);
     await createRun(app, type);
     expect((await view()).dispatcher).toMatchObject({ queue_depth: 2, in_flight: 0, last_tick: null });
     await tick(app);
     const d = (await view()).dispatcher;
     expect(d).toMatchObject({ queue_depth: 1, in_flight: 1, max_in_flight: null });
-    expect(d.last_tick).toMatchObject({ dispatched: 1, capped: { workflowType: 1, agent: 0, fleet: 0 }, held_by_budget: 0, held_by_pause: 0 });
+    expect(d.last_tick).toMatchObject({
+      dispatched: 1,
+      capped: { workflowType: 1, agent: 0, fleet: 0 },
+      held_by_budget: 0,
+      held_by_pause: 0,
+    });
     expect(d.caps).toEqual([
       { cap: 'agent', name: 'writer', limit: 3, live: 1 },
       { cap: 'workflowType', name: type, limit: 1, live: 1 },
@@ -214,7 +310,12 @@ describe('GET /api/views/runs', () => {
   });
 
   it('refuses bad filters with 400 naming them, and drops unknown keys', async () => {
-    for (const [query, field] of [['?task_id=nope', 'task_id'], ['?limit=0', 'limit'], ['?limit=abc', 'limit'], ['?agent=', 'agent']] as const) {
+    for (const [query, field] of [
+      ['?task_id=nope', 'task_id'],
+      ['?limit=0', 'limit'],
+      ['?limit=abc', 'limit'],
+      ['?agent=', 'agent'],
+    ] as const) {
       const res = await app.call('GET', `/api/views/runs${query}`);
       expect(res.status, query).toBe(400);
       expect(JSON.stringify(res.body), query).toContain(field);

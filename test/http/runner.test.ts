@@ -82,7 +82,9 @@ describe('local runner over real HTTP', () => {
     const direct = await app.call('GET', path);
     expect(direct.status).toBe(200);
     expect(bytes.toString('utf8')).toBe(direct.text);
-    expect(JSON.parse(direct.text).columns.ready.map((t: { title: string }) => t.title)).toEqual(expect.arrayContaining(['первая', 'second 𝄞']));
+    expect(JSON.parse(direct.text).columns.ready.map((t: { title: string }) => t.title)).toEqual(
+      expect.arrayContaining(['первая', 'second 𝄞']),
+    );
   });
 
   it('a board beyond what a Lambda response carries is 413 to an invoker that cannot stream, whole from the runner', async () => {

@@ -3,7 +3,10 @@ import { clearFakeRuntimeEnv, fakeRuntimeEnv } from '../fixtures/runtime/fake-ru
 import { useTestApp } from '../support/use-app';
 
 // useTestApp, not useFakeRuntimeApp: that one puts the fake back to answering after each test, and every test here needs it hung.
-const app = useTestApp({ env: fakeRuntimeEnv({ FAKE_RUNTIME_MODE: 'hang', RUNTIME_CLI_TIMEOUT_MS: '500' }) }, { afterClose: clearFakeRuntimeEnv });
+const app = useTestApp(
+  { env: fakeRuntimeEnv({ FAKE_RUNTIME_MODE: 'hang', RUNTIME_CLI_TIMEOUT_MS: '500' }) },
+  { afterClose: clearFakeRuntimeEnv },
+);
 
 describe('a runtime that never answers (RUNTIME_CLI_TIMEOUT_MS)', () => {
   it('GET /api/runtime/health answers 502 timed_out once the timeout passes', async () => {

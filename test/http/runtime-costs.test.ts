@@ -17,7 +17,9 @@ import { auditActions, createRun, runStatus, templateWithRoute } from '../handle
  */
 const SESSION = 'b29b85b3-4446-48f0-9b8e-9f53ab26327d';
 const KEY = 'agent:main:main';
-const rows = JSON.parse(readFileSync(new URL('../fixtures/runtime/openclaw-2026.9.6/transcript_main.json', import.meta.url), 'utf8')) as Array<{ ev: string }>;
+const rows = JSON.parse(
+  readFileSync(new URL('../fixtures/runtime/openclaw-2026.9.6/transcript_main.json', import.meta.url), 'utf8'),
+) as Array<{ ev: string }>;
 
 const stateDir = mkdtempSync(path.join(os.tmpdir(), 'runtime-costs-state-'));
 function writeSessions(agentId: string, index: string, transcripts: Record<string, string[]> = {}) {
@@ -66,7 +68,10 @@ async function finishedRun(claimAt: string, finishAt: string, options: { session
 }
 
 async function checked(runId: string) {
-  const { rows: found } = await app.db.query<{ outcome: string; messages: number }>('SELECT outcome, messages FROM run_runtime_usage WHERE run_id = $1', [runId]);
+  const { rows: found } = await app.db.query<{ outcome: string; messages: number }>(
+    'SELECT outcome, messages FROM run_runtime_usage WHERE run_id = $1',
+    [runId],
+  );
   return found[0];
 }
 
@@ -93,12 +98,16 @@ describe('a finished run whose agent reported no usage', () => {
 
     await tick();
     expect(await runStatus(app, runId)).toMatchObject({ cost_estimate: 0.012006, cost_source: 'runtime' });
-    expect((await auditActions(app, runId)).filter((a) => a.action === 'usage_from_runtime')).toEqual([{ action: 'usage_from_runtime', actor: 'system' }]);
+    expect((await auditActions(app, runId)).filter((a) => a.action === 'usage_from_runtime')).toEqual([
+      { action: 'usage_from_runtime', actor: 'system' },
+    ]);
   });
 
   it('counts in a budget, in the cost summary and rollup, and an agent that reported is never counted twice', async () => {
     await app.db.query('DELETE FROM workflow_runs');
-    const watch = await app.http('POST', '/api/budgets', { body: { name: 'main-daily', scope: 'agent', scope_id: 'main', period: 'daily', cap_usd: 1, action_on_exceed: 'warn' } });
+    const watch = await app.http('POST', '/api/budgets', {
+      body: { name: 'main-daily', scope: 'agent', scope_id: 'main', period: 'daily', cap_usd: 1, action_on_exceed: 'warn' },
+    });
     expect(watch.status, JSON.stringify(watch.body)).toBe(201);
     const fromRuntime = await finishedRun('2026-11-27T18:33:30.000Z', '2026-11-27T18:33:40.000Z');
     const reported = await finishedRun('2026-11-27T18:33:30.000Z', '2026-11-27T18:34:10.000Z', {
@@ -106,13 +115,22 @@ describe('a finished run whose agent reported no usage', () => {
     });
     // the dispatch of the second run already ran a pass, which costed the first
     await tick();
-    expect(await runStatus(app, fromRuntime)).toMatchObject({ cost_source: 'runtime', cost_estimate: 0.004002, input_tokens: 1234, output_tokens: 56 });
+    expect(await runStatus(app, fromRuntime)).toMatchObject({
+      cost_source: 'runtime',
+      cost_estimate: 0.004002,
+      input_tokens: 1234,
+      output_tokens: 56,
+    });
     expect(await runStatus(app, reported)).toMatchObject({ cost_source: 'reported', cost_estimate: 0.25, input_tokens: 5000 });
     expect((await auditActions(app, reported)).map((a) => a.action)).not.toContain('usage_from_runtime');
     await tick();
 
     const budgets = await app.http('GET', '/api/budgets');
-    expect(budgets.body.budgets.find((b: { name: string }) => b.name === 'main-daily').current_spend).toMatchObject({ usd: 0.254002, tokens: 1290 + 5500, runs: 2 });
+    expect(budgets.body.budgets.find((b: { name: string }) => b.name === 'main-daily').current_spend).toMatchObject({
+      usd: 0.254002,
+      tokens: 1290 + 5500,
+      runs: 2,
+    });
     const summary = await app.http('GET', '/api/costs/summary?days=1');
     expect(summary.body.today).toMatchObject({ cost: 0.254002, runs: 2, tokens: { input: 6234, output: 556 } });
     const rollup = await app.http('GET', '/api/costs/rollup?group_by=agent&days=1');
@@ -127,20 +145,29 @@ describe('a finished run whose agent reported no usage', () => {
     const live = await createRun(app, workflowType);
     await tick();
     const liveSession = 'agent:main:task:live-one';
-    for (const [id, session] of [[finished.id, KEY], [live.id, liveSession]]) {
+    for (const [id, session] of [
+      [finished.id, KEY],
+      [live.id, liveSession],
+    ]) {
       const claim = await app.http('POST', `/api/workflow-runs/${id}/claim`, { body: { agent_id: 'main', session_id: session } });
       expect(claim.status, JSON.stringify(claim.body)).toBe(200);
     }
-    const cap = await app.http('POST', '/api/budgets', { body: { name: 'main-hard', scope: 'agent', scope_id: 'main', period: 'daily', cap_usd: 0.01, action_on_exceed: 'hard_stop' } });
+    const cap = await app.http('POST', '/api/budgets', {
+      body: { name: 'main-hard', scope: 'agent', scope_id: 'main', period: 'daily', cap_usd: 0.01, action_on_exceed: 'hard_stop' },
+    });
     expect(cap.status, JSON.stringify(cap.body)).toBe(201);
     clock.set('2026-11-27T18:34:10.000Z');
     expect((await app.http('POST', `/api/workflow-runs/${finished.id}/complete`, { body: { session_id: KEY } })).status).toBe(200);
-    const before = await app.http('POST', `/api/workflow-runs/${live.id}/heartbeat`, { body: { session_id: liveSession, cost_estimate: 0.001 } });
+    const before = await app.http('POST', `/api/workflow-runs/${live.id}/heartbeat`, {
+      body: { session_id: liveSession, cost_estimate: 0.001 },
+    });
     expect(before.body).toMatchObject({ ok: true });
 
     await tick();
     expect(await runStatus(app, finished.id)).toMatchObject({ cost_source: 'runtime', cost_estimate: 0.016008 });
-    const after = await app.http('POST', `/api/workflow-runs/${live.id}/heartbeat`, { body: { session_id: liveSession, cost_estimate: 0.002 } });
+    const after = await app.http('POST', `/api/workflow-runs/${live.id}/heartbeat`, {
+      body: { session_id: liveSession, cost_estimate: 0.002 },
+    });
     expect(after.body).toMatchObject({ stop: true, reason: 'budget_hard_stop', run_id: live.id, status: 'cancelled' });
     expect(after.body.budgets).toEqual([expect.objectContaining({ name: 'main-hard', spend_usd: 0.018008 })]);
   });
@@ -151,7 +178,14 @@ describe('a finished run whose agent reported no usage', () => {
     expect(await runStatus(app, runId)).toMatchObject({ cost_source: 'runtime', cached_tokens: 200 });
     const late = await app.http('PATCH', `/api/workflow-runs/${runId}`, { body: { output_tokens: 70, cost_estimate: 0.01 } });
     expect(late.status, JSON.stringify(late.body)).toBe(200);
-    expect(await runStatus(app, runId)).toMatchObject({ cost_source: 'reported', cost_estimate: 0.01, output_tokens: 70, input_tokens: null, cached_tokens: null, model_id: null });
+    expect(await runStatus(app, runId)).toMatchObject({
+      cost_source: 'reported',
+      cost_estimate: 0.01,
+      output_tokens: 70,
+      input_tokens: null,
+      cached_tokens: null,
+      model_id: null,
+    });
   });
 
   it('keeps no usage when its session holds no assistant message in its time, or the runtime knows no such session, and is read once', async () => {
@@ -175,7 +209,9 @@ describe('a finished run whose agent reported no usage', () => {
     expect(await checked(runId)).toBeUndefined();
     expect(await runStatus(app, runId)).toMatchObject({ cost_source: null, cost_estimate: null });
 
-    writeSessions('flaky', JSON.stringify({ 'agent:flaky:main': { sessionId: SESSION, updatedAt: 1795804442627 } }), { [SESSION]: rows.map((r) => r.ev) });
+    writeSessions('flaky', JSON.stringify({ 'agent:flaky:main': { sessionId: SESSION, updatedAt: 1795804442627 } }), {
+      [SESSION]: rows.map((r) => r.ev),
+    });
     expect((await tick()).runtimeUsage).toMatchObject({ costed: 1 });
     expect(await runStatus(app, runId)).toMatchObject({ cost_source: 'runtime', cost_estimate: 0.016008 });
   });

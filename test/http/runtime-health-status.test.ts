@@ -12,7 +12,13 @@ describe('GET /api/health-status with the runtime', () => {
     const res = await app.http('GET', '/api/health-status');
     expect(res.status).toBe(200);
     expect(res.body.status).toBe('healthy');
-    expect(res.body.gateway).toEqual({ status: 'connected', healthy: true, agent_count: 2, heartbeat_seconds: 7200, default_agent_id: 'main' });
+    expect(res.body.gateway).toEqual({
+      status: 'connected',
+      healthy: true,
+      agent_count: 2,
+      heartbeat_seconds: 7200,
+      default_agent_id: 'main',
+    });
     expect(res.body.checks.gateway_sync).toEqual({ healthy: true, status: 'connected', count: 2 });
     expect(res.body.checks.cron).toEqual({ healthy: false, status: 'failing_jobs', count: 3, failing: 1 });
     expect(res.body.database).toEqual({ status: 'connected', healthy: true, mode: 'database' });
@@ -51,7 +57,10 @@ describe('GET /api/citation-queue/status', () => {
   });
 
   it('counts pending and total entries of the queue file', async () => {
-    await writeFile(queueFile(), JSON.stringify([{ id: 1, status: 'pending' }, { id: 2, status: 'done' }, { id: 3 }, { id: 4, status: 'queued' }]));
+    await writeFile(
+      queueFile(),
+      JSON.stringify([{ id: 1, status: 'pending' }, { id: 2, status: 'done' }, { id: 3 }, { id: 4, status: 'queued' }]),
+    );
     expect((await app.http('GET', '/api/citation-queue/status')).body).toMatchObject({ success: true, pending: 3, total: 4 });
     await writeFile(queueFile(), JSON.stringify({ items: [{ status: 'done' }] }));
     expect((await app.http('GET', '/api/citation-queue/status')).body).toMatchObject({ success: true, pending: 0, total: 1 });

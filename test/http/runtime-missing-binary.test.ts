@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { clearFakeRuntimeEnv, fixtureStateDir } from '../fixtures/runtime/fake-runtime-env';
 import { useTestApp } from '../support/use-app';
 
-const app = useTestApp({ env: { RUNTIME_CLI: '/nonexistent/bin/runtime', RUNTIME_STATE_DIR: fixtureStateDir } }, { afterClose: clearFakeRuntimeEnv });
+const app = useTestApp(
+  { env: { RUNTIME_CLI: '/nonexistent/bin/runtime', RUNTIME_STATE_DIR: fixtureStateDir } },
+  { afterClose: clearFakeRuntimeEnv },
+);
 
 describe('a missing runtime executable', () => {
   it('makes every proxy answer 502 with failure unavailable', async () => {

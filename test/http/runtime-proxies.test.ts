@@ -66,9 +66,7 @@ describe('/api/runtime/* proxies over HTTP against the fake runtime', () => {
     expect(res.body).toEqual({ source: 'runtime-cli', success: true, agentId: 'main', result: { agent: 'main', indexed: 42 } });
     const writer = await app.http('POST', '/api/runtime/memory/index?agent=writer');
     expect(writer.body.agentId).toBe('writer');
-    const { rows } = await app.db.query(
-      `SELECT actor, entity_id FROM audit_log WHERE action = 'runtime.memory_index' ORDER BY id`,
-    );
+    const { rows } = await app.db.query(`SELECT actor, entity_id FROM audit_log WHERE action = 'runtime.memory_index' ORDER BY id`);
     expect(rows).toEqual([
       { actor: 'dashboard-operator', entity_id: 'main' },
       { actor: 'dashboard-operator', entity_id: 'writer' },
@@ -80,7 +78,10 @@ describe('/api/runtime/* proxies over HTTP against the fake runtime', () => {
     expect(candidates.body).toEqual({
       source: 'runtime-cli',
       agentId: 'writer',
-      candidates: [{ id: 'mem-1', agent: 'writer' }, { id: 'mem-2', agent: 'writer' }],
+      candidates: [
+        { id: 'mem-1', agent: 'writer' },
+        { id: 'mem-2', agent: 'writer' },
+      ],
     });
     const applied = await app.http('POST', '/api/runtime/memory/promote', { body: { agent: 'main', limit: 1 } });
     expect(applied.status).toBe(200);

@@ -30,7 +30,12 @@ describe('the released runtime: health', () => {
   it('GET /api/runtime/health reads the gateway health and asks the runtime to wait at most 5 s for its gateway', async () => {
     const res = await app.http('GET', '/api/runtime/health');
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ ok: true, heartbeatSeconds: 1800, defaultAgentId: 'main', agents: [expect.objectContaining({ agentId: 'main' })] });
+    expect(res.body).toMatchObject({
+      ok: true,
+      heartbeatSeconds: 1800,
+      defaultAgentId: 'main',
+      agents: [expect.objectContaining({ agentId: 'main' })],
+    });
     expect(await calls()).toEqual([['health', '--json', '--timeout', '5000']]);
   });
 });
@@ -75,7 +80,9 @@ describe('the released runtime: agents and memory', () => {
       expect(two.status).toBe(200);
       expect(two.body.promoted.map((c: { key: string }) => c.key)).toEqual(['memory:recall:deploy-window', 'memory:recall:oncall']);
     });
-    const { rows } = await app.db.query(`SELECT new_value->>'promotedCount' AS n FROM audit_log WHERE action = 'runtime.memory_promote' ORDER BY id`);
+    const { rows } = await app.db.query(
+      `SELECT new_value->>'promotedCount' AS n FROM audit_log WHERE action = 'runtime.memory_promote' ORDER BY id`,
+    );
     expect(rows).toEqual([{ n: '0' }, { n: '2' }]);
   });
 
@@ -120,8 +127,19 @@ describe('the released runtime: scheduled jobs', () => {
     expect(res.status).toBe(200);
     const byId = Object.fromEntries(res.body.jobs.map((j: { id: string }) => [j.id, j]));
     expect(Object.keys(byId)).toHaveLength(5);
-    expect(byId[DISABLED_AGENT_JOB]).toMatchObject({ name: 'agent-job', enabled: false, schedule: '*/30 * * * * (UTC)', model: 'openai/gpt-4o' });
-    expect(byId[ECHO_JOB]).toMatchObject({ name: 'echo-job', enabled: true, agentId: 'main', schedule: 'every 1h', nextRun: new Date(1795807802816).toISOString() });
+    expect(byId[DISABLED_AGENT_JOB]).toMatchObject({
+      name: 'agent-job',
+      enabled: false,
+      schedule: '*/30 * * * * (UTC)',
+      model: 'openai/gpt-4o',
+    });
+    expect(byId[ECHO_JOB]).toMatchObject({
+      name: 'echo-job',
+      enabled: true,
+      agentId: 'main',
+      schedule: 'every 1h',
+      nextRun: new Date(1795807802816).toISOString(),
+    });
     expect((await calls())[0]).toEqual(['cron', 'list', '--json', '--all']);
   });
 

@@ -13,7 +13,8 @@ const stateDir = mkdtempSync(path.join(os.tmpdir(), 'runtime-state-'));
 /** A transcript of `lines` user messages, each line about 100 bytes. */
 function transcript(lines: number): string {
   const out = [JSON.stringify({ type: 'session', id: 'big', timestamp: '2026-11-01T00:00:00Z', cwd: '/' })];
-  for (let i = 2; i <= lines; i++) out.push(JSON.stringify({ type: 'message', message: { role: 'user', content: `message number ${i} ${'x'.repeat(40)}` } }));
+  for (let i = 2; i <= lines; i++)
+    out.push(JSON.stringify({ type: 'message', message: { role: 'user', content: `message number ${i} ${'x'.repeat(40)}` } }));
   return `${out.join('\n')}\n`;
 }
 
@@ -27,7 +28,10 @@ beforeAll(async () => {
   await writeFile(path.join(sessions, 'one-long-line.jsonl'), `${JSON.stringify({ type: 'session', pad: 'y'.repeat(CAP * 2) })}\n`);
 });
 afterAll(() => rm(stateDir, { recursive: true, force: true }));
-const app = useTestApp({ env: fakeRuntimeEnv({ RUNTIME_STATE_DIR: stateDir, SESSION_REPLAY_MAX_BYTES: String(CAP) }) }, { afterClose: clearFakeRuntimeEnv });
+const app = useTestApp(
+  { env: fakeRuntimeEnv({ RUNTIME_STATE_DIR: stateDir, SESSION_REPLAY_MAX_BYTES: String(CAP) }) },
+  { afterClose: clearFakeRuntimeEnv },
+);
 
 describe('transcripts over SESSION_REPLAY_MAX_BYTES', () => {
   it('reads only the complete lines within the cap and sets truncated, without marking the cut line partial', async () => {

@@ -17,23 +17,33 @@ afterEach(async () => {
   await gateway.start().catch(() => undefined);
 });
 
-const app = useFakeRuntimeApp({ RUNTIME_GATEWAY_URL: gateway.url, RUNTIME_GATEWAY_TOKEN: GATEWAY_TOKEN, RUNTIME_GATEWAY_TIMEOUT_MS: '1500' });
+const app = useFakeRuntimeApp({
+  RUNTIME_GATEWAY_URL: gateway.url,
+  RUNTIME_GATEWAY_TOKEN: GATEWAY_TOKEN,
+  RUNTIME_GATEWAY_TIMEOUT_MS: '1500',
+});
 const SESSION = releasedHistory.sessionId;
 const main = releasedSessions.find((s) => s.key === 'agent:main:main')!;
 
 type Event = { line: number; kind: string; type: string; role: string | null; [key: string]: unknown };
 
 describe('the session reader through the gateway', () => {
-  it('lists an agent\'s sessions from the gateway, newest first, with their keys and kinds', async () => {
+  it("lists an agent's sessions from the gateway, newest first, with their keys and kinds", async () => {
     const res = await app.http('GET', '/api/rt/sessions?agent=main');
     expect(res.status).toBe(200);
     expect(res.body.agentId).toBe('main');
     expect(res.body.sessions.map((s: { key: string }) => s.key)).toEqual(releasedSessions.map((s) => s.key));
-    expect(res.body.sessions[0]).toMatchObject({ sessionId: main.sessionId, key: 'agent:main:main', kind: 'direct', status: 'done', updatedAt: main.updatedAt });
+    expect(res.body.sessions[0]).toMatchObject({
+      sessionId: main.sessionId,
+      key: 'agent:main:main',
+      kind: 'direct',
+      status: 'done',
+      updatedAt: main.updatedAt,
+    });
     expect(res.body.total).toBe(releasedSessions.length);
   });
 
-  it('lists every agent\'s sessions (all=true) and the agents with their session counts', async () => {
+  it("lists every agent's sessions (all=true) and the agents with their session counts", async () => {
     const all = await app.http('GET', '/api/rt/sessions?all=true');
     expect(all.status).toBe(200);
     expect(all.body.total).toBe(releasedSessions.length);
@@ -48,7 +58,7 @@ describe('the session reader through the gateway', () => {
     expect(res.body.error).toMatch(/nobody/);
   });
 
-  it('replays a session\'s history as events: failed turns, the model, usage and cost, the tool call paired with its result', async () => {
+  it("replays a session's history as events: failed turns, the model, usage and cost, the tool call paired with its result", async () => {
     const res = await app.http('GET', `/api/rt/sessions/${SESSION}/events?agent=main&limit=2000`);
     expect(res.status).toBe(200);
     const events = res.body.events as Event[];
@@ -59,7 +69,10 @@ describe('the session reader through the gateway', () => {
       kind: 'other',
       role: 'assistant',
       isError: true,
-      failedTurn: { runId: 'b1654e5f-0ff2-4357-970a-9f1abbce5a35', error: 'No route-compatible authentication source is configured for openai.' },
+      failedTurn: {
+        runId: 'b1654e5f-0ff2-4357-970a-9f1abbce5a35',
+        error: 'No route-compatible authentication source is configured for openai.',
+      },
     });
     // the history leaves the runtime's model snapshots out: one is written before the first reply of a model
     const models = events.filter((e) => e.kind === 'model_change');
@@ -68,16 +81,25 @@ describe('the session reader through the gateway', () => {
     expect(replies).toHaveLength(4);
     expect(replies[0]).toMatchObject({
       role: 'assistant',
-      assistant: { provider: 'mock', model: 'mock-1', stopReason: 'stop', usage: expect.objectContaining({ input: 1034, output: 56 }), cost: expect.objectContaining({ total: 0.004002 }) },
+      assistant: {
+        provider: 'mock',
+        model: 'mock-1',
+        stopReason: 'stop',
+        usage: expect.objectContaining({ input: 1034, output: 56 }),
+        cost: expect.objectContaining({ total: 0.004002 }),
+      },
     });
     const call = events.find((e) => e.kind === 'tool_call')!;
     const result = events.find((e) => e.kind === 'tool_result')!;
-    expect(call).toMatchObject({ assistant: { stopReason: 'toolUse' }, tool: { toolCallId: 'call_1', name: 'exec', resultLine: result.line } });
+    expect(call).toMatchObject({
+      assistant: { stopReason: 'toolUse' },
+      tool: { toolCallId: 'call_1', name: 'exec', resultLine: result.line },
+    });
     expect(result).toMatchObject({ tool: { toolCallId: 'call_1', callLine: call.line } });
     expect(res.body).toMatchObject({ hasMore: false, partial: false, truncated: false, totalLines: releasedHistory.messages.length + 2 });
   });
 
-  it('pages events by line and answers one line\'s detail with its source', async () => {
+  it("pages events by line and answers one line's detail with its source", async () => {
     const first = await app.http('GET', `/api/rt/sessions/${SESSION}/events?agent=main&limit=3`);
     expect(first.body).toMatchObject({ hasMore: true, nextAfterLine: 3 });
     const next = await app.http('GET', `/api/rt/sessions/${SESSION}/events?agent=main&afterLine=3&limit=2000`);
@@ -91,12 +113,29 @@ describe('the session reader through the gateway', () => {
     const res = await app.http('GET', `/api/rt/sessions/${SESSION}/messages?agent=main&limit=50`);
     expect(res.status).toBe(200);
     const messages = res.body.messages as Array<{ message: { role: string }; assistant?: unknown; failedTurn?: unknown }>;
-    expect(messages.map((m) => m.message.role)).toEqual(['assistant', 'assistant', 'user', 'assistant', 'user', 'assistant', 'user', 'assistant', 'toolResult', 'assistant']);
+    expect(messages.map((m) => m.message.role)).toEqual([
+      'assistant',
+      'assistant',
+      'user',
+      'assistant',
+      'user',
+      'assistant',
+      'user',
+      'assistant',
+      'toolResult',
+      'assistant',
+    ]);
     expect(messages[0]).toMatchObject({ failedTurn: { runId: 'b1654e5f-0ff2-4357-970a-9f1abbce5a35' } });
     expect(messages[3]).toMatchObject({ assistant: { provider: 'mock', cost: expect.objectContaining({ total: 0.004002 }) } });
     const detail = await app.http('GET', `/api/rt/sessions/${SESSION}?agent=main&messages=2`);
     expect(detail.status).toBe(200);
-    expect(detail.body).toMatchObject({ sessionId: SESSION, key: 'agent:main:main', agentId: 'main', transcriptAvailable: true, hasOlder: true });
+    expect(detail.body).toMatchObject({
+      sessionId: SESSION,
+      key: 'agent:main:main',
+      agentId: 'main',
+      transcriptAvailable: true,
+      hasOlder: true,
+    });
     expect(detail.body.messages).toHaveLength(2);
   });
 
@@ -106,7 +145,7 @@ describe('the session reader through the gateway', () => {
     expect(res.body.error).toBe('Session not found');
   });
 
-  it('links a task\'s run to its session through the gateway\'s list', async () => {
+  it("links a task's run to its session through the gateway's list", async () => {
     const projectId = randomUUID();
     const taskId = randomUUID();
     await app.db.query(`INSERT INTO projects (id, name) VALUES ($1, 'Gateway sessions')`, [projectId]);
@@ -118,7 +157,12 @@ describe('the session reader through the gateway', () => {
     );
     const res = await app.http('GET', `/api/tasks/${taskId}/sessions`);
     expect(res.status).toBe(200);
-    expect(res.body.sessions[0]).toMatchObject({ sessionKey: 'agent:main:main', agentId: 'main', sessionId: SESSION, deepLink: { view: 'session-replay', params: { sessionId: SESSION, agentId: 'main' } } });
+    expect(res.body.sessions[0]).toMatchObject({
+      sessionKey: 'agent:main:main',
+      agentId: 'main',
+      sessionId: SESSION,
+      deepLink: { view: 'session-replay', params: { sessionId: SESSION, agentId: 'main' } },
+    });
   });
 
   it('health-status names the gateway as the way sessions are read, and that it answers', async () => {
@@ -162,13 +206,16 @@ describe('the gateway failing', () => {
     expect(res.body.error).toMatch(/no answer within 1500 ms/);
   });
 
-  it('a task\'s sessions stay listed, unresolved, while the gateway is down', async () => {
+  it("a task's sessions stay listed, unresolved, while the gateway is down", async () => {
     await gateway.stop();
     const projectId = randomUUID();
     const taskId = randomUUID();
     await app.db.query(`INSERT INTO projects (id, name) VALUES ($1, 'Gateway down')`, [projectId]);
     await app.db.query(`INSERT INTO tasks (id, project_id, title) VALUES ($1, $2, 'gateway down')`, [taskId, projectId]);
-    await app.db.query(`INSERT INTO workflow_runs (id, workflow_type, status, task_id, gateway_session_id) VALUES ($1, 'content-pipeline', 'completed', $2, 'agent:main:main')`, [randomUUID(), taskId]);
+    await app.db.query(
+      `INSERT INTO workflow_runs (id, workflow_type, status, task_id, gateway_session_id) VALUES ($1, 'content-pipeline', 'completed', $2, 'agent:main:main')`,
+      [randomUUID(), taskId],
+    );
     const res = await app.http('GET', `/api/tasks/${taskId}/sessions`);
     expect(res.status).toBe(200);
     expect(res.body.sessions[0]).toMatchObject({ sessionKey: 'agent:main:main', sessionId: null });

@@ -35,9 +35,23 @@ function streamingDeps(): { runtime: Runtime } {
 const ids = fc.constantFrom('c1', 'c2', 'c3');
 const lineArb: fc.Arbitrary<string> = fc.oneof(
   fc.record({ id: ids, name: fc.constantFrom('exec', 'read') }).map(({ id, name }) =>
-    JSON.stringify({ type: 'message', message: { role: 'assistant', content: [{ type: 'thinking', thinking: 'plan' }, { type: 'toolCall', id, name, arguments: { a: 1 } }] } }),
+    JSON.stringify({
+      type: 'message',
+      message: {
+        role: 'assistant',
+        content: [
+          { type: 'thinking', thinking: 'plan' },
+          { type: 'toolCall', id, name, arguments: { a: 1 } },
+        ],
+      },
+    }),
   ),
-  ids.map((id) => JSON.stringify({ type: 'message', message: { role: 'toolResult', toolCallId: id, toolName: 'exec', content: 'ok', details: { status: 'done' } } })),
+  ids.map((id) =>
+    JSON.stringify({
+      type: 'message',
+      message: { role: 'toolResult', toolCallId: id, toolName: 'exec', content: 'ok', details: { status: 'done' } },
+    }),
+  ),
   // a result that is not a message type: the page and the scans disagree about it, and must keep doing so
   ids.map((id) => JSON.stringify({ type: 'note', message: { role: 'toolResult', toolCallId: id } })),
   // escaped names and ids: the detail view's shortcuts skip them
@@ -48,16 +62,28 @@ const lineArb: fc.Arbitrary<string> = fc.oneof(
   fc.constant(JSON.stringify({ type: 'message', message: { role: 'assistant', content: [] } })),
   fc.constant(JSON.stringify({ type: 'session', id: 's', cwd: '/' })),
   // the released runtime's tree: entries naming their parent, rewinds to any earlier one
-  fc.record({ id: fc.constantFrom('n1', 'n2', 'n3', 'n4'), parentId: fc.constantFrom(null, 'n1', 'n2', 'n3') }).map(({ id, parentId }) =>
-    JSON.stringify({ type: 'message', id, parentId, message: { role: 'assistant', content: [{ type: 'text', text: 'turn' }], usage: { input: 1, cost: { total: 0.1 } } } }),
-  ),
+  fc
+    .record({ id: fc.constantFrom('n1', 'n2', 'n3', 'n4'), parentId: fc.constantFrom(null, 'n1', 'n2', 'n3') })
+    .map(({ id, parentId }) =>
+      JSON.stringify({
+        type: 'message',
+        id,
+        parentId,
+        message: { role: 'assistant', content: [{ type: 'text', text: 'turn' }], usage: { input: 1, cost: { total: 0.1 } } },
+      }),
+    ),
   fc.constant(''),
   fc.constant('   '),
   // what the index reads from bytes must agree with what the pages parse: spacing, repeated names
   // (the last wins), ids that are no strings or lie beyond ASCII, grammar JSON.parse refuses
-  ids.map((id) => `{ "type" : "message" ,\t"message" : { "role" : "assistant" , "content" : [ { "type" : "toolCall" , "id" : "${id}" } ] } }`),
+  ids.map(
+    (id) => `{ "type" : "message" ,\t"message" : { "role" : "assistant" , "content" : [ { "type" : "toolCall" , "id" : "${id}" } ] } }`,
+  ),
   ids.map((id) => `{"type":"message","message":{"role":"toolResult","toolCallId":"${id}","toolCallId":"${id}x"}}`),
-  ids.map((id) => `{"type":"message","message":{"role":"assistant","content":[{"type":"toolCall","id":"${id}"}]},"message":{"role":"user","content":"later"}}`),
+  ids.map(
+    (id) =>
+      `{"type":"message","message":{"role":"assistant","content":[{"type":"toolCall","id":"${id}"}]},"message":{"role":"user","content":"later"}}`,
+  ),
   ids.map((id) => `{"type":"message","message":{"role":"assistant","content":[{"type":"toolCall","id":"${id}","id":7}]}}`),
   ids.map((id) => `{"type":"message","message":{"role":"toolResult","toolCallId":"${id}é"}}`),
   ids.map((id) => `{"type":"message","message":{"role":"toolResult","toolCallId":"${id}",}}`),
@@ -66,9 +92,9 @@ const lineArb: fc.Arbitrary<string> = fc.oneof(
   fc.constant('"just a string"'),
 );
 const endingArb = fc.constantFrom('\n', '\n', '\n', '\r\n', '\r');
-const transcriptArb = fc.array(fc.tuple(lineArb, endingArb), { maxLength: 25 }).chain((lines) =>
-  fc.record({ lines: fc.constant(lines), lastEnding: fc.boolean() }),
-);
+const transcriptArb = fc
+  .array(fc.tuple(lineArb, endingArb), { maxLength: 25 })
+  .chain((lines) => fc.record({ lines: fc.constant(lines), lastEnding: fc.boolean() }));
 const textOf = (t: { lines: Array<[string, string]>; lastEnding: boolean }) =>
   t.lines.map(([line, ending], i) => (i === t.lines.length - 1 && !t.lastEnding ? line : line + ending)).join('');
 
@@ -103,7 +129,11 @@ describe('the indexed transcript reader', () => {
         const sessionId = `idx-${counter++}`;
         await writeFile(path.join(sessionsDir(), `${sessionId}.jsonl`), textOf(transcript));
         const n = transcript.lines.length;
-        await compare(sessionId, [`limit=${limit}`, `afterLine=${afterLine}&limit=${limit}`, 'afterLine=0'], [...Array(n + 2).keys()].map((i) => i + 1));
+        await compare(
+          sessionId,
+          [`limit=${limit}`, `afterLine=${afterLine}&limit=${limit}`, 'afterLine=0'],
+          [...Array(n + 2).keys()].map((i) => i + 1),
+        );
       }),
       { numRuns: 60 },
     );

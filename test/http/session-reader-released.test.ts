@@ -14,7 +14,9 @@ const SESSION = 'b29b85b3-4446-48f0-9b8e-9f53ab26327d';
 const REWOUND = 'rewound-b29b85b3';
 const FIRST_REPLY = '1ab3ae53-dd80-468e-90c7-30c37f007870';
 
-const rows = JSON.parse(readFileSync(new URL('../fixtures/runtime/openclaw-2026.9.6/transcript_main.json', import.meta.url), 'utf8')) as Array<{ ev: string }>;
+const rows = JSON.parse(
+  readFileSync(new URL('../fixtures/runtime/openclaw-2026.9.6/transcript_main.json', import.meta.url), 'utf8'),
+) as Array<{ ev: string }>;
 const lines = rows.map((r) => r.ev);
 const rewindEntry = JSON.stringify({
   type: 'message',
@@ -29,7 +31,10 @@ const sessionsDir = path.join(stateDir, 'agents', 'main', 'sessions');
 mkdirSync(sessionsDir, { recursive: true });
 writeFileSync(
   path.join(sessionsDir, 'sessions.json'),
-  JSON.stringify({ 'agent:main:main': { sessionId: SESSION, updatedAt: 1795804500000 }, 'agent:main:rewound': { sessionId: REWOUND, updatedAt: 1795804800000 } }),
+  JSON.stringify({
+    'agent:main:main': { sessionId: SESSION, updatedAt: 1795804500000 },
+    'agent:main:rewound': { sessionId: REWOUND, updatedAt: 1795804800000 },
+  }),
 );
 writeFileSync(path.join(sessionsDir, `${SESSION}.jsonl`), `${lines.join('\n')}\n`);
 writeFileSync(path.join(sessionsDir, `${REWOUND}.jsonl`), `${[...lines, rewindEntry].join('\n')}\n`);
@@ -48,7 +53,10 @@ describe('the session reader on the released runtime transcripts', () => {
   it('lists the session of a three-segment key with its kind', async () => {
     const res = await app.http('GET', '/api/rt/sessions?agent=main');
     expect(res.status).toBe(200);
-    expect(res.body.sessions.find((s: { sessionId: string }) => s.sessionId === SESSION)).toMatchObject({ key: 'agent:main:main', kind: 'main' });
+    expect(res.body.sessions.find((s: { sessionId: string }) => s.sessionId === SESSION)).toMatchObject({
+      key: 'agent:main:main',
+      kind: 'main',
+    });
   });
 
   it('reads model-snapshot as a model change and run-failed-before-reply as a failed assistant turn', async () => {
@@ -59,18 +67,31 @@ describe('the session reader on the released runtime transcripts', () => {
       kind: 'other',
       role: 'assistant',
       isError: true,
-      failedTurn: { runId: 'b1654e5f-0ff2-4357-970a-9f1abbce5a35', error: 'No route-compatible authentication source is configured for openai.' },
+      failedTurn: {
+        runId: 'b1654e5f-0ff2-4357-970a-9f1abbce5a35',
+        error: 'No route-compatible authentication source is configured for openai.',
+      },
     });
-    expect(events.find((e) => e.kind === 'model_change')).toMatchObject({ line: 6, type: 'custom', model: { provider: 'mock', modelId: 'mock-1' } });
+    expect(events.find((e) => e.kind === 'model_change')).toMatchObject({
+      line: 6,
+      type: 'custom',
+      model: { provider: 'mock', modelId: 'mock-1' },
+    });
   });
 
-  it('keeps each assistant message\'s provider, model, stop reason, usage and cost, once per message', async () => {
+  it("keeps each assistant message's provider, model, stop reason, usage and cost, once per message", async () => {
     const events = await eventsOf(SESSION);
     const firstReply = events.filter((e) => e.entryId === FIRST_REPLY);
     expect(firstReply).toHaveLength(1);
     expect(firstReply[0]).toMatchObject({
       role: 'assistant',
-      assistant: { provider: 'mock', model: 'mock-1', stopReason: 'stop', usage: expect.objectContaining({ input: expect.any(Number) }), cost: expect.objectContaining({ total: expect.any(Number) }) },
+      assistant: {
+        provider: 'mock',
+        model: 'mock-1',
+        stopReason: 'stop',
+        usage: expect.objectContaining({ input: expect.any(Number) }),
+        cost: expect.objectContaining({ total: expect.any(Number) }),
+      },
     });
     const toolTurn = events.find((e) => e.kind === 'tool_call');
     expect(toolTurn).toMatchObject({ assistant: { stopReason: 'toolUse' } });
@@ -84,7 +105,9 @@ describe('the session reader on the released runtime transcripts', () => {
     // four assistant messages and the two turns that failed before one
     expect(assistantMessages).toHaveLength(6);
     expect(assistantMessages.filter((m: { failedTurn?: unknown }) => m.failedTurn)).toHaveLength(2);
-    expect(assistantMessages.find((m: { entryId: string }) => m.entryId === FIRST_REPLY)).toMatchObject({ assistant: { provider: 'mock', model: 'mock-1', stopReason: 'stop' } });
+    expect(assistantMessages.find((m: { entryId: string }) => m.entryId === FIRST_REPLY)).toMatchObject({
+      assistant: { provider: 'mock', model: 'mock-1', stopReason: 'stop' },
+    });
   });
 
   it('follows the id/parentId tree: a straight transcript has nothing rewound', async () => {

@@ -10,7 +10,12 @@ describe('GET /api/rt/agents and /api/rt/sessions', () => {
   it('lists each agent with its number of sessions', async () => {
     const res = await app.http('GET', '/api/rt/agents');
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ agents: [{ agentId: 'main', sessions: 3 }, { agentId: 'writer', sessions: 1 }] });
+    expect(res.body).toEqual({
+      agents: [
+        { agentId: 'main', sessions: 3 },
+        { agentId: 'writer', sessions: 1 },
+      ],
+    });
   });
 
   it('lists the sessions of agent main by default, newest first, with metadata', async () => {
@@ -66,7 +71,15 @@ describe('GET /api/rt/sessions/:sessionId/events (replay)', () => {
   it('normalizes every line kind, one event per assistant block sharing the line number', async () => {
     const res = await events();
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ sessionId: 'sess-main-1', agentId: 'main', totalLines: 12, hasMore: false, nextAfterLine: 12, partial: true, truncated: false });
+    expect(res.body).toMatchObject({
+      sessionId: 'sess-main-1',
+      agentId: 'main',
+      totalLines: 12,
+      hasMore: false,
+      nextAfterLine: 12,
+      partial: true,
+      truncated: false,
+    });
     expect(res.body.events.map((e: { line: number; kind: string }) => `${e.line}:${e.kind}`)).toEqual([
       '1:session_meta',
       '2:model_change',
@@ -94,13 +107,27 @@ describe('GET /api/rt/sessions/:sessionId/events (replay)', () => {
   it('pairs tool calls with their results by toolCallId and leaves unpaired ones null', async () => {
     const res = await events();
     const call = res.body.events.find((e: { kind: string; line: number }) => e.kind === 'tool_call' && e.line === 4);
-    expect(call.tool).toEqual({ toolCallId: 'call-1', name: 'exec', argsPreview: '{"command":"ls -la","cwd":"/home/agent"}', resultLine: 5 });
+    expect(call.tool).toEqual({
+      toolCallId: 'call-1',
+      name: 'exec',
+      argsPreview: '{"command":"ls -la","cwd":"/home/agent"}',
+      resultLine: 5,
+    });
     const result = res.body.events.find((e: { line: number }) => e.line === 5);
-    expect(result.tool).toMatchObject({ toolCallId: 'call-1', name: 'exec', callLine: 4, details: { status: 'completed', exitCode: 0, durationMs: 35, cwd: '/home/agent' } });
+    expect(result.tool).toMatchObject({
+      toolCallId: 'call-1',
+      name: 'exec',
+      callLine: 4,
+      details: { status: 'completed', exitCode: 0, durationMs: 35, cwd: '/home/agent' },
+    });
     const unpaired = res.body.events.find((e: { line: number }) => e.line === 7);
     expect(unpaired.tool.resultLine).toBeNull();
     const orphan = res.body.events.find((e: { line: number }) => e.line === 11);
-    expect(orphan.tool).toMatchObject({ toolCallId: 'call-9', callLine: null, details: { status: null, exitCode: null, durationMs: null, cwd: null } });
+    expect(orphan.tool).toMatchObject({
+      toolCallId: 'call-9',
+      callLine: null,
+      details: { status: null, exitCode: null, durationMs: null, cwd: null },
+    });
     expect(orphan.isError).toBe(true);
   });
 
@@ -195,9 +222,23 @@ describe('GET /api/rt/sessions/:sessionId and /messages', () => {
   it('returns the index metadata with the last messages (default 30), totalLines, hasOlder and oldestLine', async () => {
     const res = await app.http('GET', '/api/rt/sessions/sess-main-1');
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ sessionId: 'sess-main-1', key: 'agent:main:main:primary', channel: 'webchat', updatedAt: 1793534100000, totalLines: 12, hasOlder: false, oldestLine: 3, partial: true });
+    expect(res.body).toMatchObject({
+      sessionId: 'sess-main-1',
+      key: 'agent:main:main:primary',
+      channel: 'webchat',
+      updatedAt: 1793534100000,
+      totalLines: 12,
+      hasOlder: false,
+      oldestLine: 3,
+      partial: true,
+    });
     expect(res.body.messages.map((m: { line: number }) => m.line)).toEqual([3, 4, 5, 7, 10, 11, 12]);
-    expect(res.body.messages[0]).toEqual({ line: 3, type: 'message', timestamp: '2026-11-01T11:00:02Z', message: { role: 'user', content: 'Please list the files and summarise them.' } });
+    expect(res.body.messages[0]).toEqual({
+      line: 3,
+      type: 'message',
+      timestamp: '2026-11-01T11:00:02Z',
+      message: { role: 'user', content: 'Please list the files and summarise them.' },
+    });
     const two = await app.http('GET', '/api/rt/sessions/sess-main-1?messages=2');
     expect(two.body).toMatchObject({ hasOlder: true, oldestLine: 11 });
     expect(two.body.messages.map((m: { line: number }) => m.line)).toEqual([11, 12]);

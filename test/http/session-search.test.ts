@@ -5,13 +5,21 @@ const app = useFakeRuntimeApp();
 
 const search = (query: string, session = 'sess-main-1') => app.http('GET', `/api/rt/sessions/${session}/search?${query}`);
 const q = (text: string) => `q=${encodeURIComponent(text)}`;
-const found = (body: { matches: { line: number; block: number; kind: string }[] }) => body.matches.map((m) => `${m.line}.${m.block}:${m.kind}`);
+const found = (body: { matches: { line: number; block: number; kind: string }[] }) =>
+  body.matches.map((m) => `${m.line}.${m.block}:${m.kind}`);
 
 describe('GET /api/rt/sessions/:sessionId/search', () => {
   it('finds the events whose shown text holds the words, oldest first, whatever their case', async () => {
     const res = await search(q('FILE.TXT'));
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ sessionId: 'sess-main-1', agentId: 'main', q: 'FILE.TXT', hasMore: false, nextAfterLine: 12, truncated: false });
+    expect(res.body).toMatchObject({
+      sessionId: 'sess-main-1',
+      agentId: 'main',
+      q: 'FILE.TXT',
+      hasMore: false,
+      nextAfterLine: 12,
+      truncated: false,
+    });
     // the tool result's text and the second call's arguments
     expect(found(res.body)).toEqual(['5.0:tool_result', '7.0:tool_call']);
     const done = await search(q('all done'));
@@ -59,7 +67,18 @@ describe('GET /api/rt/sessions/:sessionId/search', () => {
   });
 
   it('refuses a missing, empty or overlong q and bad numbers with 400; an unknown session is 404', async () => {
-    for (const query of ['', 'q=', 'q=%20%20', `q=${'x'.repeat(201)}`, `${q('a')}&limit=0`, `${q('a')}&limit=-1`, `${q('a')}&limit=abc`, `${q('a')}&afterLine=-1`, `${q('a')}&afterLine=1.5`, `${q('a')}&agent=..`]) {
+    for (const query of [
+      '',
+      'q=',
+      'q=%20%20',
+      `q=${'x'.repeat(201)}`,
+      `${q('a')}&limit=0`,
+      `${q('a')}&limit=-1`,
+      `${q('a')}&limit=abc`,
+      `${q('a')}&afterLine=-1`,
+      `${q('a')}&afterLine=1.5`,
+      `${q('a')}&agent=..`,
+    ]) {
       const res = await search(query);
       expect(res.status, query).toBe(400);
       expect(typeof res.body.error).toBe('string');

@@ -10,7 +10,11 @@ import { startStreamRunner, waitUntil, watch, type StreamRunner } from './stream
  */
 const GATEWAY_TOKEN = 'gw-secret-token-7a2d';
 const gateway = await startFakeGateway(GATEWAY_TOKEN);
-const app = useFakeRuntimeApp({ RUNTIME_GATEWAY_URL: gateway.url, RUNTIME_GATEWAY_TOKEN: GATEWAY_TOKEN, RUNTIME_GATEWAY_TIMEOUT_MS: '3000' });
+const app = useFakeRuntimeApp({
+  RUNTIME_GATEWAY_URL: gateway.url,
+  RUNTIME_GATEWAY_TOKEN: GATEWAY_TOKEN,
+  RUNTIME_GATEWAY_TIMEOUT_MS: '3000',
+});
 const SESSION = releasedHistory.sessionId;
 let server: StreamRunner;
 const opened: Array<{ close(): void }> = [];
@@ -20,7 +24,10 @@ beforeAll(async () => {
 });
 afterEach(async () => {
   for (const s of opened.splice(0)) s.close();
-  await waitUntil(() => server.streams.stats().sessionTails === 0 && gateway.openStreams === 0, 'the tails and their gateway streams to close');
+  await waitUntil(
+    () => server.streams.stats().sessionTails === 0 && gateway.openStreams === 0,
+    'the tails and their gateway streams to close',
+  );
   gateway.resetHistory();
   gateway.setStreaming(true);
 });
@@ -29,7 +36,12 @@ afterAll(async () => {
   await gateway.close();
 });
 
-const userMessage = (text: string, seq: number) => ({ role: 'user', content: [{ type: 'text', text }], timestamp: 1_793_600_000_000 + seq, __openclaw: { id: `tail-${seq}`, seq } });
+const userMessage = (text: string, seq: number) => ({
+  role: 'user',
+  content: [{ type: 'text', text }],
+  timestamp: 1_793_600_000_000 + seq,
+  __openclaw: { id: `tail-${seq}`, seq },
+});
 type TranscriptEvent = { line: number; role: string | null; preview?: string };
 
 async function totalLines(): Promise<number> {
@@ -39,7 +51,7 @@ async function totalLines(): Promise<number> {
 }
 
 describe('a live tail of a session through the gateway', () => {
-  it('replays the history as GET …/events does, then sends a message the runtime adds, as it arrives on the gateway\'s stream', async () => {
+  it("replays the history as GET …/events does, then sends a message the runtime adds, as it arrives on the gateway's stream", async () => {
     const page = await app.http('GET', `/api/rt/sessions/${SESSION}/events?afterLine=5&limit=2000`);
     const total = Number(page.body.totalLines);
     const tail = watch(`${server.url}/api/rt/sessions/${SESSION}/tail?afterLine=5`, ['transcript']);
@@ -47,7 +59,7 @@ describe('a live tail of a session through the gateway', () => {
     await tail.opened;
     await tail.waitFor((e) => e.id === String(total));
     expect(tail.events.map((e) => e.data)).toEqual(page.body.events);
-    await waitUntil(() => gateway.openStreams === 1, 'the tail to follow the gateway\'s history stream');
+    await waitUntil(() => gateway.openStreams === 1, "the tail to follow the gateway's history stream");
     const historyReads = gateway.requests.filter((r) => r.path.endsWith('/history')).length;
 
     gateway.appendMessage(userMessage('a message added while the tail is open', 1));

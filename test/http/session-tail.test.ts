@@ -43,7 +43,10 @@ let appended = 0;
 /** Appends a user message line; returns its text. */
 function appendMessage(): string {
   const text = `appended message ${++appended}`;
-  appendFileSync(transcript, `${JSON.stringify({ type: 'message', timestamp: '2026-11-01T12:00:00Z', message: { role: 'user', content: [{ type: 'text', text }] } })}\n`);
+  appendFileSync(
+    transcript,
+    `${JSON.stringify({ type: 'message', timestamp: '2026-11-01T12:00:00Z', message: { role: 'user', content: [{ type: 'text', text }] } })}\n`,
+  );
   return text;
 }
 
@@ -68,7 +71,9 @@ describe('a live tail of a session transcript (files)', () => {
     const second = appendMessage();
     await tail.waitFor((e) => e.id === String(before + 2));
     const lines = tail.events.map((e) => e.data as TranscriptEvent);
-    expect(lines.map((e) => e.line)).toEqual([...Array(before - INITIAL_LINES).keys()].map((i) => INITIAL_LINES + 1 + i).concat(before + 1, before + 2));
+    expect(lines.map((e) => e.line)).toEqual(
+      [...Array(before - INITIAL_LINES).keys()].map((i) => INITIAL_LINES + 1 + i).concat(before + 1, before + 2),
+    );
     expect(lines.slice(-2).map((e) => e.preview)).toEqual([first, second]);
     const third = appendMessage();
     await tail.waitFor((e) => e.id === String(before + 3));
@@ -78,7 +83,7 @@ describe('a live tail of a session transcript (files)', () => {
     expect(tail.events.slice(-3).map((e) => e.data)).toEqual(page.body.events);
   });
 
-  it('resumes after Last-Event-ID, which wins over the URL\'s afterLine (an EventSource reconnecting keeps its URL)', async () => {
+  it("resumes after Last-Event-ID, which wins over the URL's afterLine (an EventSource reconnecting keeps its URL)", async () => {
     const text = appendMessage();
     const total = Number((await app.http('GET', '/api/rt/sessions/sess-main-1/events')).body.totalLines);
     const tail = track(watch(tailUrl('?afterLine=0'), ['transcript'], { lastEventId: String(total - 1) }));
@@ -106,7 +111,11 @@ describe('a live tail of a session transcript (files)', () => {
 
   it('holds back a line the runtime is half-way through writing, and sends it whole', async () => {
     const total = Number((await app.http('GET', '/api/rt/sessions/sess-main-1/events')).body.totalLines);
-    const whole = JSON.stringify({ type: 'message', timestamp: '2026-11-01T12:01:00Z', message: { role: 'assistant', content: [{ type: 'text', text: 'written in two parts' }] } });
+    const whole = JSON.stringify({
+      type: 'message',
+      timestamp: '2026-11-01T12:01:00Z',
+      message: { role: 'assistant', content: [{ type: 'text', text: 'written in two parts' }] },
+    });
     appendFileSync(transcript, whole.slice(0, 40));
     // the tail's first read (done before it answers 200) sees the line cut short
     const tail = track(watch(tailUrl(`?afterLine=${total}`), ['transcript']));
@@ -170,7 +179,11 @@ describe('a live tail of a session transcript (files)', () => {
       const refused = await fetch(tailUrl());
       expect(refused.status).toBe(503);
       expect(refused.headers.get('retry-after')).toBe('10');
-      expect(await refused.json()).toMatchObject({ code: 'too_many_session_tails', limit: 2, error: expect.stringMatching(/SSE_MAX_SESSION_TAILS/) });
+      expect(await refused.json()).toMatchObject({
+        code: 'too_many_session_tails',
+        limit: 2,
+        error: expect.stringMatching(/SSE_MAX_SESSION_TAILS/),
+      });
       a.close();
       await waitUntil(() => server.streams.stats().sessionTails === 1, 'the closed tail to free its slot');
       const c = track(await openRaw(tailUrl('?afterLine=100000')));

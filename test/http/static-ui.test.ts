@@ -24,7 +24,11 @@ afterAll(async () => {
 });
 
 /** node:http, so that `..` and odd encodings reach the server as written. */
-function request(rawPath: string, method = 'GET', headers: Record<string, string> = {}): Promise<{ status: number; headers: http.IncomingHttpHeaders; text: string }> {
+function request(
+  rawPath: string,
+  method = 'GET',
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; text: string }> {
   const url = new URL(runner.url);
   return new Promise((resolve, reject) => {
     const req = http.request({ host: url.hostname, port: url.port, path: rawPath, method, headers }, (res) => {

@@ -64,7 +64,11 @@ export interface WatchedStream {
   close(): void;
 }
 
-export function watch(url: string, names: string[], options: { headers?: Record<string, string>; lastEventId?: string; onEvent?: (event: Received) => void } = {}): WatchedStream {
+export function watch(
+  url: string,
+  names: string[],
+  options: { headers?: Record<string, string>; lastEventId?: string; onEvent?: (event: Received) => void } = {},
+): WatchedStream {
   const events: Received[] = [];
   const errors: WatchedStream['errors'] = [];
   const waiters = new Set<() => void>();
@@ -154,7 +158,10 @@ export function openRaw(url: string, headers: Record<string, string> = {}): Prom
         firstChunk: '',
         waitForComments(count, timeoutMs = 5_000) {
           return new Promise((ok, fail) => {
-            const timer = setTimeout(() => fail(new Error(`only ${raw.comments.length} comments: ${JSON.stringify(raw.comments)}`)), timeoutMs);
+            const timer = setTimeout(
+              () => fail(new Error(`only ${raw.comments.length} comments: ${JSON.stringify(raw.comments)}`)),
+              timeoutMs,
+            );
             const check = () => {
               if (raw.comments.length >= count) {
                 clearTimeout(timer);

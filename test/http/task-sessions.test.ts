@@ -33,7 +33,19 @@ async function run(taskId: string, spec: RunSpec): Promise<string> {
     `INSERT INTO workflow_runs (id, workflow_type, status, task_id, gateway_session_id, gateway_session_active, session_history,
                                 retry_count, started_at, finished_at, heartbeat_at, created_at)
      VALUES ($1, 'content-pipeline', $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-    [id, spec.status, taskId, spec.key ?? null, spec.active ?? false, spec.history ?? [], spec.retry ?? 0, spec.started ?? null, spec.finished ?? null, spec.heartbeat ?? null, spec.createdAt],
+    [
+      id,
+      spec.status,
+      taskId,
+      spec.key ?? null,
+      spec.active ?? false,
+      spec.history ?? [],
+      spec.retry ?? 0,
+      spec.started ?? null,
+      spec.finished ?? null,
+      spec.heartbeat ?? null,
+      spec.createdAt,
+    ],
   );
   return id;
 }
@@ -41,8 +53,21 @@ async function run(taskId: string, spec: RunSpec): Promise<string> {
 describe('GET /api/tasks/:id/sessions', () => {
   it('derives one binding per run, newest first, resolving session keys through the agent index', async () => {
     const taskId = await task();
-    const done = await run(taskId, { status: 'completed', key: 'agent:main:subagent:run-abc', createdAt: '2026-11-01T09:00:00Z', started: '2026-11-01T09:00:05Z', finished: '2026-11-01T09:30:00Z' });
-    const live = await run(taskId, { status: 'running', key: 'agent:main:main:primary', active: true, createdAt: '2026-11-01T10:00:00Z', started: '2026-11-01T10:00:05Z', heartbeat: '2026-11-01T10:05:00Z' });
+    const done = await run(taskId, {
+      status: 'completed',
+      key: 'agent:main:subagent:run-abc',
+      createdAt: '2026-11-01T09:00:00Z',
+      started: '2026-11-01T09:00:05Z',
+      finished: '2026-11-01T09:30:00Z',
+    });
+    const live = await run(taskId, {
+      status: 'running',
+      key: 'agent:main:main:primary',
+      active: true,
+      createdAt: '2026-11-01T10:00:00Z',
+      started: '2026-11-01T10:00:05Z',
+      heartbeat: '2026-11-01T10:05:00Z',
+    });
     await app.db.query('UPDATE tasks SET active_workflow_run_id = $1 WHERE id = $2', [live, taskId]);
     const before = await app.db.query('SELECT count(*)::int AS n FROM audit_log');
 
@@ -96,11 +121,30 @@ describe('GET /api/tasks/:id/sessions', () => {
 
   it('a re-queued run shows its latest earlier key and retryCycled when earlier keys were lost', async () => {
     const taskId = await task();
-    await run(taskId, { status: 'queued', key: null, history: ['agent:main:subagent:run-abc'], retry: 3, createdAt: '2026-11-01T07:00:00Z' });
-    await run(taskId, { status: 'queued', key: null, history: ['agent:writer:subagent:a', 'agent:writer:subagent:xyz'], retry: 2, createdAt: '2026-11-01T06:00:00Z' });
+    await run(taskId, {
+      status: 'queued',
+      key: null,
+      history: ['agent:main:subagent:run-abc'],
+      retry: 3,
+      createdAt: '2026-11-01T07:00:00Z',
+    });
+    await run(taskId, {
+      status: 'queued',
+      key: null,
+      history: ['agent:writer:subagent:a', 'agent:writer:subagent:xyz'],
+      retry: 2,
+      createdAt: '2026-11-01T06:00:00Z',
+    });
     const res = await app.http('GET', `/api/tasks/${taskId}/sessions`);
     const [cycled, kept] = res.body.sessions;
-    expect(cycled).toMatchObject({ liveness: 'live', sessionKey: 'agent:main:subagent:run-abc', sessionId: 'sess-sub-1', sessionActive: false, retryCount: 3, retryCycled: true });
+    expect(cycled).toMatchObject({
+      liveness: 'live',
+      sessionKey: 'agent:main:subagent:run-abc',
+      sessionId: 'sess-sub-1',
+      sessionActive: false,
+      retryCount: 3,
+      retryCycled: true,
+    });
     expect(cycled.deepLink).toEqual({ view: 'session-replay', params: { sessionId: 'sess-sub-1', agentId: 'main' } });
     expect(kept).toMatchObject({ agentId: 'writer', sessionId: 'sess-writer-1', retryCount: 2, retryCycled: false });
   });
@@ -112,7 +156,10 @@ describe('GET /api/tasks/:id/sessions', () => {
     }
     const res = await app.http('GET', `/api/tasks/${taskId}/sessions`);
     expect(res.body.sessions).toHaveLength(20);
-    const { rows } = await app.db.query<{ id: string }>('SELECT id FROM workflow_runs WHERE task_id = $1 ORDER BY created_at DESC LIMIT 20', [taskId]);
+    const { rows } = await app.db.query<{ id: string }>(
+      'SELECT id FROM workflow_runs WHERE task_id = $1 ORDER BY created_at DESC LIMIT 20',
+      [taskId],
+    );
     expect(res.body.sessions.map((s: { runId: string }) => s.runId)).toEqual(rows.map((r) => r.id));
   });
 
@@ -129,7 +176,12 @@ describe('GET /api/tasks/:id/sessions', () => {
 describe('GET /api/tasks/:id/sessions without storage', () => {
   it('answers 503 {error} naming that storage is not initialized (fallback mode)', async () => {
     const storage = app.ctx.deps.storage;
-    app.ctx.deps.storage = { mode: 'fallback', fallback: { savedAt: null, projects: [], tasks: [] }, label: 'fallback file', reason: 'database unreachable' };
+    app.ctx.deps.storage = {
+      mode: 'fallback',
+      fallback: { savedAt: null, projects: [], tasks: [] },
+      label: 'fallback file',
+      reason: 'database unreachable',
+    };
     try {
       const res = await app.http('GET', `/api/tasks/${randomUUID()}/sessions`);
       expect(res.status).toBe(503);

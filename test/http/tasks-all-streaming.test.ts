@@ -26,7 +26,10 @@ beforeAll(async () => {
 });
 
 async function expectedIds(where = 'TRUE', params: unknown[] = []): Promise<string[]> {
-  const { rows } = await app.db.query<{ id: string }>(`SELECT id FROM tasks WHERE deleted_at IS NULL AND ${where} ORDER BY created_at, id`, params);
+  const { rows } = await app.db.query<{ id: string }>(
+    `SELECT id FROM tasks WHERE deleted_at IS NULL AND ${where} ORDER BY created_at, id`,
+    params,
+  );
   return rows.map((r) => r.id);
 }
 

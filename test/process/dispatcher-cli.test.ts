@@ -28,13 +28,24 @@ afterAll(async () => {
 function env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const e = { ...process.env };
   for (const key of ['DASHBOARD_AUTH_TOKEN', 'HOST', 'PORT', 'TEST_DATABASE_URL', 'VITEST']) delete e[key];
-  return { ...e, DATABASE_URL: database.url, DATA_DIR: dataDir, LOG_LEVEL: 'SILENT', CRON_MANAGER_PORT: '0', RUNTIME_CLI: '/nonexistent/runtime', ...extra };
+  return {
+    ...e,
+    DATABASE_URL: database.url,
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'SILENT',
+    CRON_MANAGER_PORT: '0',
+    RUNTIME_CLI: '/nonexistent/runtime',
+    ...extra,
+  };
 }
 
 async function queuedRun(type: string, agent: string): Promise<string> {
   await client.query(`INSERT INTO workflow_templates (name, steps) VALUES ($1, '["a"]') ON CONFLICT DO NOTHING`, [type]);
   await client.query(`INSERT INTO workflow_agent_routing (workflow_type, agent_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [type, agent]);
-  const { rows } = await client.query<{ id: string }>(`INSERT INTO workflow_runs (id, workflow_type) VALUES (gen_random_uuid(), $1) RETURNING id`, [type]);
+  const { rows } = await client.query<{ id: string }>(
+    `INSERT INTO workflow_runs (id, workflow_type) VALUES (gen_random_uuid(), $1) RETURNING id`,
+    [type],
+  );
   return rows[0]!.id;
 }
 
@@ -70,7 +81,11 @@ describe('two dispatcher processes ticking the same database at once', () => {
       [type],
     );
     const ticks = await Promise.all(
-      [1, 2].map(() => run(process.execPath, ['dist/dispatcher.js', '--once'], { env: env(), timeout: 120_000 }).then(({ stdout }) => JSON.parse(stdout.trim()))),
+      [1, 2].map(() =>
+        run(process.execPath, ['dist/dispatcher.js', '--once'], { env: env(), timeout: 120_000 }).then(({ stdout }) =>
+          JSON.parse(stdout.trim()),
+        ),
+      ),
     );
     expect(ticks.reduce((n, t) => n + t.dispatched, 0)).toBe(600);
     expect(ticks.reduce((n, t) => n + t.recovered.redispatched, 0)).toBe(200);
@@ -101,13 +116,20 @@ describe('budget reservations across dispatcher processes', () => {
   it('two ticks at once never dispatch more runs than the budget has room for: cap $1.00, $0.30 expected each, 20 queued', async () => {
     const type = 'reserved-flow';
     await client.query(`INSERT INTO workflow_templates (name, steps) VALUES ($1, '["a"]')`, [type]);
-    await client.query(`INSERT INTO workflow_agent_routing (workflow_type, agent_id, expected_cost_usd) VALUES ($1, 'reserving-agent', 0.3)`, [type]);
+    await client.query(
+      `INSERT INTO workflow_agent_routing (workflow_type, agent_id, expected_cost_usd) VALUES ($1, 'reserving-agent', 0.3)`,
+      [type],
+    );
     await client.query(
       `INSERT INTO budgets (id, name, scope, scope_id, period, cap_usd, action_on_exceed) VALUES (gen_random_uuid(), 'race cap', 'agent', 'reserving-agent', 'daily', 1.0, 'hard_stop')`,
     );
     await client.query(`INSERT INTO workflow_runs (id, workflow_type) SELECT gen_random_uuid(), $1 FROM generate_series(1, 20)`, [type]);
     const ticks = await Promise.all(
-      [1, 2].map(() => run(process.execPath, ['dist/dispatcher.js', '--once'], { env: env(), timeout: 120_000 }).then(({ stdout }) => JSON.parse(stdout.trim()))),
+      [1, 2].map(() =>
+        run(process.execPath, ['dist/dispatcher.js', '--once'], { env: env(), timeout: 120_000 }).then(({ stdout }) =>
+          JSON.parse(stdout.trim()),
+        ),
+      ),
     );
     const { rows } = await client.query<{ status: string; n: number }>(
       `SELECT status, count(*)::int AS n FROM workflow_runs WHERE workflow_type = $1 GROUP BY status ORDER BY status`,
@@ -124,14 +146,27 @@ describe('budget reservations across dispatcher processes', () => {
 describe('the runner timer and the bridge CLI', () => {
   it('dispatches on its own every DISPATCHER_INTERVAL_MS, the bridge CLI reports workflow_ready, and SIGTERM exits 0', async () => {
     const id = await queuedRun('timer-flow', 'timer-agent');
-    const server = startChild(process.execPath, ['dist/server.js'], { env: env({ PORT: '0', DISPATCHER_INTERVAL_MS: '200', LOG_LEVEL: 'WARN' }) });
+    const server = startChild(process.execPath, ['dist/server.js'], {
+      env: env({ PORT: '0', DISPATCHER_INTERVAL_MS: '200', LOG_LEVEL: 'WARN' }),
+    });
     try {
       const url = (await server.waitFor(/task server ready at (http:\/\/\S+)/, 60_000))[1]!;
       for (let i = 0; i < 200 && (await statusOf(id)) !== 'dispatched'; i++) await new Promise((r) => setTimeout(r, 100));
       expect(await statusOf(id)).toBe('dispatched');
-      const { stdout } = await run(process.execPath, ['dist/bridge.js', '--agent', 'timer-agent'], { env: env({ TASK_SERVER_URL: url }), timeout: 30_000 });
-      expect(JSON.parse(stdout)).toMatchObject({ state: 'workflow_ready', agent: 'timer-agent', ready_count: 1, pending_workflow_runs: [{ id }] });
-      const down = await run(process.execPath, ['dist/bridge.js', '--agent', 'timer-agent'], { env: env({ TASK_SERVER_URL: 'http://127.0.0.1:9' }), timeout: 30_000 }).catch((e) => e);
+      const { stdout } = await run(process.execPath, ['dist/bridge.js', '--agent', 'timer-agent'], {
+        env: env({ TASK_SERVER_URL: url }),
+        timeout: 30_000,
+      });
+      expect(JSON.parse(stdout)).toMatchObject({
+        state: 'workflow_ready',
+        agent: 'timer-agent',
+        ready_count: 1,
+        pending_workflow_runs: [{ id }],
+      });
+      const down = await run(process.execPath, ['dist/bridge.js', '--agent', 'timer-agent'], {
+        env: env({ TASK_SERVER_URL: 'http://127.0.0.1:9' }),
+        timeout: 30_000,
+      }).catch((e) => e);
       expect(down.code).toBe(1);
       expect(JSON.parse(down.stdout)).toMatchObject({ state: 'error', agent: 'timer-agent' });
       server.proc.kill('SIGTERM');

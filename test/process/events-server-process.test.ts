@@ -17,7 +17,15 @@ beforeAll(async () => {
   const env = { ...process.env };
   for (const key of ['DASHBOARD_AUTH_TOKEN', 'HOST', 'VITEST', 'NODE_ENV']) delete env[key];
   server = startChild(process.execPath, ['dist/server.js'], {
-    env: { ...env, DATABASE_URL: app.databaseUrl, DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'WARN', DISPATCHER_INTERVAL_MS: '0', CRON_MANAGER_PORT: '0' },
+    env: {
+      ...env,
+      DATABASE_URL: app.databaseUrl,
+      DATA_DIR: dataDir,
+      PORT: '0',
+      LOG_LEVEL: 'WARN',
+      DISPATCHER_INTERVAL_MS: '0',
+      CRON_MANAGER_PORT: '0',
+    },
   });
   url = (await server.waitFor(/task server ready at (http:\/\/\S+)/, 60_000))[1]!;
 });

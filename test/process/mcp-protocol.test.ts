@@ -33,23 +33,44 @@ describe('MCP tool server protocol over raw stdio lines', () => {
     m.sendLine('{"hello": "world", "id": 7}');
     await m.waitForFrames(() => m.frames.length >= 5);
     expect(m.frames[0]).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32700 } });
-    expect(m.frames.slice(1, 4)).toEqual(Array(3).fill({ jsonrpc: '2.0', id: null, error: { code: -32600, message: expect.stringMatching(/batches are not supported/) } }));
+    expect(m.frames.slice(1, 4)).toEqual(
+      Array(3).fill({ jsonrpc: '2.0', id: null, error: { code: -32600, message: expect.stringMatching(/batches are not supported/) } }),
+    );
     expect(m.frames[4]).toMatchObject({ jsonrpc: '2.0', id: 7, error: { code: -32600 } });
     expect(await m.request(2, 'ping')).toMatchObject({ id: 2, result: {} });
   });
 
-  it('answers a JSON-RPC batch with one -32600 frame per element, carrying each element\'s id, and executes none of them', async () => {
+  it("answers a JSON-RPC batch with one -32600 frame per element, carrying each element's id, and executes none of them", async () => {
     const m = start();
-    m.sendLine(JSON.stringify([{ jsonrpc: '2.0', id: 'a', method: 'ping' }, { jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'list_tasks' } }, 'x']));
+    m.sendLine(
+      JSON.stringify([
+        { jsonrpc: '2.0', id: 'a', method: 'ping' },
+        { jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'list_tasks' } },
+        'x',
+      ]),
+    );
     m.sendLine('[]');
     await m.waitForFrames(() => m.frames.length >= 4);
-    expect(m.frames.map((f) => [f.id, (f.error as { code: number }).code])).toEqual([['a', -32600], [9, -32600], [null, -32600], [null, -32600]]);
+    expect(m.frames.map((f) => [f.id, (f.error as { code: number }).code])).toEqual([
+      ['a', -32600],
+      [9, -32600],
+      [null, -32600],
+      [null, -32600],
+    ]);
     expect(upstream.requests).toEqual([]);
   });
 
   it('answers tools/call params without a name, or with arguments that are not an object, with -32602 and one line', async () => {
     const m = start();
-    const cases = [undefined, [], { arguments: {} }, { name: 7 }, { name: '' }, { name: 'list_tasks', arguments: 5 }, { name: 'list_tasks', arguments: [] }];
+    const cases = [
+      undefined,
+      [],
+      { arguments: {} },
+      { name: 7 },
+      { name: '' },
+      { name: 'list_tasks', arguments: 5 },
+      { name: 'list_tasks', arguments: [] },
+    ];
     let id = 1;
     for (const params of cases) {
       const frame = await m.request(id++, 'tools/call', params);
@@ -63,11 +84,20 @@ describe('MCP tool server protocol over raw stdio lines', () => {
 
   it('refuses a line above 4 MB with -32600 without executing it, then serves the next line', async () => {
     const m = start();
-    const huge = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_tasks', arguments: { pad: 'x'.repeat(4 * 1024 * 1024) } } });
+    const huge = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'list_tasks', arguments: { pad: 'x'.repeat(4 * 1024 * 1024) } },
+    });
     m.sendLine(huge);
     const ping = await m.request(2, 'ping');
     expect(ping).toEqual({ jsonrpc: '2.0', id: 2, result: {} });
-    expect(m.frames[0]).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message: expect.stringMatching(/line longer than 4194304 bytes/) } });
+    expect(m.frames[0]).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32600, message: expect.stringMatching(/line longer than 4194304 bytes/) },
+    });
     expect(m.frames.some((f) => f.id === 1)).toBe(false);
     expect(upstream.requests).toEqual([]);
   });
@@ -75,8 +105,18 @@ describe('MCP tool server protocol over raw stdio lines', () => {
   it('at end of input answers every call already read, mutating ones included, before exiting 0', async () => {
     const m = start({ RUNTIME_MCP_MUTATIONS: '1' });
     const lines = [
-      { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'pipe', version: '1' } } },
-      { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'create_task', arguments: { title: 'piped', project_id: '123e4567-e89b-42d3-a456-426614174000' } } },
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'pipe', version: '1' } },
+      },
+      {
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: { name: 'create_task', arguments: { title: 'piped', project_id: '123e4567-e89b-42d3-a456-426614174000' } },
+      },
       { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'list_tasks', arguments: {} } },
     ];
     // the last line without a newline, as `printf 'a\nb'` sends it
@@ -100,7 +140,7 @@ describe('MCP tool server protocol over raw stdio lines', () => {
     expect(m.output().stderr).not.toMatch(/EPIPE|Unhandled|at /);
   });
 
-  it('starts when the task server\'s own variables hold values the task server itself would refuse', async () => {
+  it("starts when the task server's own variables hold values the task server itself would refuse", async () => {
     const m = start({ PORT: 'abc', DISPATCHER_INTERVAL_MS: '-5', CRON_MANAGER_PORT: 'x', RESTORE_MAX_BYTES: '0' });
     expect(await m.request(1, 'ping')).toEqual({ jsonrpc: '2.0', id: 1, result: {} });
   });
@@ -110,7 +150,11 @@ describe('MCP tool server protocol over raw stdio lines', () => {
     expect(await m.request(1, 'resources/list')).toMatchObject({ error: { code: -32601 } });
     expect(await m.request(2, 'prompts/list')).toMatchObject({ error: { code: -32601 } });
     expect(await m.request(3, 'ping')).toEqual({ jsonrpc: '2.0', id: 3, result: {} });
-    const init = await m.request(4, 'initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } });
+    const init = await m.request(4, 'initialize', {
+      protocolVersion: '2025-06-18',
+      capabilities: {},
+      clientInfo: { name: 't', version: '1' },
+    });
     const result = init.result as { protocolVersion: string; capabilities: Record<string, unknown> };
     expect(result.protocolVersion).toBe('2025-06-18');
     expect(Object.keys(result.capabilities)).toEqual(['tools']);
@@ -118,10 +162,20 @@ describe('MCP tool server protocol over raw stdio lines', () => {
 
   it('lists the 10 read tools without mutations and all 13 with RUNTIME_MCP_MUTATIONS=1, with input schemas', async () => {
     const off = start();
-    const listOff = ((await off.request(1, 'tools/list')).result as { tools: Array<{ name: string; inputSchema: { type: string } }> }).tools;
-    expect(listOff.map((t) => t.name).sort()).toEqual(
-      ['get_budget_ledger', 'get_cost_rollup', 'get_costs_summary', 'get_fleet_status', 'get_mission_control_summary', 'get_task', 'list_budgets', 'list_snapshots', 'list_tasks', 'search_audit'],
-    );
+    const listOff = ((await off.request(1, 'tools/list')).result as { tools: Array<{ name: string; inputSchema: { type: string } }> })
+      .tools;
+    expect(listOff.map((t) => t.name).sort()).toEqual([
+      'get_budget_ledger',
+      'get_cost_rollup',
+      'get_costs_summary',
+      'get_fleet_status',
+      'get_mission_control_summary',
+      'get_task',
+      'list_budgets',
+      'list_snapshots',
+      'list_tasks',
+      'search_audit',
+    ]);
     for (const t of listOff) expect(t.inputSchema.type).toBe('object');
     await off.stop();
     mcp = undefined;
@@ -152,25 +206,45 @@ describe('MCP tool server protocol over raw stdio lines', () => {
     ['list_tasks', { colour: 'red' }, /unknown argument colour; legal arguments: status, project_id, limit, include_archived, fields/],
     ['list_tasks', { status: 'done' }, /status must be one of backlog, ready, in_progress/],
     ['list_tasks', { fields: ['title', 'secret'] }, /fields must be "all" or a list drawn from id, project_id, title/],
-    ['update_task', { task_id: '123e4567-e89b-42d3-a456-426614174000', patch: { colour: 'red' } }, /patch fields must be drawn from title, description/],
+    [
+      'update_task',
+      { task_id: '123e4567-e89b-42d3-a456-426614174000', patch: { colour: 'red' } },
+      /patch fields must be drawn from title, description/,
+    ],
     ['get_task', {}, /task_id must be a UUID/],
     ['get_costs_summary', { days: 0 }, /days must be an integer from 1 to 90/],
     ['get_costs_summary', { days: 91 }, /days must be an integer from 1 to 90/],
     ['get_cost_rollup', { group_by: 'model' }, /group_by must be one of agent, department, workflow_type/],
     ['get_cost_rollup', { days: '7' }, /days must be an integer from 1 to 90/],
     ['get_budget_ledger', { budget_id: '1' }, /budget_id must be a UUID/],
-    ['get_budget_ledger', { budget_id: '123e4567-e89b-42d3-a456-426614174000', period: '2026-13' }, /period must be "current" or a month in the form YYYY-MM/],
+    [
+      'get_budget_ledger',
+      { budget_id: '123e4567-e89b-42d3-a456-426614174000', period: '2026-13' },
+      /period must be "current" or a month in the form YYYY-MM/,
+    ],
     ['get_fleet_status', { running_limit: 101 }, /running_limit must be an integer from 1 to 100/],
     ['get_fleet_status', { include_stuck: 1 }, /include_stuck must be true or false/],
-    ['get_mission_control_summary', { sections: ['health', 'weather'] }, /must be one of health, agents, queue, runs, blockers, cron, costs, budgets/],
+    [
+      'get_mission_control_summary',
+      { sections: ['health', 'weather'] },
+      /must be one of health, agents, queue, runs, blockers, cron, costs, budgets/,
+    ],
     ['get_mission_control_summary', { sections: [] }, /sections must name at least one of/],
     ['search_audit', { limit: 501 }, /limit must be an integer from 1 to 500/],
     ['search_audit', { offset: -1 }, /offset must be an integer of at least 0/],
     ['search_audit', { start_date: '2026/01/01' }, /start_date must be a date in the form YYYY-MM-DD/],
     ['list_budgets', { extra: true }, /unknown argument extra; legal arguments: none/],
     ['create_task', { project_id: '123e4567-e89b-42d3-a456-426614174000' }, /title is required/],
-    ['create_task', { title: 't', project_id: '123e4567-e89b-42d3-a456-426614174000', status: 'done' }, /status must be one of backlog, ready/],
-    ['create_task', { title: 't', project_id: '123e4567-e89b-42d3-a456-426614174000', due_date: 'tomorrow' }, /due_date must be an ISO date/],
+    [
+      'create_task',
+      { title: 't', project_id: '123e4567-e89b-42d3-a456-426614174000', status: 'done' },
+      /status must be one of backlog, ready/,
+    ],
+    [
+      'create_task',
+      { title: 't', project_id: '123e4567-e89b-42d3-a456-426614174000', due_date: 'tomorrow' },
+      /due_date must be an ISO date/,
+    ],
     ['update_task', { task_id: '123e4567-e89b-42d3-a456-426614174000', patch: 'x' }, /patch must be an object/],
     ['create_snapshot', { name: 'n'.repeat(121) }, /name must be a string of at most 120 characters/],
   ];
@@ -215,15 +289,22 @@ describe('MCP tool server protocol over raw stdio lines', () => {
     const keys = taskColumns.split(', ').map((c) => c.split(' AS ').at(-1)!);
     const full = { ...Object.fromEntries(keys.map((c) => [c, `${c}-value`])), status: 'ready', archived_at: null, deleted_at: null };
     upstreamTasks = [full];
-    const summary = toolPayload(await m.request(1, 'tools/call', { name: 'list_tasks', arguments: {} })).payload as { tasks: Array<Record<string, unknown>> };
+    const summary = toolPayload(await m.request(1, 'tools/call', { name: 'list_tasks', arguments: {} })).payload as {
+      tasks: Array<Record<string, unknown>>;
+    };
     expect(Object.keys(summary.tasks[0]!).sort()).toEqual([...summaryTaskFields].sort());
-    const named = toolPayload(await m.request(2, 'tools/call', { name: 'list_tasks', arguments: { fields: ['title', 'metadata'] } })).payload as typeof summary;
+    const named = toolPayload(await m.request(2, 'tools/call', { name: 'list_tasks', arguments: { fields: ['title', 'metadata'] } }))
+      .payload as typeof summary;
     expect(named.tasks).toEqual([{ title: 'title-value', metadata: 'metadata-value' }]);
-    const token = toolPayload(await m.request(4, 'tools/call', { name: 'list_tasks', arguments: { fields: ['id', 'lock_token'] } })).payload as typeof summary;
+    const token = toolPayload(await m.request(4, 'tools/call', { name: 'list_tasks', arguments: { fields: ['id', 'lock_token'] } }))
+      .payload as typeof summary;
     expect(token.tasks).toEqual([{ id: 'id-value', lock_token: 'lock_token-value' }]);
-    const column = toolPayload(await m.request(5, 'tools/call', { name: 'list_tasks', arguments: { fields: ['lock_generation AS lock_token'] } }));
+    const column = toolPayload(
+      await m.request(5, 'tools/call', { name: 'list_tasks', arguments: { fields: ['lock_generation AS lock_token'] } }),
+    );
     expect(column.payload).toMatchObject({ error: 'invalid_arguments', message: expect.stringContaining('lock_token') });
-    const all = toolPayload(await m.request(3, 'tools/call', { name: 'list_tasks', arguments: { fields: 'all' } })).payload as typeof summary;
+    const all = toolPayload(await m.request(3, 'tools/call', { name: 'list_tasks', arguments: { fields: 'all' } }))
+      .payload as typeof summary;
     expect(all.tasks).toEqual([full]);
     upstreamTasks = defaultTasks;
   });

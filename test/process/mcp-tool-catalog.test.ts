@@ -39,7 +39,8 @@ describe('MCP tool catalog as an agent reads it', () => {
     for (const tool of tools) {
       expect(tool.title, tool.name).toMatch(/\w/);
       expect(tool.description, tool.name).toMatch(/\w/);
-      for (const [param, schema] of Object.entries(tool.inputSchema.properties)) expect(schema.description, `${tool.name}.${param}`).toMatch(/\w/);
+      for (const [param, schema] of Object.entries(tool.inputSchema.properties))
+        expect(schema.description, `${tool.name}.${param}`).toMatch(/\w/);
       expect(tool.outputSchema, tool.name).toMatchObject({ type: 'object' });
       // left at MCP's default (docs/mcp.md: the bytes go to keeping tools/list under 8 KB)
       expect(tool.annotations, tool.name).not.toHaveProperty('openWorldHint');
@@ -56,10 +57,23 @@ describe('MCP tool catalog as an agent reads it', () => {
     const byName = Object.fromEntries(tools.map((t) => [t.name, t.inputSchema.properties]));
     expect(byName.list_tasks!.status!.enum).toEqual([...taskStatuses]);
     expect(byName.create_task!.status!.enum).toEqual([...taskStatuses]);
-    expect((byName.update_task!.patch!.propertyNames as { enum: string[] }).enum).toEqual(expect.arrayContaining(['title', 'status', 'priority', 'owner', 'labels', 'metadata']));
+    expect((byName.update_task!.patch!.propertyNames as { enum: string[] }).enum).toEqual(
+      expect.arrayContaining(['title', 'status', 'priority', 'owner', 'labels', 'metadata']),
+    );
     // field names are checked by the server, which lists them in its refusal; the default is named here
     expect(byName.list_tasks!.fields!.description).toContain(summaryTaskFields.join(', '));
-    expect(Object.keys(byName.search_audit!)).toEqual(['q', 'actor', 'action', 'task_id', 'start_date', 'end_date', 'entity_type', 'governance_only', 'limit', 'offset']);
+    expect(Object.keys(byName.search_audit!)).toEqual([
+      'q',
+      'actor',
+      'action',
+      'task_id',
+      'start_date',
+      'end_date',
+      'entity_type',
+      'governance_only',
+      'limit',
+      'offset',
+    ]);
   });
 
   it('keeps the tools/list answer under 8 KB, read-only and with RUNTIME_MCP_MUTATIONS=1', async () => {
@@ -88,7 +102,9 @@ describe('MCP tool catalog as an agent reads it', () => {
     let out = '';
     proc.stdout.on('data', (c: Buffer) => (out += c.toString()));
     const exited = new Promise<number | null>((r) => proc.on('exit', r));
-    proc.stdin.end(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'npx', version: '1' } } })}\n`);
+    proc.stdin.end(
+      `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'npx', version: '1' } } })}\n`,
+    );
     expect(await exited).toBe(0);
     expect(JSON.parse(out.trim())).toMatchObject({ id: 1, result: { serverInfo: { name: 'fleet-task-server-tools' } } });
   });

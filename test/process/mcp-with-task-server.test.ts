@@ -65,7 +65,11 @@ async function sdkClient(env: Record<string, string>) {
   const client = new Client({ name: 'test-client', version: '1.0.0' });
   await client.connect(transport);
   const call = async (name: string, args: Record<string, unknown> = {}) => {
-    const result = (await client.callTool({ name, arguments: args })) as { content: Array<{ text: string }>; isError?: boolean; structuredContent?: unknown };
+    const result = (await client.callTool({ name, arguments: args })) as {
+      content: Array<{ text: string }>;
+      isError?: boolean;
+      structuredContent?: unknown;
+    };
     return {
       payload: JSON.parse(result.content[0]!.text) as Record<string, unknown>,
       structured: result.structuredContent,
@@ -96,10 +100,22 @@ describe('MCP tools through the SDK client against a running task server', () =>
 
       const summary = await mcp.call('get_costs_summary', { days: 3 });
       // the spend-control fields pass through: unpriced and subscription usage beside the totals
-      expect(summary.payload).toMatchObject({ available: true, window_days: 3, subscription_cost: 0, unpriced_runs: 0, unpriced_tokens: { input: 0, output: 0 } });
-      expect((await mcp.call('get_cost_rollup', { group_by: 'workflow_type' })).payload).toMatchObject({ available: true, group_by: 'workflow_type', subscription_cost: 0 });
+      expect(summary.payload).toMatchObject({
+        available: true,
+        window_days: 3,
+        subscription_cost: 0,
+        unpriced_runs: 0,
+        unpriced_tokens: { input: 0, output: 0 },
+      });
+      expect((await mcp.call('get_cost_rollup', { group_by: 'workflow_type' })).payload).toMatchObject({
+        available: true,
+        group_by: 'workflow_type',
+        subscription_cost: 0,
+      });
       expect((await mcp.call('list_budgets')).payload).toMatchObject({ available: true, budgets: [] });
-      expect((await mcp.call('get_budget_ledger', { budget_id: '123e4567-e89b-42d3-a456-426614174000' })).payload).toMatchObject({ error: 'not_found' });
+      expect((await mcp.call('get_budget_ledger', { budget_id: '123e4567-e89b-42d3-a456-426614174000' })).payload).toMatchObject({
+        error: 'not_found',
+      });
       expect((await mcp.call('list_snapshots')).payload).toMatchObject({ available: true });
       const fleet = await mcp.call('get_fleet_status');
       expect(Object.keys(fleet.payload).sort()).toEqual(['agents', 'dispatch_safety', 'health', 'running_runs', 'stuck_runs']);
@@ -129,11 +145,18 @@ describe('MCP tools through the SDK client against a running task server', () =>
     const mcp = await sdkClient({ DASHBOARD_AUTH_TOKEN: TOKEN, RUNTIME_MCP_MUTATIONS: '1' });
     try {
       expect((await mcp.client.listTools()).tools).toHaveLength(13);
-      const created = await mcp.call('create_task', { title: 'Filed by an agent', project_id: projectId, owner_agent: 'scribe', due_date: '2026-12-01' });
+      const created = await mcp.call('create_task', {
+        title: 'Filed by an agent',
+        project_id: projectId,
+        owner_agent: 'scribe',
+        due_date: '2026-12-01',
+      });
       expect(created.isError).toBe(false);
       expect(created.payload).toMatchObject({ receipt: { kind: 'task.create', outcome: 'executed' } });
       const tasks = await api('GET', `/api/tasks/all?project_id=${projectId}`);
-      const filed = (tasks.body as unknown as Array<{ id: string; title: string; owner: string }>).find((t) => t.title === 'Filed by an agent');
+      const filed = (tasks.body as unknown as Array<{ id: string; title: string; owner: string }>).find(
+        (t) => t.title === 'Filed by an agent',
+      );
       expect(filed?.owner).toBe('scribe');
 
       const updated = await mcp.call('update_task', { task_id: filed!.id, patch: { priority: 'high' } });
@@ -191,7 +214,10 @@ describe('MCP tools through the SDK client against a running task server', () =>
     const down = new Client({ name: 'down', version: '1' });
     await down.connect(transport);
     try {
-      const result = (await down.callTool({ name: 'list_tasks', arguments: {} })) as { content: Array<{ text: string }>; isError?: boolean };
+      const result = (await down.callTool({ name: 'list_tasks', arguments: {} })) as {
+        content: Array<{ text: string }>;
+        isError?: boolean;
+      };
       expect(result.isError).toBe(true);
       expect(JSON.parse(result.content[0]!.text)).toMatchObject({ error: 'task_server_unreachable' });
     } finally {
@@ -202,11 +228,20 @@ describe('MCP tools through the SDK client against a running task server', () =>
   it('never writes the token in any byte of stdout or stderr, across every tool', async () => {
     const mcp = startMcpProcess({ TASK_SERVER_URL: baseUrl, DASHBOARD_AUTH_TOKEN: TOKEN, RUNTIME_MCP_MUTATIONS: '1' });
     const calls: Array<[string, Record<string, unknown>]> = [
-      ['list_tasks', {}], ['get_task', { task_id: '123e4567-e89b-42d3-a456-426614174000' }], ['get_costs_summary', {}],
-      ['get_cost_rollup', {}], ['list_budgets', {}], ['get_budget_ledger', { budget_id: '123e4567-e89b-42d3-a456-426614174000' }],
-      ['list_snapshots', {}], ['get_fleet_status', {}], ['get_mission_control_summary', {}], ['search_audit', { q: 'x' }],
-      ['create_task', { title: 'token scan', project_id: projectId }], ['update_task', { task_id: projectId, patch: { title: 'x' } }],
-      ['create_snapshot', {}], ['list_tasks', { limit: 999 }],
+      ['list_tasks', {}],
+      ['get_task', { task_id: '123e4567-e89b-42d3-a456-426614174000' }],
+      ['get_costs_summary', {}],
+      ['get_cost_rollup', {}],
+      ['list_budgets', {}],
+      ['get_budget_ledger', { budget_id: '123e4567-e89b-42d3-a456-426614174000' }],
+      ['list_snapshots', {}],
+      ['get_fleet_status', {}],
+      ['get_mission_control_summary', {}],
+      ['search_audit', { q: 'x' }],
+      ['create_task', { title: 'token scan', project_id: projectId }],
+      ['update_task', { task_id: projectId, patch: { title: 'x' } }],
+      ['create_snapshot', {}],
+      ['list_tasks', { limit: 999 }],
     ];
     let id = 1;
     for (const [name, args] of calls) toolPayload(await mcp.request(id++, 'tools/call', { name, arguments: args }));

@@ -24,7 +24,8 @@ afterAll(async () => {
 
 function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env = { ...process.env };
-  for (const key of ['DATABASE_URL', 'DASHBOARD_AUTH_TOKEN', 'HOST', 'PORT', 'DATA_DIR', 'TEST_DATABASE_URL', 'VITEST', 'NODE_ENV']) delete env[key];
+  for (const key of ['DATABASE_URL', 'DASHBOARD_AUTH_TOKEN', 'HOST', 'PORT', 'DATA_DIR', 'TEST_DATABASE_URL', 'VITEST', 'NODE_ENV'])
+    delete env[key];
   return { ...env, LOG_LEVEL: 'WARN', DISPATCHER_INTERVAL_MS: '0', CRON_MANAGER_PORT: '0', ...extra };
 }
 

@@ -25,7 +25,14 @@ afterAll(async () => {
 const serverless = path.resolve('node_modules/serverless/bin/serverless.js');
 
 function offlineEnv(port: number, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: database.url, PORT: String(port), SLS_TELEMETRY_DISABLED: '1', LOG_LEVEL: 'WARN', ...extra };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATABASE_URL: database.url,
+    PORT: String(port),
+    SLS_TELEMETRY_DISABLED: '1',
+    LOG_LEVEL: 'WARN',
+    ...extra,
+  };
   for (const key of ['DASHBOARD_AUTH_TOKEN', 'LAMBDA_PORT', 'HOST']) if (!(key in extra)) delete env[key];
   return env;
 }
@@ -48,7 +55,11 @@ describe('serverless offline', () => {
     const health = await fetch(`http://127.0.0.1:${portA}/api/health`);
     expect(health.status).toBe(200);
     expect(await health.json()).toMatchObject({ status: 'ok', task_storage: 'database' });
-    const created = await fetch(`http://127.0.0.1:${portA}/api/projects`, { method: 'POST', body: JSON.stringify({ name: 'Offline' }), headers: { 'content-type': 'application/json' } });
+    const created = await fetch(`http://127.0.0.1:${portA}/api/projects`, {
+      method: 'POST',
+      body: JSON.stringify({ name: 'Offline' }),
+      headers: { 'content-type': 'application/json' },
+    });
     expect(created.status).toBe(201);
     const { id } = (await created.json()) as { id: string };
     const got = await fetch(`http://127.0.0.1:${portA}/api/projects/${id}`);
@@ -62,12 +73,15 @@ describe('serverless offline', () => {
     expect(await runtime.json()).toMatchObject({ source: 'runtime-cli', ok: true, defaultAgentId: 'main' });
 
     const ids = new Set<string | null>();
-    for (let i = 0; i < 3; i++) ids.add((await fetch(`http://127.0.0.1:${portB}/api/projects`, { headers: auth })).headers.get('x-request-id'));
+    for (let i = 0; i < 3; i++)
+      ids.add((await fetch(`http://127.0.0.1:${portB}/api/projects`, { headers: auth })).headers.get('x-request-id'));
     expect(ids.size).toBe(3);
   }, 240_000);
 
-  it("refuses a non-loopback HOST without a token, as the runner does", async () => {
-    const child = startChild(process.execPath, [serverless, 'offline', 'start'], { env: offlineEnv(await freePort(), { HOST: '0.0.0.0' }) });
+  it('refuses a non-loopback HOST without a token, as the runner does', async () => {
+    const child = startChild(process.execPath, [serverless, 'offline', 'start'], {
+      env: offlineEnv(await freePort(), { HOST: '0.0.0.0' }),
+    });
     running.push(child);
     const { code } = await child.exited;
     expect(code).not.toBe(0);

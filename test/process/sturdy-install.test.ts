@@ -39,7 +39,8 @@ afterAll(async () => {
 
 function env(extra: Record<string, string>): NodeJS.ProcessEnv {
   const base = { ...process.env };
-  for (const key of ['DATABASE_URL', 'DASHBOARD_AUTH_TOKEN', 'HOST', 'PORT', 'DATA_DIR', 'TEST_DATABASE_URL', 'VITEST', 'NODE_ENV']) delete base[key];
+  for (const key of ['DATABASE_URL', 'DASHBOARD_AUTH_TOKEN', 'HOST', 'PORT', 'DATA_DIR', 'TEST_DATABASE_URL', 'VITEST', 'NODE_ENV'])
+    delete base[key];
   return { ...base, LOG_LEVEL: 'WARN', DISPATCHER_INTERVAL_MS: '0', CRON_MANAGER_PORT: '0', PORT: '0', ...extra };
 }
 
@@ -81,14 +82,22 @@ describe('an install whose scripts were skipped', () => {
     await cp(path.join(platformDir, library), saved);
     for (const { target } of links) await unlink(path.join(platformDir, target)).catch(() => undefined);
     await unlink(path.join(platformDir, library));
-    const tmpBefore = readdirSync(os.tmpdir()).filter((f) => f.startsWith('task-server-postgres-')).sort();
+    const tmpBefore = readdirSync(os.tmpdir())
+      .filter((f) => f.startsWith('task-server-postgres-'))
+      .sort();
     try {
       const child = server({ DATA_DIR: path.join(installDir, 'data-broken') });
       const exit = await child.exited;
       expect(exit.code).not.toBe(0);
       const lines = child.output().trim().split('\n');
-      expect(lines.at(-1)).toMatch(/^task server cannot start: storage did not open: the embedded PostgreSQL cannot run .*postgres: .*libicui18n.*; reinstall with install scripts allowed or set DATABASE_URL$/);
-      expect(readdirSync(os.tmpdir()).filter((f) => f.startsWith('task-server-postgres-')).sort()).toEqual(tmpBefore);
+      expect(lines.at(-1)).toMatch(
+        /^task server cannot start: storage did not open: the embedded PostgreSQL cannot run .*postgres: .*libicui18n.*; reinstall with install scripts allowed or set DATABASE_URL$/,
+      );
+      expect(
+        readdirSync(os.tmpdir())
+          .filter((f) => f.startsWith('task-server-postgres-'))
+          .sort(),
+      ).toEqual(tmpBefore);
       expect(existsSync(broken)).toBe(true);
     } finally {
       await cp(saved, path.join(platformDir, library));
@@ -133,7 +142,9 @@ describe('configuration refused at start', () => {
       expect(exit.code, value).not.toBe(0);
       const output = child.output().trim();
       expect(output.split('\n'), value).toHaveLength(1);
-      expect(output).toMatch(/^task server cannot start: bad environment: DATABASE_URL: DATABASE_URL must be a connection URL such as postgres:\/\//);
+      expect(output).toMatch(
+        /^task server cannot start: bad environment: DATABASE_URL: DATABASE_URL must be a connection URL such as postgres:\/\//,
+      );
       expect(output).not.toContain('secret-pw');
     }
   });
@@ -145,7 +156,11 @@ describe('npm run db:stop', () => {
     const child = server({ DATA_DIR: dataDir });
     await child.waitFor(/task server ready at/, 90_000);
     const stop = (...args: string[]) =>
-      execFileSync(process.execPath, [path.resolve('node_modules/tsx/dist/cli.mjs'), path.resolve('infra/db/stop-cli.ts'), ...args], { env: env({ DATA_DIR: dataDir }), encoding: 'utf8', stdio: 'pipe' });
+      execFileSync(process.execPath, [path.resolve('node_modules/tsx/dist/cli.mjs'), path.resolve('infra/db/stop-cli.ts'), ...args], {
+        env: env({ DATA_DIR: dataDir }),
+        encoding: 'utf8',
+        stdio: 'pipe',
+      });
     expect(() => stop()).toThrow(/belongs to running process/);
     // the server dies without stopping its database, as serverless-offline's workers do
     child.proc.kill('SIGKILL');

@@ -8,7 +8,9 @@ import type { APIGatewayProxyEventV2 } from 'aws-lambda';
  * show up as a difference between the two (test/handlers/api-gateway-events.test.ts), not hide in
  * every handler test.
  */
-const template = JSON.parse(readFileSync(new URL('../fixtures/api-gateway/request-template.json', import.meta.url), 'utf8')) as APIGatewayProxyEventV2;
+const template = JSON.parse(
+  readFileSync(new URL('../fixtures/api-gateway/request-template.json', import.meta.url), 'utf8'),
+) as APIGatewayProxyEventV2;
 
 export interface FixtureRequest {
   method: string;

@@ -67,7 +67,11 @@ export function useConsole(options: { token?: string; env?: Record<string, strin
     dataDir = await mkdtemp(path.join(os.tmpdir(), 'task-server-console-'));
     await startServer();
     // under the C locale Chromium's navigator.language is 'en-US@posix', which Intl refuses (uPlot formats numbers with it)
-    browser = await chromium.launch({ executablePath: inject('chromiumPath'), args: ['--no-sandbox', '--disable-gpu', '--font-render-hinting=none'], env: { ...process.env, LANG: 'en_US.UTF-8' } });
+    browser = await chromium.launch({
+      executablePath: inject('chromiumPath'),
+      args: ['--no-sandbox', '--disable-gpu', '--font-render-hinting=none'],
+      env: { ...process.env, LANG: 'en_US.UTF-8' },
+    });
   });
   afterAll(async () => {
     await browser?.close();
@@ -85,7 +89,11 @@ export function useConsole(options: { token?: string; env?: Record<string, strin
     stopServer,
     startServer,
     async newPage(o = {}) {
-      const context = await browser!.newContext({ viewport: o.viewport ?? { width: 1280, height: 800 }, colorScheme: o.colorScheme ?? 'light', baseURL: url });
+      const context = await browser!.newContext({
+        viewport: o.viewport ?? { width: 1280, height: 800 },
+        colorScheme: o.colorScheme ?? 'light',
+        baseURL: url,
+      });
       contexts.push(context);
       return context.newPage();
     },

@@ -46,14 +46,17 @@ export async function startFakeS3(options: { bucket?: string; maxKeys?: number }
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const body = Buffer.concat(chunks);
 
-    const signed = req.headers.authorization?.startsWith('AWS4-HMAC-SHA256 ') || (url.searchParams.has('X-Amz-Signature') && url.searchParams.has('X-Amz-Credential'));
+    const signed =
+      req.headers.authorization?.startsWith('AWS4-HMAC-SHA256 ') ||
+      (url.searchParams.has('X-Amz-Signature') && url.searchParams.has('X-Amz-Credential'));
     if (!signed) return errorXml(res, 403, 'AccessDenied', 'request is not signed');
     const [, bucketName, ...keyParts] = url.pathname.split('/');
     if (bucketName !== bucket) return errorXml(res, 404, 'NoSuchBucket', `no bucket ${bucketName}`);
     const key = decodeURIComponent(keyParts.join('/'));
 
     if (!key) {
-      if (req.method !== 'GET' || url.searchParams.get('list-type') !== '2') return errorXml(res, 501, 'NotImplemented', 'only ListObjectsV2 on a bucket');
+      if (req.method !== 'GET' || url.searchParams.get('list-type') !== '2')
+        return errorXml(res, 501, 'NotImplemented', 'only ListObjectsV2 on a bucket');
       const prefix = url.searchParams.get('prefix') ?? '';
       const after = url.searchParams.get('continuation-token') ?? '';
       const limit = Math.min(pageSize, Number(url.searchParams.get('max-keys') ?? 1000));
@@ -74,7 +77,8 @@ export async function startFakeS3(options: { bucket?: string; maxKeys?: number }
     }
 
     if (req.method === 'PUT') {
-      if (String(req.headers['content-encoding'] ?? '').includes('aws-chunked')) return errorXml(res, 501, 'NotImplemented', 'aws-chunked uploads are not supported here');
+      if (String(req.headers['content-encoding'] ?? '').includes('aws-chunked'))
+        return errorXml(res, 501, 'NotImplemented', 'aws-chunked uploads are not supported here');
       if (req.headers['content-length'] === undefined || Number(req.headers['content-length']) !== body.length) {
         return errorXml(res, 411, 'MissingContentLength', 'a PUT needs a Content-Length that matches its body');
       }
@@ -94,13 +98,22 @@ export async function startFakeS3(options: { bucket?: string; maxKeys?: number }
         res.writeHead(404);
         return res.end();
       }
-      res.writeHead(200, { 'content-length': object.body.length, etag: object.etag, 'last-modified': object.modified.toUTCString(), 'content-type': 'application/json' });
+      res.writeHead(200, {
+        'content-length': object.body.length,
+        etag: object.etag,
+        'last-modified': object.modified.toUTCString(),
+        'content-type': 'application/json',
+      });
       return res.end();
     }
     if (req.method !== 'GET') return errorXml(res, 405, 'MethodNotAllowed', `${req.method} is not allowed`);
     if (!object) return errorXml(res, 404, 'NoSuchKey', 'The specified key does not exist.');
-    if (req.headers['if-match'] && req.headers['if-match'] !== object.etag) return errorXml(res, 412, 'PreconditionFailed', 'If-Match did not match');
-    const headers: Record<string, string | number> = { etag: object.etag, 'content-type': url.searchParams.get('response-content-type') ?? 'application/json' };
+    if (req.headers['if-match'] && req.headers['if-match'] !== object.etag)
+      return errorXml(res, 412, 'PreconditionFailed', 'If-Match did not match');
+    const headers: Record<string, string | number> = {
+      etag: object.etag,
+      'content-type': url.searchParams.get('response-content-type') ?? 'application/json',
+    };
     const disposition = url.searchParams.get('response-content-disposition');
     if (disposition) headers['content-disposition'] = disposition;
     const range = /^bytes=(\d+)-(\d+)?$/.exec(String(req.headers.range ?? ''));

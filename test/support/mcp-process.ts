@@ -12,7 +12,9 @@ export interface RecordedRequest {
 }
 
 /** A stand-in task server that records every request and answers from a script. */
-export async function recordingTaskServer(answer: (req: RecordedRequest) => { status: number; body: unknown } = () => ({ status: 200, body: {} })) {
+export async function recordingTaskServer(
+  answer: (req: RecordedRequest) => { status: number; body: unknown } = () => ({ status: 200, body: {} }),
+) {
   const requests: RecordedRequest[] = [];
   const server = http.createServer((req, res) => {
     let body = '';
@@ -40,7 +42,10 @@ export function startMcpProcess(env: Record<string, string>) {
   const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env };
   if (!env.DASHBOARD_AUTH_TOKEN) delete childEnv.DASHBOARD_AUTH_TOKEN;
   if (!env.RUNTIME_MCP_MUTATIONS) delete childEnv.RUNTIME_MCP_MUTATIONS;
-  const proc = spawn(process.execPath, [path.resolve('dist/mcp.js')], { env: childEnv, stdio: ['pipe', 'pipe', 'pipe'] }) as ChildProcessWithoutNullStreams;
+  const proc = spawn(process.execPath, [path.resolve('dist/mcp.js')], {
+    env: childEnv,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  }) as ChildProcessWithoutNullStreams;
   const frames: Array<Record<string, unknown>> = [];
   let stdout = '';
   let stderr = '';

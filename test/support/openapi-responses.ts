@@ -52,16 +52,22 @@ export function assertDocumentedResponse(
   if (!op) throw new Error(`the OpenAPI document has no operation for ${method} ${apiPath}`);
   const response = responseOf(op, status);
   if (!response) {
-    throw new Error(`${method} ${apiPath} answered ${status}, which its OpenAPI operation does not list (${Object.keys(op.responses).join(', ')})`);
+    throw new Error(
+      `${method} ${apiPath} answered ${status}, which its OpenAPI operation does not list (${Object.keys(op.responses).join(', ')})`,
+    );
   }
   if (!contentType?.includes('json') || body === undefined || typeof body === 'string') return;
   // read-only fallback mode answers the fallback file's records as they are stored (the document says so)
   if (options.fallbackMode && status < 300) return;
   const schema = response.content?.['application/json']?.schema;
-  if (!schema) throw new Error(`${method} ${apiPath} answered ${status} with JSON, but its OpenAPI operation documents no JSON body for it`);
+  if (!schema)
+    throw new Error(`${method} ${apiPath} answered ${status} with JSON, but its OpenAPI operation documents no JSON body for it`);
   const validate = validatorFor(`${method} ${apiPath} ${status}`, schema);
   if (!validate(body)) {
-    const problems = (validate.errors ?? []).slice(0, 5).map((e) => `${e.instancePath || '/'} ${e.message}`).join('; ');
+    const problems = (validate.errors ?? [])
+      .slice(0, 5)
+      .map((e) => `${e.instancePath || '/'} ${e.message}`)
+      .join('; ');
     throw new Error(`${method} ${apiPath} answered ${status} with a body its OpenAPI schema refuses: ${problems}`);
   }
 }

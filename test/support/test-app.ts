@@ -97,7 +97,8 @@ function toReply(status: number, headers: Record<string, string>, text: string):
 export async function startTestApp(options: { env?: Record<string, string> } = {}): Promise<TestApp> {
   const database = await createTestDatabase();
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'task-server-app-'));
-  for (const key of ['DASHBOARD_AUTH_TOKEN', 'HOST', 'PORT', 'OPENCLAW_GATEWAY_URL', 'OPENCLAW_GATEWAY_TOKEN', 'OPENCLAW_CONFIG_PATH']) delete process.env[key];
+  for (const key of ['DASHBOARD_AUTH_TOKEN', 'HOST', 'PORT', 'OPENCLAW_GATEWAY_URL', 'OPENCLAW_GATEWAY_TOKEN', 'OPENCLAW_CONFIG_PATH'])
+    delete process.env[key];
   Object.assign(process.env, { DATABASE_URL: database.url, DATA_DIR: dataDir, LOG_LEVEL: 'SILENT' }, options.env ?? {});
   resetConfig();
   const ctx = await createAppContext(config());
@@ -130,7 +131,9 @@ export async function startTestApp(options: { env?: Record<string, string> } = {
       const result = await handler(event, { awsRequestId: 'test' } as Context);
       const outHeaders = Object.fromEntries(Object.entries(result.headers ?? {}).map(([k, v]) => [k.toLowerCase(), String(v)]));
       const reply = toReply(result.statusCode ?? 200, outHeaders, result.body ?? '');
-      assertDocumentedResponse(match.route, reply.status, reply.headers['content-type'], reply.body, { fallbackMode: ctx.deps.storage.mode === 'fallback' });
+      assertDocumentedResponse(match.route, reply.status, reply.headers['content-type'], reply.body, {
+        fallbackMode: ctx.deps.storage.mode === 'fallback',
+      });
       return reply;
     },
     async baseUrl() {
@@ -150,7 +153,10 @@ export async function startTestApp(options: { env?: Record<string, string> } = {
       const reply = toReply(res.status, headers, await res.text());
       // the runner's own answers (a preflight, an unknown path, the static UI) belong to no route
       const match = method === 'OPTIONS' ? undefined : matcher.match(method, new URL(target, base).pathname);
-      if (match) assertDocumentedResponse(match.route, reply.status, reply.headers['content-type'], reply.body, { fallbackMode: ctx.deps.storage.mode === 'fallback' });
+      if (match)
+        assertDocumentedResponse(match.route, reply.status, reply.headers['content-type'], reply.body, {
+          fallbackMode: ctx.deps.storage.mode === 'fallback',
+        });
       return reply;
     },
     async close() {

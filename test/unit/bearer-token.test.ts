@@ -24,7 +24,11 @@ describe('bearer token', () => {
   });
 
   it('reads a bearer the same way for every door: the operator, an agent token to look up, or refused', () => {
-    const bearer = fc.oneof(fc.constant(undefined), fc.string(), fc.string().map((s) => `fta_${s}`));
+    const bearer = fc.oneof(
+      fc.constant(undefined),
+      fc.string(),
+      fc.string().map((s) => `fta_${s}`),
+    );
     fc.assert(
       fc.property(fc.option(fc.string({ minLength: 1 }), { nil: undefined }), bearer, (configured, presented) => {
         const claim = claimOfBearer(configured, presented);

@@ -20,11 +20,23 @@ const periodAndSpend = fc
 
 describe('the burn-down forecast', () => {
   it('carries the pace of the elapsed period to its end', () => {
-    const f = forecastOf({ start: new Date('2026-11-01T00:00:00Z'), end: new Date('2026-12-01T00:00:00Z'), now: new Date('2026-11-11T00:00:00Z'), spent: 20, cap: 100 });
+    const f = forecastOf({
+      start: new Date('2026-11-01T00:00:00Z'),
+      end: new Date('2026-12-01T00:00:00Z'),
+      now: new Date('2026-11-11T00:00:00Z'),
+      spent: 20,
+      cap: 100,
+    });
     expect(f.pace_per_day).toBeCloseTo(2, 10);
     expect(f.at_end).toBeCloseTo(60, 10);
     expect(f.reaches_cap_at).toBeNull();
-    const over = forecastOf({ start: new Date('2026-11-01T00:00:00Z'), end: new Date('2026-12-01T00:00:00Z'), now: new Date('2026-11-11T00:00:00Z'), spent: 20, cap: 50 });
+    const over = forecastOf({
+      start: new Date('2026-11-01T00:00:00Z'),
+      end: new Date('2026-12-01T00:00:00Z'),
+      now: new Date('2026-11-11T00:00:00Z'),
+      spent: 20,
+      cap: 50,
+    });
     // 30 more at 2 a day: 15 days later
     expect(over.reaches_cap_at).toBe('2026-11-26T00:00:00.000Z');
   });
@@ -73,17 +85,27 @@ describe('the burn-down forecast', () => {
 describe('the burn-down days', () => {
   it('lists every day of the period up to today with running totals, billed apart from the list-basis shadow', () => {
     const window = { start: new Date('2026-11-01T00:00:00Z'), end: new Date('2026-12-01T00:00:00Z') };
-    const days = cumulativeDays(window, new Date('2026-11-04T10:00:00Z'), [
-      { day: '2026-11-02', billed: 1.1, shadow: 0.5, tokens: 100 },
-      { day: '2026-11-04', billed: 2.2, shadow: 0, tokens: 50 },
-    ], 'usd');
+    const days = cumulativeDays(
+      window,
+      new Date('2026-11-04T10:00:00Z'),
+      [
+        { day: '2026-11-02', billed: 1.1, shadow: 0.5, tokens: 100 },
+        { day: '2026-11-04', billed: 2.2, shadow: 0, tokens: 50 },
+      ],
+      'usd',
+    );
     expect(days).toEqual([
       { date: '2026-11-01', billed: 0, list: 0 },
       { date: '2026-11-02', billed: 1.1, list: 1.6 },
       { date: '2026-11-03', billed: 1.1, list: 1.6 },
       { date: '2026-11-04', billed: 3.3, list: 3.8 },
     ]);
-    const tokens = cumulativeDays(window, new Date('2026-11-02T00:00:00Z'), [{ day: '2026-11-02', billed: 1, shadow: 1, tokens: 100 }], 'tokens');
+    const tokens = cumulativeDays(
+      window,
+      new Date('2026-11-02T00:00:00Z'),
+      [{ day: '2026-11-02', billed: 1, shadow: 1, tokens: 100 }],
+      'tokens',
+    );
     expect(tokens).toEqual([
       { date: '2026-11-01', billed: 0, list: 0 },
       { date: '2026-11-02', billed: 100, list: 100 },
@@ -94,11 +116,23 @@ describe('the burn-down days', () => {
     fc.assert(
       fc.property(
         periodAndSpend,
-        fc.array(fc.record({ offset: fc.nat(30), billed: fc.double({ min: 0, max: 1000, noNaN: true }), shadow: fc.double({ min: 0, max: 1000, noNaN: true }) }), { maxLength: 20 }),
+        fc.array(
+          fc.record({
+            offset: fc.nat(30),
+            billed: fc.double({ min: 0, max: 1000, noNaN: true }),
+            shadow: fc.double({ min: 0, max: 1000, noNaN: true }),
+          }),
+          { maxLength: 20 },
+        ),
         (p, raw) => {
           const seen = new Set<string>();
           const days = raw
-            .map((d) => ({ day: new Date(p.start.getTime() + d.offset * DAY).toISOString().slice(0, 10), billed: d.billed, shadow: d.shadow, tokens: 0 }))
+            .map((d) => ({
+              day: new Date(p.start.getTime() + d.offset * DAY).toISOString().slice(0, 10),
+              billed: d.billed,
+              shadow: d.shadow,
+              tokens: 0,
+            }))
             .filter((d) => d.day < p.now.toISOString().slice(0, 10) || d.day === p.now.toISOString().slice(0, 10))
             .filter((d) => Date.parse(d.day) < p.end.getTime() && !seen.has(d.day) && seen.add(d.day))
             .sort((a, b) => a.day.localeCompare(b.day));
@@ -108,7 +142,10 @@ describe('the burn-down days', () => {
             expect(out[i]!.billed).toBeGreaterThanOrEqual(out[i - 1]!.billed);
             expect(out[i]!.list).toBeGreaterThanOrEqual(out[i]!.billed);
           }
-          expect(out.at(-1)!.billed).toBeCloseTo(days.reduce((s, d) => s + d.billed, 0), 3);
+          expect(out.at(-1)!.billed).toBeCloseTo(
+            days.reduce((s, d) => s + d.billed, 0),
+            3,
+          );
         },
       ),
     );

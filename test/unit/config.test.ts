@@ -35,9 +35,14 @@ describe('configuration from the environment', () => {
       expect(parseConfig({ HOME: home, PATH: bin })).toMatchObject({ runtimeCli: 'runtime', runtimeStateDir: path.join(home, '.runtime') });
       writeFileSync(path.join(bin, 'openclaw'), '#!/bin/sh\n', { mode: 0o755 });
       mkdirSync(path.join(home, '.openclaw'));
-      expect(parseConfig({ HOME: home, PATH: `/nonexistent${path.delimiter}${bin}` })).toMatchObject({ runtimeCli: 'openclaw', runtimeStateDir: path.join(home, '.openclaw') });
+      expect(parseConfig({ HOME: home, PATH: `/nonexistent${path.delimiter}${bin}` })).toMatchObject({
+        runtimeCli: 'openclaw',
+        runtimeStateDir: path.join(home, '.openclaw'),
+      });
       expect(parseConfig({ HOME: home, PATH: bin, OPENCLAW_STATE_DIR: '/srv/openclaw' }).runtimeStateDir).toBe('/srv/openclaw');
-      expect(parseConfig({ HOME: home, PATH: bin, RUNTIME_CLI: '/opt/rt', OPENCLAW_STATE_DIR: '/srv/openclaw', RUNTIME_STATE_DIR: '/srv/rt' })).toMatchObject({
+      expect(
+        parseConfig({ HOME: home, PATH: bin, RUNTIME_CLI: '/opt/rt', OPENCLAW_STATE_DIR: '/srv/openclaw', RUNTIME_STATE_DIR: '/srv/rt' }),
+      ).toMatchObject({
         runtimeCli: '/opt/rt',
         runtimeStateDir: '/srv/rt',
       });
@@ -46,26 +51,46 @@ describe('configuration from the environment', () => {
     }
   });
 
-  it('finds the runtime\'s gateway: RUNTIME_GATEWAY_URL/TOKEN, else OPENCLAW_GATEWAY_URL/TOKEN, else the runtime\'s config file; none: no gateway', () => {
+  it("finds the runtime's gateway: RUNTIME_GATEWAY_URL/TOKEN, else OPENCLAW_GATEWAY_URL/TOKEN, else the runtime's config file; none: no gateway", () => {
     const home = mkdtempSync(path.join(os.tmpdir(), 'config-gateway-'));
     const state = path.join(home, '.openclaw');
     try {
       mkdirSync(state);
       const base = { HOME: home, PATH: '', RUNTIME_STATE_DIR: state };
       expect(parseConfig(base).runtimeGateway).toBeUndefined();
-      writeFileSync(path.join(state, 'openclaw.json'), JSON.stringify({ gateway: { mode: 'local', port: 18799, auth: { mode: 'token', token: 'from-file' } } }));
-      expect(parseConfig(base).runtimeGateway).toMatchObject({ url: 'http://127.0.0.1:18799', token: 'from-file', source: 'config file', timeoutMs: 30_000 });
+      writeFileSync(
+        path.join(state, 'openclaw.json'),
+        JSON.stringify({ gateway: { mode: 'local', port: 18799, auth: { mode: 'token', token: 'from-file' } } }),
+      );
+      expect(parseConfig(base).runtimeGateway).toMatchObject({
+        url: 'http://127.0.0.1:18799',
+        token: 'from-file',
+        source: 'config file',
+        timeoutMs: 30_000,
+      });
       // the runtime's own variables: its WebSocket address is the same port's HTTP
-      expect(parseConfig({ ...base, OPENCLAW_GATEWAY_URL: 'ws://127.0.0.1:18800/', OPENCLAW_GATEWAY_TOKEN: 'oc-token' }).runtimeGateway).toMatchObject({
+      expect(
+        parseConfig({ ...base, OPENCLAW_GATEWAY_URL: 'ws://127.0.0.1:18800/', OPENCLAW_GATEWAY_TOKEN: 'oc-token' }).runtimeGateway,
+      ).toMatchObject({
         url: 'http://127.0.0.1:18800',
         token: 'oc-token',
         source: 'OPENCLAW_GATEWAY_URL',
       });
       expect(
-        parseConfig({ ...base, OPENCLAW_GATEWAY_URL: 'ws://127.0.0.1:18800', OPENCLAW_GATEWAY_TOKEN: 'oc-token', RUNTIME_GATEWAY_URL: 'wss://gw.example:443', RUNTIME_GATEWAY_TOKEN: 'ours', RUNTIME_GATEWAY_TIMEOUT_MS: '2500' }).runtimeGateway,
+        parseConfig({
+          ...base,
+          OPENCLAW_GATEWAY_URL: 'ws://127.0.0.1:18800',
+          OPENCLAW_GATEWAY_TOKEN: 'oc-token',
+          RUNTIME_GATEWAY_URL: 'wss://gw.example:443',
+          RUNTIME_GATEWAY_TOKEN: 'ours',
+          RUNTIME_GATEWAY_TIMEOUT_MS: '2500',
+        }).runtimeGateway,
       ).toEqual({ url: 'https://gw.example', token: 'ours', source: 'RUNTIME_GATEWAY_URL', timeoutMs: 2500 });
       // a token alone goes with the address the config file gives
-      expect(parseConfig({ ...base, RUNTIME_GATEWAY_TOKEN: 'ours' }).runtimeGateway).toMatchObject({ url: 'http://127.0.0.1:18799', token: 'ours' });
+      expect(parseConfig({ ...base, RUNTIME_GATEWAY_TOKEN: 'ours' }).runtimeGateway).toMatchObject({
+        url: 'http://127.0.0.1:18799',
+        token: 'ours',
+      });
       // a config file the server cannot read as JSON (JSON5 comments) is passed over
       writeFileSync(path.join(state, 'openclaw.json'), '// gateway settings\n{ gateway: { port: 1 } }');
       expect(parseConfig(base).runtimeGateway).toBeUndefined();
@@ -102,7 +127,10 @@ describe('configuration from the environment', () => {
 
   it('reads the claim lease default and the fleet in-flight cap, refusing values out of range', () => {
     expect(parseConfig({})).toMatchObject({ taskLeaseSeconds: 1800, dispatchMaxInFlight: undefined });
-    expect(parseConfig({ TASK_LEASE_SECONDS: '30', DISPATCH_MAX_IN_FLIGHT: '12' })).toMatchObject({ taskLeaseSeconds: 30, dispatchMaxInFlight: 12 });
+    expect(parseConfig({ TASK_LEASE_SECONDS: '30', DISPATCH_MAX_IN_FLIGHT: '12' })).toMatchObject({
+      taskLeaseSeconds: 30,
+      dispatchMaxInFlight: 12,
+    });
     expect(() => parseConfig({ TASK_LEASE_SECONDS: '29' })).toThrow(/TASK_LEASE_SECONDS/);
     expect(() => parseConfig({ TASK_LEASE_SECONDS: '86401' })).toThrow(/TASK_LEASE_SECONDS/);
     expect(() => parseConfig({ DISPATCH_MAX_IN_FLIGHT: '0' })).toThrow(/DISPATCH_MAX_IN_FLIGHT/);
@@ -121,7 +149,13 @@ describe('configuration from the environment', () => {
 
   it('refuses webhooks to loopback and private addresses unless WEBHOOK_ALLOW_PRIVATE=1, and prepares repeated statements by default', async () => {
     const defaults = parseConfig({ DATA_DIR: '/tmp/task-server-config-test' });
-    expect(defaults).toMatchObject({ webhookAllowPrivate: false, dbPreparedStatements: true, webhookDeliveryIntervalMs: 5000, webhookTimeoutMs: 10000, auditSearchFoldIntervalMs: 2000 });
+    expect(defaults).toMatchObject({
+      webhookAllowPrivate: false,
+      dbPreparedStatements: true,
+      webhookDeliveryIntervalMs: 5000,
+      webhookTimeoutMs: 10000,
+      auditSearchFoldIntervalMs: 2000,
+    });
     // the transport the server is built with, not only the flag
     expect(await configuredPorts(defaults).webhooks.refusedDestination('http://127.0.0.1:9/hook')).toMatch(/loopback or private/);
     const allowing = parseConfig({ DATA_DIR: '/tmp/task-server-config-test', WEBHOOK_ALLOW_PRIVATE: '1', DB_PREPARED_STATEMENTS: '0' });
@@ -134,26 +168,38 @@ describe('configuration from the environment', () => {
   it('accepts any postgres:// or postgresql:// URL with a host, and refuses every other DATABASE_URL without echoing it', () => {
     const password = fc.stringMatching(/^[A-Za-z0-9._~-]{1,20}$/);
     fc.assert(
-      fc.property(fc.constantFrom('postgres', 'postgresql'), fc.domain(), password, fc.integer({ min: 1, max: 65535 }), (scheme, host, pw, port) => {
-        const url = `${scheme}://app:${pw}@${host}:${port}/tasks?sslmode=require`;
-        expect(parseConfig({ DATABASE_URL: url }).databaseUrl).toBe(url);
-      }),
+      fc.property(
+        fc.constantFrom('postgres', 'postgresql'),
+        fc.domain(),
+        password,
+        fc.integer({ min: 1, max: 65535 }),
+        (scheme, host, pw, port) => {
+          const url = `${scheme}://app:${pw}@${host}:${port}/tasks?sslmode=require`;
+          expect(parseConfig({ DATABASE_URL: url }).databaseUrl).toBe(url);
+        },
+      ),
     );
     expect(parseConfig({ DATABASE_URL: 'postgres:///tasks?host=/var/run/postgresql' }).databaseUrl).toContain('host=');
     fc.assert(
-      fc.property(fc.oneof(fc.string({ minLength: 1 }), fc.constantFrom('garbage', 'postgres://', 'mysql://u:pw@h/db', 'http://h/db', 'localhost:5432')), (value) => {
-        fc.pre(!/^postgres(ql)?:\/\/[^/?#]/.test(value.trim()) && value.trim() !== '');
-        let message = '';
-        try {
-          parseConfig({ DATABASE_URL: value });
-        } catch (err) {
-          message = (err as Error).message;
-        }
-        // always this exact text: the value, which may hold a password, is never echoed
-        expect(message).toBe(
-          'DATABASE_URL: DATABASE_URL must be a connection URL such as postgres://user:password@host:5432/dbname (postgres:// or postgresql://, with a host)',
-        );
-      }),
+      fc.property(
+        fc.oneof(
+          fc.string({ minLength: 1 }),
+          fc.constantFrom('garbage', 'postgres://', 'mysql://u:pw@h/db', 'http://h/db', 'localhost:5432'),
+        ),
+        (value) => {
+          fc.pre(!/^postgres(ql)?:\/\/[^/?#]/.test(value.trim()) && value.trim() !== '');
+          let message = '';
+          try {
+            parseConfig({ DATABASE_URL: value });
+          } catch (err) {
+            message = (err as Error).message;
+          }
+          // always this exact text: the value, which may hold a password, is never echoed
+          expect(message).toBe(
+            'DATABASE_URL: DATABASE_URL must be a connection URL such as postgres://user:password@host:5432/dbname (postgres:// or postgresql://, with a host)',
+          );
+        },
+      ),
     );
   });
 

@@ -48,7 +48,7 @@ describe('.env.example', () => {
     expect(active).toEqual([]);
   });
 
-  it('covers every variable the server reads (the operating contract\'s names, as infra/config.ts parses them)', () => {
+  it("covers every variable the server reads (the operating contract's names, as infra/config.ts parses them)", () => {
     // the repository's own copy of the contract: a CI checkout has nothing beside it
     const config = read('infra/config.ts');
     const names = [...config.matchAll(/^ {2}([A-Z][A-Z0-9_]+): /gm)].map((m) => m[1]!);

@@ -46,7 +46,9 @@ const documents = [
   ...filesUnder('docs', (n) => n.endsWith('.md')),
   ...filesUnder('.', (n) => n === 'README.md').filter((f) => !f.startsWith('node_modules') && !f.startsWith('dist')),
 ];
-const sources = TOP.filter((d) => d !== 'docs' && existsSync(path.join(root, d))).flatMap((d) => filesUnder(d, (n) => /\.(ts|mjs|sql)$/.test(n)));
+const sources = TOP.filter((d) => d !== 'docs' && existsSync(path.join(root, d))).flatMap((d) =>
+  filesUnder(d, (n) => /\.(ts|mjs|sql)$/.test(n)),
+);
 
 describe('docs that check themselves', () => {
   it('every repository path named in docs/, the READMEs and source comments exists', () => {

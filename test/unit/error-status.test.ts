@@ -57,14 +57,25 @@ describe('error bodies', () => {
   it("carry spec 02's fixed bodies exactly where the spec fixes them", () => {
     const receipt = { action_id: 'a' };
     expect(new errors.StaleRetryError().body()).toEqual({ error: 'stale_retry' });
-    expect(new errors.InvalidActionError([{ path: 'kind', message: 'unknown' }]).body()).toEqual({ error: 'invalid_action', details: [{ path: 'kind', message: 'unknown' }] });
+    expect(new errors.InvalidActionError([{ path: 'kind', message: 'unknown' }]).body()).toEqual({
+      error: 'invalid_action',
+      details: [{ path: 'kind', message: 'unknown' }],
+    });
     expect(new errors.ActionsUnavailableError('receipts_unavailable').body()).toEqual({ available: false, reason: 'receipts_unavailable' });
-    expect(new errors.GovernanceRejectedError('no capability', { receipt }).body()).toEqual({ error: 'rejected_governance', reason: 'no capability', receipt });
+    expect(new errors.GovernanceRejectedError('no capability', { receipt }).body()).toEqual({
+      error: 'rejected_governance',
+      reason: 'no capability',
+      receipt,
+    });
     expect(new errors.BudgetBlockedError('hard_stop', []).body()).toEqual({ error: 'budget_blocked', action: 'hard_stop', budgets: [] });
     expect(new errors.ActionFailedError('gone', receipt, true)).toMatchObject({ code: 'action_target_missing' });
     expect(new errors.ActionFailedError('bad', receipt, false).body()).toEqual({ error: 'execution_failed', message: 'bad', receipt });
     expect(new errors.BudgetNotFoundError().body()).toEqual({ available: false, reason: 'not_found' });
-    expect(new errors.DegradedError('query_failed', { window_days: 7 }).body()).toEqual({ available: false, reason: 'query_failed', window_days: 7 });
+    expect(new errors.DegradedError('query_failed', { window_days: 7 }).body()).toEqual({
+      available: false,
+      reason: 'query_failed',
+      window_days: 7,
+    });
     expect(new errors.ValidationFailedError(new errors.ValidationError('days: must be a number')).body()).toEqual({
       error: 'validation_failed',
       details: [{ path: 'request', message: 'days: must be a number' }],

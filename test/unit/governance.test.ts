@@ -56,7 +56,12 @@ describe('governance rule table', () => {
         expect(verdict.allowed, `${action} by role ${role}`).toBe(rule.roles.includes(role));
       }
       for (const capability of rule.capabilities) {
-        const verdict = evaluateGovernanceAction(action, { name: 'a', role: 'external', capabilities: [capability], source: 'agent_profile' });
+        const verdict = evaluateGovernanceAction(action, {
+          name: 'a',
+          role: 'external',
+          capabilities: [capability],
+          source: 'agent_profile',
+        });
         expect(verdict.allowed, `${action} with ${capability}`).toBe(true);
       }
     }
@@ -67,8 +72,18 @@ describe('governance rule table', () => {
     expect(all.map((p) => p.action)).toEqual([...governanceActions]);
     const some = buildGovernancePolicySummary(['approve', 'cancel_run']);
     expect(some).toEqual([
-      { action: 'approve', label: expect.any(String), roles: ['orchestrator', 'operator'], capabilities: ['quality', 'auditing', 'management'] },
-      { action: 'cancel_run', label: expect.any(String), roles: ['orchestrator', 'operator'], capabilities: ['orchestration', 'management'] },
+      {
+        action: 'approve',
+        label: expect.any(String),
+        roles: ['orchestrator', 'operator'],
+        capabilities: ['quality', 'auditing', 'management'],
+      },
+      {
+        action: 'cancel_run',
+        label: expect.any(String),
+        roles: ['orchestrator', 'operator'],
+        capabilities: ['orchestration', 'management'],
+      },
     ]);
   });
 });

@@ -1,7 +1,13 @@
 import http from 'node:http';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ECHOED_HEADER_MAX_CHARS, ECHOED_ITEM_MAX_CHARS, echoedListHeader, percentEncodedForHeader, settableHeaders } from '../../handlers/middleware/header-values';
+import {
+  ECHOED_HEADER_MAX_CHARS,
+  ECHOED_ITEM_MAX_CHARS,
+  echoedListHeader,
+  percentEncodedForHeader,
+  settableHeaders,
+} from '../../handlers/middleware/header-values';
 
 /** What node:http itself says of a header value: undefined when it can be set. */
 function nodeRefuses(name: string, value: string): unknown {
@@ -54,13 +60,18 @@ describe('request data echoed in a response header', () => {
 describe('headers that cannot be set', () => {
   it('are dropped and named, the others kept; every kept one node:http accepts', () => {
     fc.assert(
-      fc.property(fc.dictionary(fc.string({ unit: 'binary', minLength: 1, maxLength: 12 }), fc.string({ unit: 'binary', maxLength: 20 }), { maxKeys: 6 }), (headers) => {
-        const dropped: string[] = [];
-        const kept = settableHeaders(headers, (name) => dropped.push(name));
-        for (const [name, value] of Object.entries(kept)) expect(nodeRefuses(name, value)).toBeUndefined();
-        for (const name of dropped) expect(nodeRefuses(name, headers[name]!)).toBeDefined();
-        expect(Object.keys(kept).length + dropped.length).toBe(Object.keys(headers).length);
-      }),
+      fc.property(
+        fc.dictionary(fc.string({ unit: 'binary', minLength: 1, maxLength: 12 }), fc.string({ unit: 'binary', maxLength: 20 }), {
+          maxKeys: 6,
+        }),
+        (headers) => {
+          const dropped: string[] = [];
+          const kept = settableHeaders(headers, (name) => dropped.push(name));
+          for (const [name, value] of Object.entries(kept)) expect(nodeRefuses(name, value)).toBeUndefined();
+          for (const name of dropped) expect(nodeRefuses(name, headers[name]!)).toBeDefined();
+          expect(Object.keys(kept).length + dropped.length).toBe(Object.keys(headers).length);
+        },
+      ),
       { seed: 4203, numRuns: 500 },
     );
   });

@@ -12,17 +12,15 @@ function sourceFiles(dir: string): string[] {
 }
 
 describe('layers (docs/ARCHITECTURE.md)', () => {
-  it(
-    'the import graph keeps the rules of .dependency-cruiser.cjs (no circle; core apart from infra, handlers and adapters; ports own their types; handlers through Deps; the console through the API)',
-    () => {
-      // the same command as `npm run imports:check`, which CI runs
-      const [, ...args] = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts['imports:check']!.split(' ');
-      const cruiser = path.join(root, 'node_modules/dependency-cruiser/bin/dependency-cruise.mjs');
-      const run = spawnSync(process.execPath, [cruiser, ...args, '--output-type', 'err'], { cwd: root, encoding: 'utf8' });
-      expect(run.status, `${run.stdout}${run.stderr}`).toBe(0);
-    },
-    120_000,
-  );
+  it('the import graph keeps the rules of .dependency-cruiser.cjs (no circle; core apart from infra, handlers and adapters; ports own their types; handlers through Deps; the console through the API)', () => {
+    // the same command as `npm run imports:check`, which CI runs
+    const [, ...args] = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts[
+      'imports:check'
+    ]!.split(' ');
+    const cruiser = path.join(root, 'node_modules/dependency-cruiser/bin/dependency-cruise.mjs');
+    const run = spawnSync(process.execPath, [cruiser, ...args, '--output-type', 'err'], { cwd: root, encoding: 'utf8' });
+    expect(run.status, `${run.stdout}${run.stderr}`).toBe(0);
+  }, 120_000);
 
   it('core never reads process.env', () => {
     expect(sourceFiles('core').filter((file) => readFileSync(path.join(root, file), 'utf8').includes('process.env'))).toEqual([]);

@@ -6,7 +6,13 @@ import { describe, expect, it } from 'vitest';
 import { actionKindNames } from '../../core/actions/catalog';
 import { migrations } from '../../infra/db/migrations/index';
 import { landedEdits } from '../../infra/db/migrations/landed-edits';
-import { migrationFiles, migrationSql, migrationsDirectory, migrationsModuleFile, migrationsModuleSource } from '../../scripts/migrations-module.mjs';
+import {
+  migrationFiles,
+  migrationSql,
+  migrationsDirectory,
+  migrationsModuleFile,
+  migrationsModuleSource,
+} from '../../scripts/migrations-module.mjs';
 
 /** The order the first migrations landed in; their names cannot change, so neither can this. */
 const historical = [
@@ -110,11 +116,16 @@ describe('the migration files (infra/db/migrations/README.md)', () => {
   });
 
   it('make index.ts as it is committed (`npm run db:migrations` writes it)', () => {
-    expect(readFileSync(migrationsModuleFile, 'utf8') === migrationsModuleSource(), 'infra/db/migrations/index.ts is stale: run npm run db:migrations').toBe(true);
+    expect(
+      readFileSync(migrationsModuleFile, 'utf8') === migrationsModuleSource(),
+      'infra/db/migrations/index.ts is stale: run npm run db:migrations',
+    ).toBe(true);
   });
 
   it('run the SQL after their header: the `--` lines a file starts with', () => {
-    expect(migrationSql('-- why\n--\n-- and how\n\nCREATE INDEX a ON t (c);\n-- a comment the SQL keeps\n')).toBe('\nCREATE INDEX a ON t (c);\n-- a comment the SQL keeps\n');
+    expect(migrationSql('-- why\n--\n-- and how\n\nCREATE INDEX a ON t (c);\n-- a comment the SQL keeps\n')).toBe(
+      '\nCREATE INDEX a ON t (c);\n-- a comment the SQL keeps\n',
+    );
     expect(migrationSql('SELECT 1;\n')).toBe('SELECT 1;\n');
   });
 

@@ -6,7 +6,20 @@ import { routeKeyOf, routes, type Route } from '../../handlers/routes';
 import { assertDocumentedResponse } from '../support/openapi-responses';
 import { apiTypesSource } from '../../scripts/api-types';
 
-type Doc = { paths: Record<string, Record<string, { parameters: Array<{ name: string; in: string; required: boolean }>; requestBody?: unknown; responses: Record<string, unknown>; security?: unknown[] }>> };
+type Doc = {
+  paths: Record<
+    string,
+    Record<
+      string,
+      {
+        parameters: Array<{ name: string; in: string; required: boolean }>;
+        requestBody?: unknown;
+        responses: Record<string, unknown>;
+        security?: unknown[];
+      }
+    >
+  >;
+};
 
 describe('the OpenAPI document', () => {
   it('is a valid OpenAPI 3.1 document by a maintained validator', async () => {
@@ -28,8 +41,13 @@ describe('the OpenAPI document', () => {
       if (route.public) expect(op!.security).toEqual([]);
     }
     // a route added to the table appears without an edit anywhere else
-    const extra = openApiDocument([...routes, { method: 'GET', path: '/api/widgets/:widgetId', handler: 'widgets/get-widget' }]) as unknown as Doc;
-    expect(extra.paths['/api/widgets/{widgetId}']?.get?.parameters).toEqual([{ name: 'widgetId', in: 'path', required: true, schema: { type: 'string' } }]);
+    const extra = openApiDocument([
+      ...routes,
+      { method: 'GET', path: '/api/widgets/:widgetId', handler: 'widgets/get-widget' },
+    ]) as unknown as Doc;
+    expect(extra.paths['/api/widgets/{widgetId}']?.get?.parameters).toEqual([
+      { name: 'widgetId', in: 'path', required: true, schema: { type: 'string' } },
+    ]);
   });
 
   it('takes query parameters and bodies from the zod schemas the use cases parse with', () => {
@@ -40,12 +58,14 @@ describe('the OpenAPI document', () => {
     expect(audit.parameters.map((p) => p.name)).toEqual(expect.arrayContaining(['q', 'actor', 'limit', 'offset', 'governance_only']));
     const agent = doc.paths['/api/views/agent']!.get!;
     expect(agent.parameters.map((p) => p.name)).toEqual(expect.arrayContaining(['agent', 'agent_name']));
-    const createTask = doc.paths['/api/tasks']!.post!.requestBody as { content: { 'application/json': { schema: { properties: Record<string, unknown>; required: string[] } } } };
+    const createTask = doc.paths['/api/tasks']!.post!.requestBody as {
+      content: { 'application/json': { schema: { properties: Record<string, unknown>; required: string[] } } };
+    };
     expect(createTask.content['application/json'].schema.required).toEqual(expect.arrayContaining(['project_id', 'title']));
     expect(Object.keys(createTask.content['application/json'].schema.properties)).toEqual(expect.arrayContaining(['status', 'category']));
   });
 
-  it('gives every operation an id of its own, and openapi-typescript turns it into the MCP client\'s types', async () => {
+  it("gives every operation an id of its own, and openapi-typescript turns it into the MCP client's types", async () => {
     const doc = openApiDocument() as unknown as { paths: Record<string, Record<string, { operationId: string }>> };
     const ids = Object.values(doc.paths).flatMap((ops) => Object.values(ops).map((op) => op.operationId));
     expect(new Set(ids).size).toBe(ids.length);
@@ -60,7 +80,7 @@ describe('the OpenAPI document', () => {
     expect(untyped).toEqual([]);
   });
 
-  it('names each route\'s own success statuses and schemas, and the degraded 200 where spec 02 has one', () => {
+  it("names each route's own success statuses and schemas, and the degraded 200 where spec 02 has one", () => {
     const doc = openApiDocument() as unknown as Doc;
     expect(Object.keys(doc.paths['/api/projects']!.post!.responses)).toContain('201');
     expect(doc.paths['/api/projects']!.post!.responses['200']).toBeUndefined();
@@ -93,21 +113,31 @@ describe('holding answers to the document (the check startTestApp runs on every 
 
   it('passes a documented status with a body of its schema, and an error body on an error status', () => {
     expect(() => assertDocumentedResponse(route('POST /api/projects'), 201, json, project)).not.toThrow();
-    expect(() => assertDocumentedResponse(route('POST /api/projects'), 400, json, { error: 'bad', code: 'validation_failed' })).not.toThrow();
-    expect(() => assertDocumentedResponse(route('POST /api/budgets'), 200, json, { available: false, reason: 'no_database' })).not.toThrow();
+    expect(() =>
+      assertDocumentedResponse(route('POST /api/projects'), 400, json, { error: 'bad', code: 'validation_failed' }),
+    ).not.toThrow();
+    expect(() =>
+      assertDocumentedResponse(route('POST /api/budgets'), 200, json, { available: false, reason: 'no_database' }),
+    ).not.toThrow();
   });
 
   it('refuses a status the operation does not list, a body that misses a field, a wrong type and an error without error', () => {
-    expect(() => assertDocumentedResponse(route('POST /api/projects'), 200, json, project)).toThrow(/answered 200, which its OpenAPI operation does not list/);
+    expect(() => assertDocumentedResponse(route('POST /api/projects'), 200, json, project)).toThrow(
+      /answered 200, which its OpenAPI operation does not list/,
+    );
     const { name: _name, ...nameless } = project;
     expect(() => assertDocumentedResponse(route('POST /api/projects'), 201, json, nameless)).toThrow(/required property 'name'/);
-    expect(() => assertDocumentedResponse(route('POST /api/projects'), 201, json, { ...project, created_at: 'yesterday' })).toThrow(/date-time/);
+    expect(() => assertDocumentedResponse(route('POST /api/projects'), 201, json, { ...project, created_at: 'yesterday' })).toThrow(
+      /date-time/,
+    );
     expect(() => assertDocumentedResponse(route('POST /api/projects'), 404, json, { message: 'gone' })).toThrow(/refuses/);
   });
 
   it('leaves the success bodies of read-only fallback mode alone, but not their statuses', () => {
     const listAll = route('GET /api/tasks/all');
-    expect(() => assertDocumentedResponse(listAll, 200, json, [{ id: 't1', title: 'from the file' }], { fallbackMode: true })).not.toThrow();
+    expect(() =>
+      assertDocumentedResponse(listAll, 200, json, [{ id: 't1', title: 'from the file' }], { fallbackMode: true }),
+    ).not.toThrow();
     expect(() => assertDocumentedResponse(listAll, 200, json, [{ id: 't1', title: 'from the file' }])).toThrow(/refuses/);
     expect(() => assertDocumentedResponse(listAll, 201, json, [], { fallbackMode: true })).toThrow(/does not list/);
   });

@@ -11,13 +11,18 @@ describe('patchRow, the one PATCH statement', () => {
     const row = await patchRow(db, { table: 'tasks', key: 'a', set: { title: 'new', priority: 'high' }, at, returning: 'id, title' });
     expect(row).toEqual({ id: 'a', title: 'new' });
     expect(db.statements).toEqual([
-      { sql: 'UPDATE tasks SET title = $2, priority = $3, updated_at = $4 WHERE id = $1 RETURNING id, title', params: ['a', 'new', 'high', at] },
+      {
+        sql: 'UPDATE tasks SET title = $2, priority = $3, updated_at = $4 WHERE id = $1 RETURNING id, title',
+        params: ['a', 'new', 'high', at],
+      },
     ]);
   });
 
   it('matches another key column when told (templates are keyed by name), and answers undefined when no row has the key', async () => {
     const db = recordingDb([]);
-    expect(await patchRow(db, { table: 'workflow_templates', keyColumn: 'name', key: 'triage', set: {}, at, returning: 'name' })).toBeUndefined();
+    expect(
+      await patchRow(db, { table: 'workflow_templates', keyColumn: 'name', key: 'triage', set: {}, at, returning: 'name' }),
+    ).toBeUndefined();
     expect(db.statements[0]!.sql).toBe('UPDATE workflow_templates SET updated_at = $2 WHERE name = $1 RETURNING name');
   });
 

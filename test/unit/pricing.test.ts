@@ -47,14 +47,28 @@ describe('priceUsage', () => {
   });
 
   it('refuses two prices of one model for the same day, and a bad day or billing mode, naming the field', () => {
-    expect(() => parseModelPriceTable({ m: [{ input_per_million: 1, output_per_million: 1 }, { input_per_million: 2, output_per_million: 2 }] })).toThrow(
-      /m\.1\.effective_from: only one price may have no effective_from/,
-    );
     expect(() =>
-      parseModelPriceTable({ m: [{ input_per_million: 1, output_per_million: 1, effective_from: '2026-01-01' }, { input_per_million: 2, output_per_million: 2, effective_from: '2026-01-01' }] }),
+      parseModelPriceTable({
+        m: [
+          { input_per_million: 1, output_per_million: 1 },
+          { input_per_million: 2, output_per_million: 2 },
+        ],
+      }),
+    ).toThrow(/m\.1\.effective_from: only one price may have no effective_from/);
+    expect(() =>
+      parseModelPriceTable({
+        m: [
+          { input_per_million: 1, output_per_million: 1, effective_from: '2026-01-01' },
+          { input_per_million: 2, output_per_million: 2, effective_from: '2026-01-01' },
+        ],
+      }),
     ).toThrow(/2026-01-01 is listed twice/);
-    expect(() => parseModelPriceTable({ m: { input_per_million: 1, output_per_million: 1, effective_from: '2026-13-01' } })).toThrow(/effective_from/);
-    expect(() => parseModelPriceTable({ m: { input_per_million: 1, output_per_million: 1, billing: 'free' } })).toThrow(/billing: must be metered or subscription/);
+    expect(() => parseModelPriceTable({ m: { input_per_million: 1, output_per_million: 1, effective_from: '2026-13-01' } })).toThrow(
+      /effective_from/,
+    );
+    expect(() => parseModelPriceTable({ m: { input_per_million: 1, output_per_million: 1, billing: 'free' } })).toThrow(
+      /billing: must be metered or subscription/,
+    );
   });
 });
 

@@ -5,7 +5,19 @@ import { isPasswordSetting, snapshotSettingKeys } from '../../core/settings/cata
 
 describe('secrets policy', () => {
   it('matches the spec key pattern with underscore boundaries and word continuation', () => {
-    for (const key of ['password', 'db_password', 'access_token', 'API_KEY', 'api-key', 'apikey', 'auth_token', 'client_secret', 'credential', 'PASSWD', 'x-token'])
+    for (const key of [
+      'password',
+      'db_password',
+      'access_token',
+      'API_KEY',
+      'api-key',
+      'apikey',
+      'auth_token',
+      'client_secret',
+      'credential',
+      'PASSWD',
+      'x-token',
+    ])
       expect(isSecretKey(key), key).toBe(true);
     for (const key of ['keyboard', 'monkey', 'tokens', 'passwords', 'secretary', 'name', 'tokenizer', 'credentials'])
       expect(isSecretKey(key), key).toBe(false);
@@ -13,7 +25,11 @@ describe('secrets policy', () => {
 
   it('replaces values at any depth, keeping keys and leaving other values alone', () => {
     const input = { name: 'x', db_password: 'hunter2', nested: [{ access_token: { deep: 1 } }, { keep: 'me', apiKey: null }] };
-    expect(redactSecrets(input)).toEqual({ name: 'x', db_password: REDACTED, nested: [{ access_token: REDACTED }, { keep: 'me', apiKey: REDACTED }] });
+    expect(redactSecrets(input)).toEqual({
+      name: 'x',
+      db_password: REDACTED,
+      nested: [{ access_token: REDACTED }, { keep: 'me', apiKey: REDACTED }],
+    });
     expect(input.db_password).toBe('hunter2');
   });
 

@@ -32,9 +32,20 @@ const checkText = (text: string) => check(Buffer.from(text, 'utf8'));
 // no line holds a line ending: the splitter cut there
 const oneLine = (text: string) => text.replace(/[\r\n]/g, ' ');
 
-const ids = fc.oneof(fc.constantFrom('c1', 'c2', 'call_01', ''), fc.string({ maxLength: 6 }), fc.string({ unit: 'grapheme', maxLength: 4 }));
+const ids = fc.oneof(
+  fc.constantFrom('c1', 'c2', 'call_01', ''),
+  fc.string({ maxLength: 6 }),
+  fc.string({ unit: 'grapheme', maxLength: 4 }),
+);
 const block = fc.oneof(
-  fc.record({ type: fc.constantFrom('toolCall', 'text', 'thinking', 'toolcall'), id: fc.oneof(ids, fc.integer(), fc.constant(null)), name: fc.string({ maxLength: 4 }) }, { requiredKeys: [] }),
+  fc.record(
+    {
+      type: fc.constantFrom('toolCall', 'text', 'thinking', 'toolcall'),
+      id: fc.oneof(ids, fc.integer(), fc.constant(null)),
+      name: fc.string({ maxLength: 4 }),
+    },
+    { requiredKeys: [] },
+  ),
   fc.jsonValue({ maxDepth: 2 }),
 );
 const message = fc.record(
@@ -47,7 +58,10 @@ const message = fc.record(
   { requiredKeys: [] },
 );
 const lineValue = fc.oneof(
-  fc.record({ type: fc.constantFrom('message', 'note'), message: fc.oneof(message, fc.jsonValue({ maxDepth: 1 })) }, { requiredKeys: ['message'] }),
+  fc.record(
+    { type: fc.constantFrom('message', 'note'), message: fc.oneof(message, fc.jsonValue({ maxDepth: 1 })) },
+    { requiredKeys: ['message'] },
+  ),
   fc.jsonValue({ maxDepth: 4 }),
 );
 /**
@@ -55,15 +69,30 @@ const lineValue = fc.oneof(
  * strings are sometimes written with escapes.
  */
 const escapedOrNot = (name: string) =>
-  fc.oneof({ weight: 7, arbitrary: fc.constant(JSON.stringify(name)) }, { weight: 1, arbitrary: fc.constant(`"\\u${name.charCodeAt(0).toString(16).padStart(4, '0')}${name.slice(1)}"`) });
+  fc.oneof(
+    { weight: 7, arbitrary: fc.constant(JSON.stringify(name)) },
+    { weight: 1, arbitrary: fc.constant(`"\\u${name.charCodeAt(0).toString(16).padStart(4, '0')}${name.slice(1)}"`) },
+  );
 const objectText = (members: fc.Arbitrary<[string, string]>) =>
   fc.array(members, { maxLength: 4 }).map((list) => `{${list.map(([name, value]) => `${name}:${value}`).join(',')}}`);
 const member = (name: string, value: fc.Arbitrary<string>) => fc.tuple(escapedOrNot(name), value);
 const anyJson = fc.jsonValue({ maxDepth: 1 }).map((v) => JSON.stringify(v));
-const stringOrNot = (values: fc.Arbitrary<string>) => fc.oneof({ weight: 3, arbitrary: values.chain(escapedOrNot) }, { weight: 1, arbitrary: anyJson });
-const blockText = objectText(fc.oneof(member('type', stringOrNot(fc.constantFrom('toolCall', 'text'))), member('id', stringOrNot(fc.constantFrom('a', 'b'))), member('name', anyJson)));
+const stringOrNot = (values: fc.Arbitrary<string>) =>
+  fc.oneof({ weight: 3, arbitrary: values.chain(escapedOrNot) }, { weight: 1, arbitrary: anyJson });
+const blockText = objectText(
+  fc.oneof(
+    member('type', stringOrNot(fc.constantFrom('toolCall', 'text'))),
+    member('id', stringOrNot(fc.constantFrom('a', 'b'))),
+    member('name', anyJson),
+  ),
+);
 const contentText = fc.oneof(
-  { weight: 4, arbitrary: fc.array(fc.oneof({ weight: 4, arbitrary: blockText }, { weight: 1, arbitrary: anyJson }), { maxLength: 3 }).map((items) => `[${items.join(',')}]`) },
+  {
+    weight: 4,
+    arbitrary: fc
+      .array(fc.oneof({ weight: 4, arbitrary: blockText }, { weight: 1, arbitrary: anyJson }), { maxLength: 3 })
+      .map((items) => `[${items.join(',')}]`),
+  },
   { weight: 1, arbitrary: anyJson },
 );
 const messageText = objectText(
@@ -75,33 +104,52 @@ const messageText = objectText(
   ),
 );
 const repeatedNames = objectText(
-  fc.oneof({ weight: 4, arbitrary: member('message', fc.oneof({ weight: 4, arbitrary: messageText }, { weight: 1, arbitrary: anyJson })) }, { weight: 1, arbitrary: member('type', anyJson) }),
+  fc.oneof(
+    { weight: 4, arbitrary: member('message', fc.oneof({ weight: 4, arbitrary: messageText }, { weight: 1, arbitrary: anyJson })) },
+    { weight: 1, arbitrary: member('type', anyJson) },
+  ),
 );
 
 /** JSON text of a value, compact or spread with spaces and tabs between the tokens. */
-const written = fc.tuple(lineValue, fc.constantFrom(undefined, ' ', '\t', '  ')).map(([value, indent]) => oneLine(JSON.stringify(value, null, indent) ?? 'null'));
+const written = fc
+  .tuple(lineValue, fc.constantFrom(undefined, ' ', '\t', '  '))
+  .map(([value, indent]) => oneLine(JSON.stringify(value, null, indent) ?? 'null'));
 
 /** A text with one edit: a cut, a character dropped, put in or put in place of another. */
-const mutated = fc.tuple(fc.oneof(written, repeatedNames), fc.nat(), fc.constantFrom('cut', 'drop', 'insert', 'replace'), fc.constantFrom('"', '\\', ',', '}', ']', '{', '[', ':', '0', '-', '.', 'e', 'x', '\t', '\u0001', '\u00e9', ' ')).map(
-  ([text, at, edit, char]) => {
+const mutated = fc
+  .tuple(
+    fc.oneof(written, repeatedNames),
+    fc.nat(),
+    fc.constantFrom('cut', 'drop', 'insert', 'replace'),
+    fc.constantFrom('"', '\\', ',', '}', ']', '{', '[', ':', '0', '-', '.', 'e', 'x', '\t', '\u0001', '\u00e9', ' '),
+  )
+  .map(([text, at, edit, char]) => {
     const i = text.length === 0 ? 0 : at % (text.length + 1);
     if (edit === 'cut') return text.slice(0, i);
     if (edit === 'drop') return text.slice(0, i) + text.slice(i + 1);
     return text.slice(0, i) + char + text.slice(edit === 'replace' ? i + 1 : i);
-  },
-);
+  });
 
 describe('the replay line scan', () => {
   it('answers what JSON.parse of the text answers, for written JSON lines', () => {
-    fc.assert(fc.property(written, (text) => checkText(text)), { numRuns: 2000 });
+    fc.assert(
+      fc.property(written, (text) => checkText(text)),
+      { numRuns: 2000 },
+    );
   });
 
   it('answers what JSON.parse answers when names repeat or are written with escapes', () => {
-    fc.assert(fc.property(repeatedNames, (text) => checkText(text)), { numRuns: 4000 });
+    fc.assert(
+      fc.property(repeatedNames, (text) => checkText(text)),
+      { numRuns: 4000 },
+    );
   });
 
   it('never calls a broken line JSON, and answers the rest as JSON.parse does', () => {
-    fc.assert(fc.property(mutated, (text) => checkText(text)), { numRuns: 4000 });
+    fc.assert(
+      fc.property(mutated, (text) => checkText(text)),
+      { numRuns: 4000 },
+    );
   });
 
   it('answers any bytes, including invalid UTF-8, within a range of a larger buffer', () => {
@@ -172,7 +220,11 @@ describe('the replay line scan', () => {
     for (const line of lines) checkText(line);
     // and it does answer the plain ones itself, without the text
     const scanned = (text: string) => scanReplayLine(Buffer.from(text), 0, Buffer.byteLength(text));
-    expect(scanned('{"message":{"role":"assistant","content":[{"type":"toolCall","id":"a"},{"type":"toolCall","id":"b"},{"type":"toolCall","id":"a"}]}}')).toMatchObject({ callIds: ['a', 'b', 'a'] });
+    expect(
+      scanned(
+        '{"message":{"role":"assistant","content":[{"type":"toolCall","id":"a"},{"type":"toolCall","id":"b"},{"type":"toolCall","id":"a"}]}}',
+      ),
+    ).toMatchObject({ callIds: ['a', 'b', 'a'] });
     expect(scanned('{ "message" : { "role" : "toolResult" , "toolCallId" : "a" } }')).toMatchObject({ resultId: 'a' });
     expect(scanned(' \t')).toEqual({ blank: true });
   });

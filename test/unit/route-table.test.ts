@@ -66,7 +66,11 @@ describe('route matcher', () => {
   it('answers what comparing the path with every route of the method in specificity order answers, on the real table', () => {
     const real = new RouteMatcher(routes);
     // the reference: each route of the method, static segments first where two differ, compared segment by segment
-    const rank = (path: string) => path.split('/').filter(Boolean).map((s) => (s.startsWith(':') ? 1 : 0));
+    const rank = (path: string) =>
+      path
+        .split('/')
+        .filter(Boolean)
+        .map((s) => (s.startsWith(':') ? 1 : 0));
     const moreSpecific = (a: string, b: string) => {
       const [x, y] = [rank(a), rank(b)];
       for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return x[i]! - y[i]!;
@@ -83,7 +87,11 @@ describe('route matcher', () => {
       return undefined;
     };
     const words = [...new Set(routes.flatMap((r) => r.path.split('/').filter((s) => s && !s.startsWith(':'))))];
-    const segment = fc.oneof(fc.constantFrom(...words), fc.constantFrom('abc', '42', 'a%20b', '%zz', 'Board', ''), fc.string({ maxLength: 4 }).map(encodeURIComponent));
+    const segment = fc.oneof(
+      fc.constantFrom(...words),
+      fc.constantFrom('abc', '42', 'a%20b', '%zz', 'Board', ''),
+      fc.string({ maxLength: 4 }).map(encodeURIComponent),
+    );
     const method = fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'get');
     // a route's path with each segment kept, or replaced by another word or value
     const nearRoute = fc

@@ -5,9 +5,18 @@ import { updateRunBatch } from '../../core/workflows/run-audit';
 /** A batch's audit copies are written without the redaction pass: a batch may not assign what that pass would change. */
 describe('updateRunBatch', () => {
   const deps = { ids: { uuid: () => '00000000-0000-4000-8000-000000000000' }, events: { publish: async () => undefined } } as never;
-  const refusingDb = { query: async () => { throw new Error('no statement may be sent'); } } as unknown as Db;
+  const refusingDb = {
+    query: async () => {
+      throw new Error('no statement may be sent');
+    },
+  } as unknown as Db;
   const batch = (column: string) =>
-    updateRunBatch(deps, refusingDb, new Date(), { assignments: { [column]: "'x'" }, ids: ['00000000-0000-4000-8000-000000000001'], actor: 'a', action: 'b' });
+    updateRunBatch(deps, refusingDb, new Date(), {
+      assignments: { [column]: "'x'" },
+      ids: ['00000000-0000-4000-8000-000000000001'],
+      actor: 'a',
+      action: 'b',
+    });
 
   it('refuses to assign a JSON-object column or a secret-named one, before any statement', async () => {
     for (const column of ['input_payload', 'output_summary', 'metadata', 'api_token', 'password']) {
@@ -16,6 +25,8 @@ describe('updateRunBatch', () => {
   });
 
   it('sends nothing for an empty batch', async () => {
-    await expect(updateRunBatch(deps, refusingDb, new Date(), { assignments: { status: "'x'" }, ids: [], actor: 'a', action: 'b' })).resolves.toEqual([]);
+    await expect(
+      updateRunBatch(deps, refusingDb, new Date(), { assignments: { status: "'x'" }, ids: [], actor: 'a', action: 'b' }),
+    ).resolves.toEqual([]);
   });
 });

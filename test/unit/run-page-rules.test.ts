@@ -19,7 +19,8 @@ describe('runActionsOf: the buttons a run in each status offers', () => {
 });
 
 describe('priceSourceOf: where a run’s cost comes from', () => {
-  const run = (fields: Partial<Parameters<typeof priceSourceOf>[0]>) => priceSourceOf({ cost_source: null, cost_estimate: null, input_tokens: null, output_tokens: null, ...fields });
+  const run = (fields: Partial<Parameters<typeof priceSourceOf>[0]>) =>
+    priceSourceOf({ cost_source: null, cost_estimate: null, input_tokens: null, output_tokens: null, ...fields });
   it('names the source a run records', () => {
     expect(run({ cost_source: 'table', cost_estimate: 1 })).toBe('table');
     expect(run({ cost_source: 'runtime', cost_estimate: 1 })).toBe('runtime');

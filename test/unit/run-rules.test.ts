@@ -1,7 +1,16 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { recoveryRules } from '../../core/workflows/recovery-rules';
-import { activeRunStatuses, knownRunStatuses, resumeTarget, runTransitions, terminalRunStatuses, transitionFor, transitionOf, type RunTrigger } from '../../core/workflows/run-status';
+import {
+  activeRunStatuses,
+  knownRunStatuses,
+  resumeTarget,
+  runTransitions,
+  terminalRunStatuses,
+  transitionFor,
+  transitionOf,
+  type RunTrigger,
+} from '../../core/workflows/run-status';
 
 const triggers = runTransitions.map((t) => t.trigger);
 
@@ -43,13 +52,20 @@ describe('the run transitions table of spec 03 (core/workflows/run-status.ts)', 
   });
 
   it('resumes a run paused before a session held it into the queue, otherwise where it was', () => {
-    for (const from of [undefined, 'queued', 'dispatched', 'retrying']) expect(resumeTarget(from)).toEqual({ status: 'queued', returnsToQueue: true });
-    for (const from of ['claimed', 'running', 'waiting_for_approval']) expect(resumeTarget(from)).toEqual({ status: from, returnsToQueue: false });
+    for (const from of [undefined, 'queued', 'dispatched', 'retrying'])
+      expect(resumeTarget(from)).toEqual({ status: 'queued', returnsToQueue: true });
+    for (const from of ['claimed', 'running', 'waiting_for_approval'])
+      expect(resumeTarget(from)).toEqual({ status: from, returnsToQueue: false });
   });
 });
 
 describe('the recovery rules of spec 03 "Limits" (core/workflows/recovery-rules.ts)', () => {
   it('retries an unclaimed dispatch after 5 minutes up to 3 attempts, releases a silent claim after 10, times out after 60 by default', () => {
-    expect(recoveryRules).toEqual({ unclaimedAfterMs: 300_000, maxDispatchAttempts: 3, silentClaimAfterMs: 600_000, defaultTimeoutMinutes: 60 });
+    expect(recoveryRules).toEqual({
+      unclaimedAfterMs: 300_000,
+      maxDispatchAttempts: 3,
+      silentClaimAfterMs: 600_000,
+      defaultTimeoutMinutes: 60,
+    });
   });
 });

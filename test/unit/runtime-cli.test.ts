@@ -100,7 +100,13 @@ describe('runtime CLI adapter', () => {
   it('times each call by its kind: a slow agent turn is answered where a listing that slow times out', async () => {
     setFakeMode('slow');
     process.env.FAKE_RUNTIME_DELAY_MS = '700';
-    const byKind = cliRuntime({ executable: fakeRuntimePath, timeoutMs: 200, timeoutsByKind: { turn: 20_000, memory: 20_000 }, stateDir: fixtureStateDir, replayMaxBytes: 1024 });
+    const byKind = cliRuntime({
+      executable: fakeRuntimePath,
+      timeoutMs: 200,
+      timeoutsByKind: { turn: 20_000, memory: 20_000 },
+      stateDir: fixtureStateDir,
+      replayMaxBytes: 1024,
+    });
     expect((await failureOf(byKind.run(runtimeCalls.agentsList()))).failure).toBe('timed_out');
     expect(fieldsOf(await byKind.run(runtimeCalls.agentMessage('dashboard-agent', 'hi'))).reply).toBe('received: hi');
     expect(fieldsOf(await byKind.run(runtimeCalls.memoryIndex('main'))).indexed).toBe(42);
@@ -109,14 +115,25 @@ describe('runtime CLI adapter', () => {
 
   it('refuses stdout beyond the bound as bad_output instead of buffering it', async () => {
     setFakeMode('huge');
-    const small = cliRuntime({ executable: fakeRuntimePath, timeoutMs: 10_000, stateDir: fixtureStateDir, replayMaxBytes: 1024, stdoutMaxBytes: 64 * 1024 });
+    const small = cliRuntime({
+      executable: fakeRuntimePath,
+      timeoutMs: 10_000,
+      stateDir: fixtureStateDir,
+      replayMaxBytes: 1024,
+      stdoutMaxBytes: 64 * 1024,
+    });
     const error = await failureOf(small.run(runtimeCalls.health()));
     expect(error.failure).toBe('bad_output');
     expect(error.message).toMatch(/more than 65536 bytes/);
   });
 
   it('reports a missing or non-executable binary as unavailable', async () => {
-    const missing = cliRuntime({ executable: path.join(scratch, 'no-such-runtime'), timeoutMs: 1000, stateDir: scratch, replayMaxBytes: 1 });
+    const missing = cliRuntime({
+      executable: path.join(scratch, 'no-such-runtime'),
+      timeoutMs: 1000,
+      stateDir: scratch,
+      replayMaxBytes: 1,
+    });
     expect((await failureOf(missing.run(runtimeCalls.health()))).failure).toBe('unavailable');
     const onPath = cliRuntime({ executable: 'surely-no-runtime-binary-here', timeoutMs: 1000, stateDir: scratch, replayMaxBytes: 1 });
     expect((await failureOf(onPath.run(runtimeCalls.health()))).failure).toBe('unavailable');
@@ -133,7 +150,9 @@ describe('runtime CLI adapter', () => {
     await chmod(probe, 0o755);
     process.env.DASHBOARD_AUTH_TOKEN = 'marker-secret-token';
     try {
-      const doc = fieldsOf(await cliRuntime({ executable: probe, timeoutMs: 10_000, stateDir: scratch, replayMaxBytes: 1 }).run(['health', '--json']));
+      const doc = fieldsOf(
+        await cliRuntime({ executable: probe, timeoutMs: 10_000, stateDir: scratch, replayMaxBytes: 1 }).run(['health', '--json']),
+      );
       expect(doc.env).not.toContain('DASHBOARD_AUTH_TOKEN');
       expect(doc.env).not.toContain('DATABASE_URL');
       expect(doc.env).toContain('PATH');
@@ -144,9 +163,18 @@ describe('runtime CLI adapter', () => {
 
   it('hands the gateway this server was given to the runtime under its own names, unless they are set (RUNTIME_GATEWAY_URL/TOKEN set once)', async () => {
     const probe = path.join(scratch, 'gateway-env-probe.mjs');
-    await writeFile(probe, '#!/usr/bin/env node\nprocess.stdout.write(JSON.stringify({ url: process.env.OPENCLAW_GATEWAY_URL ?? null, token: process.env.OPENCLAW_GATEWAY_TOKEN ?? null }));\n');
+    await writeFile(
+      probe,
+      '#!/usr/bin/env node\nprocess.stdout.write(JSON.stringify({ url: process.env.OPENCLAW_GATEWAY_URL ?? null, token: process.env.OPENCLAW_GATEWAY_TOKEN ?? null }));\n',
+    );
     await chmod(probe, 0o755);
-    const withGateway = cliRuntime({ executable: probe, timeoutMs: 10_000, stateDir: scratch, replayMaxBytes: 1, gateway: { url: 'https://127.0.0.1:18789', token: 'gateway-secret' } });
+    const withGateway = cliRuntime({
+      executable: probe,
+      timeoutMs: 10_000,
+      stateDir: scratch,
+      replayMaxBytes: 1,
+      gateway: { url: 'https://127.0.0.1:18789', token: 'gateway-secret' },
+    });
     expect(await withGateway.run(['cron', 'list', '--json'])).toEqual({ url: 'wss://127.0.0.1:18789', token: 'gateway-secret' });
     process.env.OPENCLAW_GATEWAY_TOKEN = 'the-runtime-own-token';
     try {
@@ -163,7 +191,10 @@ describe('runtime CLI adapter', () => {
     process.env.FAKE_RUNTIME_CALL_LOG = log;
     try {
       await runtime.run(runtimeCalls.cronRuns('daily-digest', 2));
-      const lines = (await readFile(log, 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+      const lines = (await readFile(log, 'utf8'))
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
       expect(lines.at(-1)).toEqual(['cron', 'runs', 'daily-digest', '--json', '--limit', '2']);
     } finally {
       delete process.env.FAKE_RUNTIME_CALL_LOG;

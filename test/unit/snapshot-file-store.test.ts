@@ -30,7 +30,9 @@ describe('snapshot file store failures', () => {
   ])('a %s when the write starts is snapshot_write_failed (%s), naming no path', async (code, reason) => {
     const dir = await tempDir();
     vi.mocked(fs.open).mockRejectedValueOnce(errno(code, path.join(dir, 'secret-place')));
-    const failure = await fileSnapshotStore(dir).createWriter(randomUUID()).catch((e: unknown) => e);
+    const failure = await fileSnapshotStore(dir)
+      .createWriter(randomUUID())
+      .catch((e: unknown) => e);
     expect(failure).toBeInstanceOf(SnapshotWriteFailedError);
     expect(failure).toMatchObject({ code: 'snapshot_write_failed', reason });
     expect(JSON.stringify({ m: (failure as Error).message, ...(failure as SnapshotWriteFailedError).extra })).not.toContain(dir);

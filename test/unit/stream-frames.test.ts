@@ -11,7 +11,12 @@ function parse(text: string): EventSourceMessage[] {
   return out;
 }
 
-const event = (id: number, channel: 'events' | 'stream', name = 'x'): OutboxEvent => ({ id, channel, name, payload: JSON.stringify({ id }) });
+const event = (id: number, channel: 'events' | 'stream', name = 'x'): OutboxEvent => ({
+  id,
+  channel,
+  name,
+  payload: JSON.stringify({ id }),
+});
 
 describe('SSE frames', () => {
   it('round-trip any JSON payload and event name through a standard SSE parser', () => {

@@ -56,7 +56,7 @@ describe('findAnyCycle', () => {
       stack.push(...(edges.get(n) ?? []));
     }
     const alive = new Set(reach);
-    for (let changed = true; changed; ) {
+    for (let changed = true; changed;) {
       changed = false;
       for (const n of alive) {
         if (!(edges.get(n) ?? []).some((m) => alive.has(m))) {

@@ -31,7 +31,11 @@ describe('parseTimestamptz', () => {
         fc.integer({ min: 0, max: 23 }),
         fc.integer({ min: 0, max: 59 }),
         fc.integer({ min: 0, max: 59 }),
-        fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 999_999 }), fc.integer({ min: 1, max: 9 }).map((d) => d * 100_000)),
+        fc.oneof(
+          fc.constant(0),
+          fc.integer({ min: 0, max: 999_999 }),
+          fc.integer({ min: 1, max: 9 }).map((d) => d * 100_000),
+        ),
         (y, mo, d, h, mi, s, us) => same(utcText(y, mo, d, h, mi, s, us)),
       ),
       { numRuns: 2000 },

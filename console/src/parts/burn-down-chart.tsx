@@ -24,7 +24,11 @@ export interface BurnDownColumns {
   series: BurnDownSeries[];
 }
 
-const lineNames: Record<BurnDown['line']['action'], string> = { warn: 'Warn line', pause_new_runs: 'Pause line', hard_stop: 'Hard-stop line' };
+const lineNames: Record<BurnDown['line']['action'], string> = {
+  warn: 'Warn line',
+  pause_new_runs: 'Pause line',
+  hard_stop: 'Hard-stop line',
+};
 export const lineName = (action: BurnDown['line']['action']) => lineNames[action];
 
 /** The chart's columns: spend to date, the list-basis shadow where it differs, the reservations above spend from now on, the forecast, the line. */
@@ -50,10 +54,15 @@ export function burnDownColumns(b: BurnDown, now: Date): BurnDownColumns {
   list.push(null);
   const fromNow = (atNow: number, atEnd: number) => x.map((_, i) => (i === x.length - 2 ? atNow : i === x.length - 1 ? atEnd : null));
   const series: BurnDownSeries[] = [{ key: 'billed', label: b.unit === 'usd' ? 'Billed spend' : 'Tokens', values: billed }];
-  if (b.days.some((d) => d.list !== d.billed)) series.push({ key: 'list', label: 'List-basis spend (with subscription shadow)', values: list });
+  if (b.days.some((d) => d.list !== d.billed))
+    series.push({ key: 'list', label: 'List-basis spend (with subscription shadow)', values: list });
   if (b.reserved > 0) {
     series.push({ key: 'reservedBase', label: 'Spend counted', values: fromNow(b.spent, b.spent) });
-    series.push({ key: 'reserved', label: 'Spend and live runs’ reservations', values: fromNow(b.spent + b.reserved, b.spent + b.reserved) });
+    series.push({
+      key: 'reserved',
+      label: 'Spend and live runs’ reservations',
+      values: fromNow(b.spent + b.reserved, b.spent + b.reserved),
+    });
   }
   series.push({ key: 'forecast', label: 'Forecast', values: fromNow(b.spent, b.forecast.at_end) });
   series.push({ key: 'line', label: lineName(b.line.action), values: x.map(() => b.line.amount) });
@@ -62,7 +71,11 @@ export function burnDownColumns(b: BurnDown, now: Date): BurnDownColumns {
 
 export function formatAmount(value: number, unit: BurnDown['unit']): string {
   return unit === 'usd'
-    ? value.toLocaleString('en-US', { style: 'currency', currency: 'USD', maximumFractionDigits: value !== 0 && Math.abs(value) < 1 ? 4 : 2 })
+    ? value.toLocaleString('en-US', {
+        style: 'currency',
+        currency: 'USD',
+        maximumFractionDigits: value !== 0 && Math.abs(value) < 1 ? 4 : 2,
+      })
     : `${Math.round(value).toLocaleString('en-US')} tokens`;
 }
 
@@ -126,7 +139,13 @@ export function BurnDownChart({ burnDown, columns, titleId }: { burnDown: BurnDo
       scales: { x: { time: true } },
       axes: [
         { stroke: text, grid: { stroke: grid }, ticks: { stroke: grid } },
-        { stroke: text, grid: { stroke: grid }, ticks: { stroke: grid }, size: 70, values: (_u, values) => values.map((v) => (unit === 'usd' ? `$${v}` : `${v}`)) },
+        {
+          stroke: text,
+          grid: { stroke: grid },
+          ticks: { stroke: grid },
+          size: 70,
+          values: (_u, values) => values.map((v) => (unit === 'usd' ? `$${v}` : `${v}`)),
+        },
       ],
       series: [
         {},
@@ -140,7 +159,10 @@ export function BurnDownChart({ burnDown, columns, titleId }: { burnDown: BurnDo
           spanGaps: false,
         })),
       ],
-      bands: idx('reserved') > 0 ? [{ series: [idx('reserved'), idx('reservedBase')] as [number, number], fill: translucent(colourOf(root, 'reserved'), 0.3) }] : [],
+      bands:
+        idx('reserved') > 0
+          ? [{ series: [idx('reserved'), idx('reservedBase')] as [number, number], fill: translucent(colourOf(root, 'reserved'), 0.3) }]
+          : [],
     };
     const plot = new uPlot(opts, [columns.x, ...columns.series.map((s) => s.values)] as uPlot.AlignedData, host);
     const resize = new ResizeObserver(() => plot.setSize({ width: host.clientWidth, height: 220 }));

@@ -82,8 +82,15 @@ export function CommandPalette() {
   const q = text.value.trim();
   const lower = q.toLowerCase();
   const choices: Choice[] = [
-    ...screens.filter((s) => !q || s.name.toLowerCase().includes(lower)).map((s) => ({ id: `screen-${s.name}`, label: `Go to ${s.name}`, act: () => go(s.path) })),
-    ...found.value.map((t) => ({ id: `task-${t.id}`, label: t.title, hint: `task · ${t.status}${t.project_name ? ` · ${t.project_name}` : ''}`, act: () => go(`/tasks/${t.id}`) })),
+    ...screens
+      .filter((s) => !q || s.name.toLowerCase().includes(lower))
+      .map((s) => ({ id: `screen-${s.name}`, label: `Go to ${s.name}`, act: () => go(s.path) })),
+    ...found.value.map((t) => ({
+      id: `task-${t.id}`,
+      label: t.title,
+      hint: `task · ${t.status}${t.project_name ? ` · ${t.project_name}` : ''}`,
+      act: () => go(`/tasks/${t.id}`),
+    })),
     ...(UUID.test(q) ? [{ id: 'run', label: `Open run ${q}`, act: () => go(`/runs/${q}`) }] : []),
     ...(q
       ? [
@@ -145,7 +152,14 @@ export function CommandPalette() {
       />
       <ul id="palette-results" role="listbox" aria-label="Results">
         {choices.map((c, i) => (
-          <li key={c.id} id={`palette-${c.id}`} role="option" aria-selected={i === at} class={i === at ? 'active' : undefined} onClick={() => void c.act()}>
+          <li
+            key={c.id}
+            id={`palette-${c.id}`}
+            role="option"
+            aria-selected={i === at}
+            class={i === at ? 'active' : undefined}
+            onClick={() => void c.act()}
+          >
             <span>{c.label}</span>
             {c.hint ? <span class="hint">{c.hint}</span> : null}
           </li>

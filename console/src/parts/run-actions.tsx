@@ -37,7 +37,13 @@ export function RunActionButtons({
       {(['start', 'cancel', 'retry'] as const)
         .filter((a) => run.actions.includes(a))
         .map((a) => (
-          <button key={a} type="button" class={a === 'cancel' ? 'danger' : a === 'start' ? 'primary' : undefined} disabled={busy.value} onClick={() => void act(a)}>
+          <button
+            key={a}
+            type="button"
+            class={a === 'cancel' ? 'danger' : a === 'start' ? 'primary' : undefined}
+            disabled={busy.value}
+            onClick={() => void act(a)}
+          >
             {labels[a]}
           </button>
         ))}
@@ -46,11 +52,19 @@ export function RunActionButtons({
 }
 
 /** A cost as the run page and the table show it: the amount, and where it comes from when it is not the agent's own report. */
-export function costText(cost: { cost_estimate: number | null; currency: string | null; price_source: string; billing: string | null }): string {
+export function costText(cost: {
+  cost_estimate: number | null;
+  currency: string | null;
+  price_source: string;
+  billing: string | null;
+}): string {
   if (cost.price_source === 'unpriced') return 'unpriced';
   if (cost.cost_estimate === null) return '—';
   const amount = `${cost.currency && cost.currency !== 'USD' ? `${cost.currency} ` : '$'}${cost.cost_estimate.toFixed(cost.cost_estimate < 1 ? 4 : 2)}`;
-  const notes = [cost.price_source === 'table' ? 'price table' : cost.price_source === 'runtime' ? 'runtime' : '', cost.billing === 'subscription' ? 'shadow' : ''].filter(Boolean);
+  const notes = [
+    cost.price_source === 'table' ? 'price table' : cost.price_source === 'runtime' ? 'runtime' : '',
+    cost.billing === 'subscription' ? 'shadow' : '',
+  ].filter(Boolean);
   return notes.length ? `${amount} (${notes.join(', ')})` : amount;
 }
 

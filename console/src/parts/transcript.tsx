@@ -3,7 +3,15 @@ import { elementScroll, observeElementOffset, observeElementRect, Virtualizer } 
 import type { ComponentChildren, JSX } from 'preact';
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
-import { followTail, loadLine, searchTranscript, transcriptLines, type SearchMatch, type TranscriptEvent, type TranscriptLines } from '../transcript-data';
+import {
+  followTail,
+  loadLine,
+  searchTranscript,
+  transcriptLines,
+  type SearchMatch,
+  type TranscriptEvent,
+  type TranscriptLines,
+} from '../transcript-data';
 import { LocalTime } from './local-time';
 import { Problem } from './problem';
 
@@ -139,7 +147,13 @@ export function Transcript(props: { sessionId: string; live: boolean }): JSX.Ele
   useEffect(() => {
     if (!live || !onScreen.value || !found || !opened) return;
     const stop = new AbortController();
-    void followTail(found.agentId, found.sessionId, () => lines.tailCursor(), (event) => lines.addLive(event), stop.signal);
+    void followTail(
+      found.agentId,
+      found.sessionId,
+      () => lines.tailCursor(),
+      (event) => lines.addLive(event),
+      stop.signal,
+    );
     return () => stop.abort();
   }, [live, onScreen.value, found?.agentId, found?.sessionId, opened, lines]);
 
@@ -334,7 +348,8 @@ function TranscriptLine(props: {
   const head = events[0]!;
   const author = authorOf(head);
   const clipped = events.some((e) => e.clipped);
-  const roleClass = head.kind === 'tool_result' ? 'tool' : head.role === 'assistant' ? 'assistant' : head.kind === 'user_message' ? 'user' : 'meta';
+  const roleClass =
+    head.kind === 'tool_result' ? 'tool' : head.role === 'assistant' ? 'assistant' : head.kind === 'user_message' ? 'user' : 'meta';
   return (
     <article
       class={`transcript-line ${roleClass}${props.current ? ' current' : ''}${head.rewound ? ' rewound' : ''}`}
@@ -356,7 +371,14 @@ function TranscriptLine(props: {
         </span>
       </p>
       {events.map((event) => (
-        <EventBody key={event.block} event={event} needle={props.needle} match={props.matchBlock === event.block} expanded={props.expanded} onJump={props.onJump} />
+        <EventBody
+          key={event.block}
+          event={event}
+          needle={props.needle}
+          match={props.matchBlock === event.block}
+          expanded={props.expanded}
+          onJump={props.onJump}
+        />
       ))}
       {clipped ? (
         <button type="button" class="quiet" onClick={props.onWhole}>
@@ -367,12 +389,23 @@ function TranscriptLine(props: {
   );
 }
 
-function EventBody(props: { event: TranscriptEvent; needle: string | undefined; match: boolean; expanded: Signal<ReadonlySet<string>>; onJump(line: number): void }) {
+function EventBody(props: {
+  event: TranscriptEvent;
+  needle: string | undefined;
+  match: boolean;
+  expanded: Signal<ReadonlySet<string>>;
+  onJump(line: number): void;
+}) {
   const { event, needle } = props;
-  const text = (value: string | null | undefined, cls = 'message-text') => (value ? <p class={`${cls}${props.match ? ' match' : ''}`}>{marked(value, needle)}</p> : null);
+  const text = (value: string | null | undefined, cls = 'message-text') =>
+    value ? <p class={`${cls}${props.match ? ' match' : ''}`}>{marked(value, needle)}</p> : null;
   switch (event.kind) {
     case 'session_meta':
-      return <p class="message-text">Session {event.meta?.id ?? ''} started{event.meta?.cwd ? ` in ${event.meta.cwd}` : ''}.</p>;
+      return (
+        <p class="message-text">
+          Session {event.meta?.id ?? ''} started{event.meta?.cwd ? ` in ${event.meta.cwd}` : ''}.
+        </p>
+      );
     case 'model_change':
       return <p class="message-text">{[event.model?.provider, event.model?.modelId].filter(Boolean).join(' / ') || 'Model changed'}</p>;
     case 'assistant_thinking': {
@@ -400,12 +433,22 @@ function EventBody(props: { event: TranscriptEvent; needle: string | undefined; 
     case 'tool_call':
       return (
         <ToolPart class="tool-call" title="Tool call" name={event.tool?.name ?? 'unnamed'} text={event.tool?.argsPreview} {...props}>
-          {event.tool?.resultLine ? <LineLink label="Result" line={event.tool.resultLine} onJump={props.onJump} /> : <p class="muted">No result yet.</p>}
+          {event.tool?.resultLine ? (
+            <LineLink label="Result" line={event.tool.resultLine} onJump={props.onJump} />
+          ) : (
+            <p class="muted">No result yet.</p>
+          )}
         </ToolPart>
       );
     case 'tool_result':
       return (
-        <ToolPart class={`tool-result${event.isError ? ' error' : ''}`} title={event.isError ? 'Failed' : 'Result of'} name={event.tool?.name ?? 'a tool'} text={event.tool?.resultPreview} {...props}>
+        <ToolPart
+          class={`tool-result${event.isError ? ' error' : ''}`}
+          title={event.isError ? 'Failed' : 'Result of'}
+          name={event.tool?.name ?? 'a tool'}
+          text={event.tool?.resultPreview}
+          {...props}
+        >
           {event.tool?.callLine ? <LineLink label="Call" line={event.tool.callLine} onJump={props.onJump} /> : null}
         </ToolPart>
       );
@@ -415,14 +458,24 @@ function EventBody(props: { event: TranscriptEvent; needle: string | undefined; 
       return (
         <>
           {text(event.preview)}
-          {event.failedTurn ? <p class="problem-text">The turn failed before a reply{event.failedTurn.error ? `: ${event.failedTurn.error}` : '.'}</p> : null}
+          {event.failedTurn ? (
+            <p class="problem-text">The turn failed before a reply{event.failedTurn.error ? `: ${event.failedTurn.error}` : '.'}</p>
+          ) : null}
         </>
       );
   }
 }
 
 /** A tool call or result: the tool's name, its arguments or output as preformatted text, and a link to its other half. */
-function ToolPart(props: { class: string; title: string; name: string; text: string | undefined; needle: string | undefined; match: boolean; children: ComponentChildren }) {
+function ToolPart(props: {
+  class: string;
+  title: string;
+  name: string;
+  text: string | undefined;
+  needle: string | undefined;
+  match: boolean;
+  children: ComponentChildren;
+}) {
   return (
     <div class={props.class}>
       <p class="tool-name">

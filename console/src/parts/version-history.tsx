@@ -21,7 +21,8 @@ export const sameValue = (a: unknown, b: unknown) => JSON.stringify(a ?? null) =
 /** A value as text: an empty one as a dash, a list joined, an object as its JSON. */
 export function valueText(value: unknown): string {
   if (value === null || value === undefined || value === '') return '—';
-  if (Array.isArray(value)) return value.map((v) => (typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v))).join(', ') || '—';
+  if (Array.isArray(value))
+    return value.map((v) => (typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v))).join(', ') || '—';
   return typeof value === 'object' ? JSON.stringify(value) : String(value);
 }
 
@@ -32,7 +33,15 @@ export function plainFieldView(states: ReadonlyArray<Record<string, unknown> | n
 }
 
 /** A table of the fields that differ between two states (`before` may be absent: every field then counts). */
-export function DiffTable({ view, before, after, caption, beforeHeading = 'Before', afterHeading = 'After', hideCaption = false }: {
+export function DiffTable({
+  view,
+  before,
+  after,
+  caption,
+  beforeHeading = 'Before',
+  afterHeading = 'After',
+  hideCaption = false,
+}: {
   view: FieldView;
   before: Record<string, unknown> | null | undefined;
   after: Record<string, unknown> | null | undefined;
@@ -65,7 +74,13 @@ export function DiffTable({ view, before, after, caption, beforeHeading = 'Befor
   );
 }
 
-export function VersionHistory({ versions, view, headingId, title, onReverted }: {
+export function VersionHistory({
+  versions,
+  view,
+  headingId,
+  title,
+  onReverted,
+}: {
   versions: Version[];
   view: FieldView;
   headingId: string;

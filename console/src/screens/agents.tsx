@@ -37,7 +37,9 @@ export function AgentsScreen(_props: { path: string }) {
         {!agents ? (
           <p class="muted">Reading the roster…</p>
         ) : agents.length === 0 ? (
-          <p class="empty-state">No agent yet: an agent appears once it sends a heartbeat, holds a run or has a cap, a pause or a profile.</p>
+          <p class="empty-state">
+            No agent yet: an agent appears once it sends a heartbeat, holds a run or has a cap, a pause or a profile.
+          </p>
         ) : (
           <ul class="agent-list" aria-labelledby="roster-title">
             {agents.map((agent) => (
@@ -52,7 +54,11 @@ export function AgentsScreen(_props: { path: string }) {
 }
 
 const livenessWords: Record<RosterAgent['status'], string> = { online: 'Online', offline: 'Offline', error: 'Error' };
-const billingWords: Record<BillingMode | 'none', string> = { none: 'Set by its model’s price', metered: 'Metered', subscription: 'Subscription' };
+const billingWords: Record<BillingMode | 'none', string> = {
+  none: 'Set by its model’s price',
+  metered: 'Metered',
+  subscription: 'Subscription',
+};
 
 const refetchRoster = () => refetchNow(ROSTER_KEY);
 const refetchTokens = () => refetchNow(TOKENS_KEY);
@@ -61,7 +67,8 @@ function AgentCard({ agent }: { agent: RosterAgent }) {
   const action = useInPlaceAction();
   const { busy, run } = action;
   const titleId = `agent-${agent.agent_id.replace(/[^a-zA-Z0-9_-]/g, '-')}`;
-  const liveRuns = agent.max_concurrent_runs === null ? `${agent.live_runs} (no cap)` : `${agent.live_runs} of ${agent.max_concurrent_runs}`;
+  const liveRuns =
+    agent.max_concurrent_runs === null ? `${agent.live_runs} (no cap)` : `${agent.live_runs} of ${agent.max_concurrent_runs}`;
   return (
     <li class={`agent-card liveness-${agent.status}`} aria-labelledby={titleId}>
       <div class="agent-head">
@@ -103,7 +110,12 @@ function AgentCard({ agent }: { agent: RosterAgent }) {
       </dl>
       <div class="agent-controls">
         {agent.dispatch_paused_until ? (
-          <button type="button" class="primary" disabled={busy.value} onClick={() => void run(async () => void (await resumeAgentDispatch(agent.agent_id)), refetchRoster)}>
+          <button
+            type="button"
+            class="primary"
+            disabled={busy.value}
+            onClick={() => void run(async () => void (await resumeAgentDispatch(agent.agent_id)), refetchRoster)}
+          >
             Resume dispatch
           </button>
         ) : null}
@@ -118,7 +130,15 @@ function AgentCard({ agent }: { agent: RosterAgent }) {
         >
           <label class="field inline">
             <span>Cap on live runs</span>
-            <input name="cap" type="number" min="1" step="1" placeholder="none" defaultValue={agent.max_concurrent_runs === null ? '' : String(agent.max_concurrent_runs)} key={String(agent.max_concurrent_runs)} />
+            <input
+              name="cap"
+              type="number"
+              min="1"
+              step="1"
+              placeholder="none"
+              defaultValue={agent.max_concurrent_runs === null ? '' : String(agent.max_concurrent_runs)}
+              key={String(agent.max_concurrent_runs)}
+            />
           </label>
           <button type="submit" disabled={busy.value}>
             Set cap

@@ -109,15 +109,33 @@ export function AuditScreen(_props: { path: string }) {
       </form>
       <Problem text={problem.value} />
       <div class="audit-layout">
-        <AuditResults key={`${searchKey}#${round.value}`} searchKey={searchKey} filter={filter} selected={selected.value} onOpen={(r) => (selected.value = r)} />
-        {selected.value ? <AuditEntry key={selected.value.id} record={selected.value} onClose={() => (selected.value = undefined)} /> : null}
+        <AuditResults
+          key={`${searchKey}#${round.value}`}
+          searchKey={searchKey}
+          filter={filter}
+          selected={selected.value}
+          onOpen={(r) => (selected.value = r)}
+        />
+        {selected.value ? (
+          <AuditEntry key={selected.value.id} record={selected.value} onClose={() => (selected.value = undefined)} />
+        ) : null}
       </div>
     </section>
   );
 }
 
 /** The records of one search: its first page through the cache, the next ones read as the list scrolls. */
-function AuditResults({ searchKey, filter, selected, onOpen }: { searchKey: string; filter: AuditFilter; selected: AuditRecord | undefined; onOpen(r: AuditRecord): void }) {
+function AuditResults({
+  searchKey,
+  filter,
+  selected,
+  onOpen,
+}: {
+  searchKey: string;
+  filter: AuditFilter;
+  selected: AuditRecord | undefined;
+  onOpen(r: AuditRecord): void;
+}) {
   // the log grows with every change anywhere: the search shows the log as it was read, and Search reads it again
   const first = useQuery(`audit:${searchKey}`, [], () => loadAuditPage(filter, 0));
   const later = useSignal<AuditRecord[]>([]);
@@ -180,7 +198,9 @@ function AuditResults({ searchKey, filter, selected, onOpen }: { searchKey: stri
           : records.length === 0
             ? 'No audit record matches.'
             : `${records.length.toLocaleString()}${complete ? '' : '+'} record${records.length === 1 ? '' : 's'}, newest first${reading.value ? '; reading more…' : ''}`}
-        {firstPage?.unsearched ? ` ${firstPage.unsearched} recently written records wait for the search index and were not searched by text.` : ''}
+        {firstPage?.unsearched
+          ? ` ${firstPage.unsearched} recently written records wait for the search index and were not searched by text.`
+          : ''}
       </p>
       <Problem text={problem.value} />
       <div class="audit-scroll" ref={scroller}>
@@ -196,7 +216,12 @@ function AuditResults({ searchKey, filter, selected, onOpen }: { searchKey: stri
                 }}
                 style={{ transform: `translateY(${item.start}px)` }}
               >
-                <button type="button" class={`audit-row${selected?.id === r.id ? ' selected' : ''}`} aria-pressed={selected?.id === r.id} onClick={() => onOpen(r)}>
+                <button
+                  type="button"
+                  class={`audit-row${selected?.id === r.id ? ' selected' : ''}`}
+                  aria-pressed={selected?.id === r.id}
+                  onClick={() => onOpen(r)}
+                >
                   <LocalTime iso={String(r.timestamp)} /> <strong>{r.actor}</strong> {r.action} {r.entity_type}
                   {r.entity_id ? <span class="muted"> {r.entity_id}</span> : null}
                 </button>
@@ -210,12 +235,15 @@ function AuditResults({ searchKey, filter, selected, onOpen }: { searchKey: stri
 }
 
 /** An object's fields, or undefined for a value that is not one (a JSON scalar, null). */
-const fieldsOf = (value: unknown) => (value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined);
+const fieldsOf = (value: unknown) =>
+  value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
 
 /** The newest version recorded at or before `at`: the entity's state just after that moment's change. */
 function versionAsOf(versions: readonly Version[], at: string): Version | undefined {
   const limit = Date.parse(at);
-  return [...versions].filter((v) => Date.parse(v.created_at) <= limit).sort((a, b) => Date.parse(b.created_at) - Date.parse(a.created_at))[0];
+  return [...versions]
+    .filter((v) => Date.parse(v.created_at) <= limit)
+    .sort((a, b) => Date.parse(b.created_at) - Date.parse(a.created_at))[0];
 }
 
 /** One audit record opened: its change as a diff, the entity's state as of it, and the entity's history with its reverts. */

@@ -3,7 +3,17 @@ import { elementScroll, observeElementOffset, observeElementRect, Virtualizer } 
 import { useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { boardColumns, boardMovesFrom } from '../../../core/tasks/statuses';
-import { createTask, loadBoard, loadBoardAsOf, loadProjects, moveTask, type Board, type BoardAsOf, type BoardStuck, type BoardTask } from '../board-data';
+import {
+  createTask,
+  loadBoard,
+  loadBoardAsOf,
+  loadProjects,
+  moveTask,
+  type Board,
+  type BoardAsOf,
+  type BoardStuck,
+  type BoardTask,
+} from '../board-data';
 import { invalidate, useQuery, type Topic } from '../queries';
 import { statusLabel } from '../task-words';
 import { Problem } from '../parts/problem';
@@ -33,7 +43,13 @@ const filterNames = ['q', 'owner', 'priority', 'label'] as const;
 export function boardRead(query: Readonly<Record<string, string | undefined>>) {
   const projectId = query.project || undefined;
   const at = query.at || undefined;
-  if (at) return { key: `board-as-of:${projectId ?? ''}:${at}`, topics: [] as Topic[], load: (): Promise<BoardAsOf | Board> => loadBoardAsOf(projectId, at), first: undefined };
+  if (at)
+    return {
+      key: `board-as-of:${projectId ?? ''}:${at}`,
+      topics: [] as Topic[],
+      load: (): Promise<BoardAsOf | Board> => loadBoardAsOf(projectId, at),
+      first: undefined,
+    };
   const filtered = filterNames.some((name) => query[name]);
   return {
     key: `board:${projectId ?? ''}`,
@@ -44,7 +60,8 @@ export function boardRead(query: Readonly<Record<string, string | undefined>>) {
 }
 
 /** Only an answer of the first screenful carries `counts` (GET /api/views/board with limit_per_column). */
-const firstScreenfulOf = (data: BoardAsOf | Board | undefined) => (data && 'counts' in data && data.counts ? { counts: data.counts, dependencies: data.dependency_statuses ?? {} } : undefined);
+const firstScreenfulOf = (data: BoardAsOf | Board | undefined) =>
+  data && 'counts' in data && data.counts ? { counts: data.counts, dependencies: data.dependency_statuses ?? {} } : undefined;
 
 export function BoardScreen(_props: { path: string }) {
   const { query, path, route } = useLocation();
@@ -107,7 +124,10 @@ export function BoardScreen(_props: { path: string }) {
     const first = firstScreenfulOf(data);
     const unfiltered = !filterNames.some((name) => filters[name]);
     const counts = new Map(
-      boardColumns.map((c) => [c, first && unfiltered ? (first.counts[c] ?? 0) + lists.get(c)!.length - (data?.columns[c]?.length ?? 0) : lists.get(c)!.length]),
+      boardColumns.map((c) => [
+        c,
+        first && unfiltered ? (first.counts[c] ?? 0) + lists.get(c)!.length - (data?.columns[c]?.length ?? 0) : lists.get(c)!.length,
+      ]),
     );
     // a dependency the first screenful leaves out: its status as the server gave it
     const statusOf = (id: string) => byId.get(id)?.status ?? first?.dependencies[id];
@@ -115,7 +135,10 @@ export function BoardScreen(_props: { path: string }) {
   }, [data, moved.value, filters.q, filters.owner, filters.priority, filters.label]);
 
   const stuck: BoardStuck = (data && 'stuck' in data ? data.stuck : undefined) ?? {};
-  const owners = useMemo(() => [...new Set([...columns.byId.values()].map((t) => t.owner).filter((o): o is string => Boolean(o)))].sort(), [columns]);
+  const owners = useMemo(
+    () => [...new Set([...columns.byId.values()].map((t) => t.owner).filter((o): o is string => Boolean(o)))].sort(),
+    [columns],
+  );
   const labels = useMemo(() => [...new Set([...columns.byId.values()].flatMap((t) => t.labels))].sort(), [columns]);
   const readOnly = Boolean(at);
 
@@ -125,7 +148,11 @@ export function BoardScreen(_props: { path: string }) {
         <h1 id="screen-title">Board</h1>
         <div class="field inline">
           <label for="board-project">Project</label>
-          <select id="board-project" value={currentProject?.id ?? projectId ?? ''} onChange={(e) => setQuery({ project: (e.currentTarget as HTMLSelectElement).value })}>
+          <select
+            id="board-project"
+            value={currentProject?.id ?? projectId ?? ''}
+            onChange={(e) => setQuery({ project: (e.currentTarget as HTMLSelectElement).value })}
+          >
             {(projects.data.value ?? []).map((p) => (
               <option key={p.id} value={p.id}>
                 {p.name}
@@ -135,10 +162,20 @@ export function BoardScreen(_props: { path: string }) {
         </div>
       </div>
       <div class="board-filters" role="search" aria-label="Filter the board">
-        <input type="search" aria-label="Filter by title" placeholder="Filter by title" value={filters.q} onInput={(e) => setQuery({ q: (e.currentTarget as HTMLInputElement).value })} />
+        <input
+          type="search"
+          aria-label="Filter by title"
+          placeholder="Filter by title"
+          value={filters.q}
+          onInput={(e) => setQuery({ q: (e.currentTarget as HTMLInputElement).value })}
+        />
         <div class="field inline">
           <label for="board-owner">Owner</label>
-          <select id="board-owner" value={filters.owner} onChange={(e) => setQuery({ owner: (e.currentTarget as HTMLSelectElement).value })}>
+          <select
+            id="board-owner"
+            value={filters.owner}
+            onChange={(e) => setQuery({ owner: (e.currentTarget as HTMLSelectElement).value })}
+          >
             <option value="">Anyone</option>
             {[...new Set([...owners, ...(filters.owner ? [filters.owner] : [])])].map((o) => (
               <option key={o} value={o}>
@@ -149,7 +186,11 @@ export function BoardScreen(_props: { path: string }) {
         </div>
         <div class="field inline">
           <label for="board-priority">Priority</label>
-          <select id="board-priority" value={filters.priority} onChange={(e) => setQuery({ priority: (e.currentTarget as HTMLSelectElement).value })}>
+          <select
+            id="board-priority"
+            value={filters.priority}
+            onChange={(e) => setQuery({ priority: (e.currentTarget as HTMLSelectElement).value })}
+          >
             <option value="">Any</option>
             {['critical', 'high', 'medium', 'low'].map((p) => (
               <option key={p} value={p}>
@@ -160,7 +201,11 @@ export function BoardScreen(_props: { path: string }) {
         </div>
         <div class="field inline">
           <label for="board-label">Label</label>
-          <select id="board-label" value={filters.label} onChange={(e) => setQuery({ label: (e.currentTarget as HTMLSelectElement).value })}>
+          <select
+            id="board-label"
+            value={filters.label}
+            onChange={(e) => setQuery({ label: (e.currentTarget as HTMLSelectElement).value })}
+          >
             <option value="">Any</option>
             {[...new Set([...labels, ...(filters.label ? [filters.label] : [])])].map((l) => (
               <option key={l} value={l}>
@@ -173,9 +218,7 @@ export function BoardScreen(_props: { path: string }) {
       </div>
       {readOnly && data ? (
         <div class="banner" role="note">
-          <span>
-            Board as of {new Date(at!).toLocaleString()}: read-only, as it stood then.
-          </span>
+          <span>Board as of {new Date(at!).toLocaleString()}: read-only, as it stood then.</span>
           <button type="button" class="primary" onClick={() => setQuery({ at: undefined })}>
             Back to now
           </button>
@@ -284,7 +327,12 @@ function BoardColumn(props: {
     [],
   );
   const drawn = useSignal(false);
-  virtualizer.setOptions({ ...virtualizer.options, count: tasks.length, getItemKey: (i) => tasks[i]?.id ?? i, overscan: drawn.value ? OVERSCAN : 0 });
+  virtualizer.setOptions({
+    ...virtualizer.options,
+    count: tasks.length,
+    getItemKey: (i) => tasks[i]?.id ?? i,
+    overscan: drawn.value ? OVERSCAN : 0,
+  });
   useLayoutEffect(() => {
     const unmount = virtualizer._didMount();
     // the cards just past the visible ones (for smooth scrolling) once the first frame is on screen
@@ -358,10 +406,23 @@ function BoardColumn(props: {
           {virtualizer.getVirtualItems().map((item) => {
             const task = tasks[item.index]!;
             return (
-              <div key={task.id} class="card-slot" data-index={item.index} ref={(el) => {
+              <div
+                key={task.id}
+                class="card-slot"
+                data-index={item.index}
+                ref={(el) => {
                   if (el) virtualizer.measureElement(el);
-                }} style={{ transform: `translateY(${item.start}px)` }}>
-                <TaskCard task={task} status={status} statusOf={props.statusOf} stuck={props.stuck[task.id]?.reason} readOnly={props.readOnly} onMove={props.onMove} />
+                }}
+                style={{ transform: `translateY(${item.start}px)` }}
+              >
+                <TaskCard
+                  task={task}
+                  status={status}
+                  statusOf={props.statusOf}
+                  stuck={props.stuck[task.id]?.reason}
+                  readOnly={props.readOnly}
+                  onMove={props.onMove}
+                />
               </div>
             );
           })}
@@ -376,14 +437,20 @@ function BoardColumn(props: {
  * found about its runs and agents (`server`: an approval waiting, a budget holding it, its agent
  * paused or silent); unmet dependencies; a lapsed claim.
  */
-function whyStuck(task: BoardTask, server: string | undefined, statusOf: (id: string) => string | undefined, now: number): string | undefined {
+function whyStuck(
+  task: BoardTask,
+  server: string | undefined,
+  statusOf: (id: string) => string | undefined,
+  now: number,
+): string | undefined {
   if (task.status === 'blocked') {
     const reason = (task.metadata as { blocked_reason?: unknown }).blocked_reason;
     return `Blocked: ${typeof reason === 'string' && reason ? reason : 'no reason given'}`;
   }
   if (server && task.status !== 'completed') return server;
   const unmet = task.dependency_ids.filter((id) => statusOf(id) !== 'completed');
-  if (unmet.length > 0 && task.status !== 'completed') return `Waiting on ${unmet.length} unmet ${unmet.length === 1 ? 'dependency' : 'dependencies'}`;
+  if (unmet.length > 0 && task.status !== 'completed')
+    return `Waiting on ${unmet.length} unmet ${unmet.length === 1 ? 'dependency' : 'dependencies'}`;
   if (task.locked_by && task.lease_expires_at && Date.parse(task.lease_expires_at) < now) return `The claim of ${task.locked_by} lapsed`;
   return undefined;
 }
@@ -395,7 +462,14 @@ function leaseLeft(until: string, now: number): string {
   return `lease ends in ${Math.round(minutes / 60)} h`;
 }
 
-function TaskCard(props: { task: BoardTask; status: string; statusOf(id: string): string | undefined; stuck: string | undefined; readOnly: boolean; onMove(task: BoardTask, status: string): void }) {
+function TaskCard(props: {
+  task: BoardTask;
+  status: string;
+  statusOf(id: string): string | undefined;
+  stuck: string | undefined;
+  readOnly: boolean;
+  onMove(task: BoardTask, status: string): void;
+}) {
   const { task } = props;
   const menuOpen = useSignal(false);
   const now = Date.now();
@@ -484,4 +558,3 @@ function TaskCard(props: { task: BoardTask; status: string; statusOf(id: string)
     </article>
   );
 }
-

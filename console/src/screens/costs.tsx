@@ -77,7 +77,8 @@ function useSubmission() {
   return { busy, problem, run };
 }
 
-const scopeText = (b: BurnDown['budget']) => (b.scope === 'fleet' ? 'Fleet' : `${b.scope[0]!.toUpperCase()}${b.scope.slice(1)} ${b.scope_id ?? ''}`);
+const scopeText = (b: BurnDown['budget']) =>
+  b.scope === 'fleet' ? 'Fleet' : `${b.scope[0]!.toUpperCase()}${b.scope.slice(1)} ${b.scope_id ?? ''}`;
 
 const pastLineText: Record<BurnDown['line']['action'], string> = {
   warn: 'Past its warn line',
@@ -204,7 +205,14 @@ function BudgetEditor({ budget, unit }: { budget: BurnDown['budget']; unit: Burn
       </label>
       <label class="field">
         Cap ({unit === 'usd' ? 'USD' : 'tokens'})
-        <input name="cap" type="number" required min={unit === 'usd' ? 0.000001 : 1} step={unit === 'usd' ? 'any' : 1} defaultValue={String((unit === 'usd' ? budget.cap_usd : budget.cap_tokens) ?? '')} />
+        <input
+          name="cap"
+          type="number"
+          required
+          min={unit === 'usd' ? 0.000001 : 1}
+          step={unit === 'usd' ? 'any' : 1}
+          defaultValue={String((unit === 'usd' ? budget.cap_usd : budget.cap_tokens) ?? '')}
+        />
       </label>
       <ActionField value={budget.action_on_exceed} />
       <BasisField value={budget.basis} />
@@ -337,7 +345,13 @@ function NewBudget() {
   );
 }
 
-const groupingNames: Record<SpendGrouping, string> = { agent: 'Agent', department: 'Department', project: 'Project', model: 'Model', workflow_type: 'Workflow type' };
+const groupingNames: Record<SpendGrouping, string> = {
+  agent: 'Agent',
+  department: 'Department',
+  project: 'Project',
+  model: 'Model',
+  workflow_type: 'Workflow type',
+};
 
 function Spend() {
   const { query, path, route } = useLocation();
@@ -377,7 +391,9 @@ function Spend() {
         </label>
       </div>
       <Problem text={rollup.error.value && `Spend could not be read: ${rollup.error.value}`} />
-      {data ? <SpendFigures rollup={data} nameOf={nameOf} caption={`Spend by ${groupingNames[grouping].toLowerCase()}, last ${days} days`} /> : null}
+      {data ? (
+        <SpendFigures rollup={data} nameOf={nameOf} caption={`Spend by ${groupingNames[grouping].toLowerCase()}, last ${days} days`} />
+      ) : null}
     </section>
   );
 }
@@ -439,8 +455,8 @@ function SpendFigures({ rollup, nameOf, caption }: { rollup: Rollup; nameOf: (ke
             {rollup.unpriced_runs} unpriced {rollup.unpriced_runs === 1 ? 'run' : 'runs'}
           </h3>
           <p>
-            {(rollup.unpriced_tokens.input + rollup.unpriced_tokens.output).toLocaleString('en-US')} tokens whose model has no price: not counted
-            in the figures above, never as $0. Price their models below, then reprice the window.
+            {(rollup.unpriced_tokens.input + rollup.unpriced_tokens.output).toLocaleString('en-US')} tokens whose model has no price: not
+            counted in the figures above, never as $0. Price their models below, then reprice the window.
           </p>
           <ul>
             {rollup.unpriced_run_list.map((r) => (
@@ -525,7 +541,9 @@ function Prices() {
     if (!models) return;
     await run('The price table was not saved', async () => {
       // the file's models stay the file's unless changed here
-      const prices = Object.fromEntries(models.filter((m) => m.source !== 'file' || m.touched).map((m) => [m.model_id, m.prices.map(priceOfDraft)]));
+      const prices = Object.fromEntries(
+        models.filter((m) => m.source !== 'file' || m.touched).map((m) => [m.model_id, m.prices.map(priceOfDraft)]),
+      );
       const answer = await savePrices(prices);
       table.data.value = answer;
       draft.value = undefined;
@@ -542,7 +560,10 @@ function Prices() {
           {models.map((m, mi) => (
             <fieldset key={m.model_id} class="card stack">
               <legend>
-                {m.model_id} <span class="muted">({m.source === 'file' && !m.touched ? 'from the prices file' : m.source === 'new' ? 'new' : 'stored'})</span>
+                {m.model_id}{' '}
+                <span class="muted">
+                  ({m.source === 'file' && !m.touched ? 'from the prices file' : m.source === 'new' ? 'new' : 'stored'})
+                </span>
               </legend>
               {m.prices.map((p, pi) => (
                 <div class="field-row" key={pi}>
@@ -584,7 +605,14 @@ function Prices() {
                 type="button"
                 onClick={() =>
                   edit((all) => {
-                    all[mi]!.prices.push({ effective_from: new Date().toISOString().slice(0, 10), input: '', output: '', cached: '', cacheWrite: '', billing: '' });
+                    all[mi]!.prices.push({
+                      effective_from: new Date().toISOString().slice(0, 10),
+                      input: '',
+                      output: '',
+                      cached: '',
+                      cacheWrite: '',
+                      billing: '',
+                    });
                     all[mi]!.touched = true;
                   })
                 }
@@ -596,14 +624,25 @@ function Prices() {
           <div class="inline-form">
             <label class="field inline">
               New model
-              <input value={newModel.value} maxLength={200} onInput={(e) => (newModel.value = (e.currentTarget as HTMLInputElement).value)} />
+              <input
+                value={newModel.value}
+                maxLength={200}
+                onInput={(e) => (newModel.value = (e.currentTarget as HTMLInputElement).value)}
+              />
             </label>
             <button
               type="button"
               disabled={!newModel.value.trim() || models.some((m) => m.model_id === newModel.value.trim())}
               onClick={() => {
                 const id = newModel.value.trim();
-                edit((all) => all.push({ model_id: id, source: 'new', touched: true, prices: [{ effective_from: '', input: '', output: '', cached: '', cacheWrite: '', billing: '' }] }));
+                edit((all) =>
+                  all.push({
+                    model_id: id,
+                    source: 'new',
+                    touched: true,
+                    prices: [{ effective_from: '', input: '', output: '', cached: '', cacheWrite: '', billing: '' }],
+                  }),
+                );
                 newModel.value = '';
               }}
             >
@@ -687,9 +726,10 @@ function RepriceWindow() {
       {p ? (
         <div class="card stack" role="region" aria-label="Reprice preview">
           <p>
-            {p.changed} of {p.examined} runs would change: {usd(p.cost_before)} → {usd(p.cost_after)} ({p.cost_after >= p.cost_before ? '+' : '−'}
-            {usd(Math.abs(p.cost_after - p.cost_before))}){p.unpriced_before > 0 ? `; ${p.unpriced_before} of them unpriced until now` : ''}.
-            {p.without_price > 0 ? ` ${p.without_price} runs have no price now and keep their cost.` : ''}
+            {p.changed} of {p.examined} runs would change: {usd(p.cost_before)} → {usd(p.cost_after)} (
+            {p.cost_after >= p.cost_before ? '+' : '−'}
+            {usd(Math.abs(p.cost_after - p.cost_before))}){p.unpriced_before > 0 ? `; ${p.unpriced_before} of them unpriced until now` : ''}
+            .{p.without_price > 0 ? ` ${p.without_price} runs have no price now and keep their cost.` : ''}
           </p>
           {p.changes.length > 0 ? (
             <div class="table-scroll">

@@ -102,11 +102,23 @@ function InboxItem({ item, onActed }: { item: Item; onActed(leaves: boolean): vo
       {item.detail ? <p>{item.detail}</p> : null}
       <dl class="facts">
         {fieldNames
-          .filter(([field]) => values[field] !== null && values[field] !== undefined && values[field] !== '' && !(field === 'spent_tokens' && values.cap_tokens === null))
+          .filter(
+            ([field]) =>
+              values[field] !== null &&
+              values[field] !== undefined &&
+              values[field] !== '' &&
+              !(field === 'spent_tokens' && values.cap_tokens === null),
+          )
           .map(([field, name]) => (
             <div key={field}>
               <dt>{name}</dt>
-              <dd>{field === 'task_title' && typeof values.task_id === 'string' ? <a href={`/tasks/${values.task_id}`}>{String(values.task_title)}</a> : shown(field, values[field])}</dd>
+              <dd>
+                {field === 'task_title' && typeof values.task_id === 'string' ? (
+                  <a href={`/tasks/${values.task_id}`}>{String(values.task_title)}</a>
+                ) : (
+                  shown(field, values[field])
+                )}
+              </dd>
             </div>
           ))}
       </dl>
@@ -158,12 +170,22 @@ function InboxItem({ item, onActed }: { item: Item; onActed(leaves: boolean): vo
       ) : null}
       <div class="actions">
         {item.kind === 'approval' && has('approve') ? (
-          <button type="button" class="primary" disabled={busy.value} onClick={() => void act(() => inboxActions.approve(item, note.value.trim() || undefined))}>
+          <button
+            type="button"
+            class="primary"
+            disabled={busy.value}
+            onClick={() => void act(() => inboxActions.approve(item, note.value.trim() || undefined))}
+          >
             Approve
           </button>
         ) : null}
         {item.kind === 'approval' && has('reject') ? (
-          <button type="button" class="danger" disabled={busy.value} onClick={() => void act(() => inboxActions.reject(item, note.value.trim() || undefined))}>
+          <button
+            type="button"
+            class="danger"
+            disabled={busy.value}
+            onClick={() => void act(() => inboxActions.reject(item, note.value.trim() || undefined))}
+          >
             Reject
           </button>
         ) : null}

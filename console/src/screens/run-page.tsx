@@ -49,8 +49,8 @@ export function RunPage({ id = '' }: { path: string; id?: string }) {
             · task <a href={`/tasks/${run.task_id}`}>{run.task_title ?? run.task_id}</a>
           </>
         ) : null}
-        {run.owner_agent_id || run.target_agent_id ? ` · agent ${run.owner_agent_id ?? run.target_agent_id}` : ''} · attempt {run.retry_count + 1} · created{' '}
-        <LocalTime iso={run.created_at} />
+        {run.owner_agent_id || run.target_agent_id ? ` · agent ${run.owner_agent_id ?? run.target_agent_id}` : ''} · attempt{' '}
+        {run.retry_count + 1} · created <LocalTime iso={run.created_at} />
         <span class="visually-hidden"> · run id {run.id}</span>
       </p>
       {run.last_error ? <p class="problem">Last error: {run.last_error}</p> : null}
@@ -75,7 +75,8 @@ export function RunPage({ id = '' }: { path: string; id?: string }) {
           <ul class="plain-list">
             {p.blockers.map((b) => (
               <li key={`${b.sourceType}:${b.id}`}>
-                <strong>{b.blockerType.replace(/_/g, ' ')}</strong> ({b.severity}, {b.sourceType === 'task' ? 'its task' : 'this run'}): {b.description}
+                <strong>{b.blockerType.replace(/_/g, ' ')}</strong> ({b.severity}, {b.sourceType === 'task' ? 'its task' : 'this run'}):{' '}
+                {b.description}
               </li>
             ))}
           </ul>
@@ -87,9 +88,7 @@ export function RunPage({ id = '' }: { path: string; id?: string }) {
           <Transcript sessionId={p.session.session_id} live={p.session.live} />
         ) : (
           <p class="muted">
-            {p.session.key
-              ? `The runtime holds no transcript for session ${p.session.key}.`
-              : 'No session has claimed this run yet.'}
+            {p.session.key ? `The runtime holds no transcript for session ${p.session.key}.` : 'No session has claimed this run yet.'}
           </p>
         )}
         {p.session.earlier_keys.length > 0 ? <p class="muted">Earlier sessions: {p.session.earlier_keys.join(', ')}</p> : null}
@@ -109,7 +108,13 @@ function Timeline({ page }: { page: RunPageData }) {
         {page.timeline.map((t, i) => (
           <li key={`${t.at}:${i}`} class={`status-${t.status}`}>
             <strong>{t.status.replace(/_/g, ' ')}</strong> <LocalTime iso={t.at} />
-            {t.duration_ms !== null ? <span class="muted"> · {i === page.timeline.length - 1 ? 'for ' : ''}{durationText(t.duration_ms)}</span> : null}
+            {t.duration_ms !== null ? (
+              <span class="muted">
+                {' '}
+                · {i === page.timeline.length - 1 ? 'for ' : ''}
+                {durationText(t.duration_ms)}
+              </span>
+            ) : null}
             <span class="muted"> · by {t.actor}</span>
           </li>
         ))}
@@ -215,7 +220,10 @@ function ArtifactItem({ artifact: a, onSaved }: { artifact: RunPageData['artifac
   return (
     <li class="artifact">
       <p>
-        <strong>{name}</strong> <span class="muted">({a.artifact_type}, {a.status})</span>
+        <strong>{name}</strong>{' '}
+        <span class="muted">
+          ({a.artifact_type}, {a.status})
+        </span>
       </p>
       {link ? (
         <p>
@@ -280,7 +288,11 @@ function Usage({ usage: u }: { usage: RunPageData['usage'] }) {
       <dl class="facts">
         <div>
           <dt>Cost</dt>
-          <dd>{u.billing === 'subscription' ? 'nothing billed (subscription)' : costText({ cost_estimate: u.cost, currency: u.currency, price_source: u.price_source, billing: null })}</dd>
+          <dd>
+            {u.billing === 'subscription'
+              ? 'nothing billed (subscription)'
+              : costText({ cost_estimate: u.cost, currency: u.currency, price_source: u.price_source, billing: null })}
+          </dd>
         </div>
         <div>
           <dt>Price source</dt>

@@ -53,7 +53,12 @@ export function RunsScreen(_props: { path: string }) {
       >
         <div class="field">
           <label for="runs-status">Status</label>
-          <select id="runs-status" name="status" value={filters.status} onChange={(e) => applyFilters((e.currentTarget as HTMLSelectElement).form!)}>
+          <select
+            id="runs-status"
+            name="status"
+            value={filters.status}
+            onChange={(e) => applyFilters((e.currentTarget as HTMLSelectElement).form!)}
+          >
             <option value="">Any</option>
             {(data?.statuses ?? (filters.status ? [filters.status] : [])).map((s) => (
               <option key={s} value={s}>
@@ -64,7 +69,12 @@ export function RunsScreen(_props: { path: string }) {
         </div>
         <div class="field">
           <label for="runs-type">Workflow type</label>
-          <select id="runs-type" name="type" value={filters.type} onChange={(e) => applyFilters((e.currentTarget as HTMLSelectElement).form!)}>
+          <select
+            id="runs-type"
+            name="type"
+            value={filters.type}
+            onChange={(e) => applyFilters((e.currentTarget as HTMLSelectElement).form!)}
+          >
             <option value="">Any</option>
             {[...new Set([...(data?.workflow_types ?? []), ...(filters.type ? [filters.type] : [])])].map((t) => (
               <option key={t} value={t}>
@@ -98,7 +108,9 @@ export function RunsScreen(_props: { path: string }) {
       ) : null}
       <Problem text={problem.value} />
       {!data ? (
-        view.error.value ? null : <p class="muted">Reading the runs…</p>
+        view.error.value ? null : (
+          <p class="muted">Reading the runs…</p>
+        )
       ) : data.runs.length === 0 ? (
         <p class="empty-state">No runs match.</p>
       ) : (
@@ -159,7 +171,9 @@ export function RunsScreen(_props: { path: string }) {
             </tbody>
           </table>
           <p class="muted">
-            {data.truncated ? `The newest ${data.runs.length} of ${data.total} runs.` : `${data.total} ${data.total === 1 ? 'run' : 'runs'}.`}
+            {data.truncated
+              ? `The newest ${data.runs.length} of ${data.total} runs.`
+              : `${data.total} ${data.total === 1 ? 'run' : 'runs'}.`}
           </p>
         </>
       )}
@@ -167,7 +181,11 @@ export function RunsScreen(_props: { path: string }) {
   );
 }
 
-const capNames: Record<RunsView['dispatcher']['caps'][number]['cap'], string> = { workflowType: 'Workflow type', agent: 'Agent', fleet: 'Fleet (DISPATCH_MAX_IN_FLIGHT)' };
+const capNames: Record<RunsView['dispatcher']['caps'][number]['cap'], string> = {
+  workflowType: 'Workflow type',
+  agent: 'Agent',
+  fleet: 'Fleet (DISPATCH_MAX_IN_FLIGHT)',
+};
 
 /** The queue and the dispatcher above the table: depth, runs in flight against the fleet cap, the last tick, what holds runs back and why. */
 function DispatcherPanel({ dispatcher: d }: { dispatcher: RunsView['dispatcher'] }) {

@@ -31,12 +31,14 @@ export function SessionPage({ id = '' }: { path: string; id?: string }) {
     <section aria-labelledby="screen-title" class="screen session-page">
       <h1 id="screen-title">Session {id}</h1>
       <dl class="session-facts">
-        {facts.filter(([, value]) => value !== null).map(([name, value]) => (
-          <div key={name}>
-            <dt>{name}</dt>
-            <dd>{value}</dd>
-          </div>
-        ))}
+        {facts
+          .filter(([, value]) => value !== null)
+          .map(([name, value]) => (
+            <div key={name}>
+              <dt>{name}</dt>
+              <dd>{value}</dd>
+            </div>
+          ))}
       </dl>
       <section aria-labelledby="transcript-title" class="card stack">
         <h2 id="transcript-title">Transcript</h2>

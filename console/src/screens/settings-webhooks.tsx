@@ -145,11 +145,7 @@ function CreatedSecret({ webhook, onDone }: { webhook: CreatedWebhook; onDone():
       )}
       <div class="actions">
         {webhook.secret ? (
-          <button
-            type="button"
-            class="primary"
-            onClick={() => void copyToClipboard(copying, webhook.secret!, 'Secret')}
-          >
+          <button type="button" class="primary" onClick={() => void copyToClipboard(copying, webhook.secret!, 'Secret')}>
             Copy secret
           </button>
         ) : null}

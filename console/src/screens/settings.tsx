@@ -173,7 +173,11 @@ function JobCard({ job }: { job: ScheduledJob }) {
         ]}
       />
       <div class="actions">
-        <button type="button" disabled={busy.value} onClick={() => act(() => setJobEnabled(job.id, !job.enabled), job.enabled ? 'Disabled.' : 'Enabled.')}>
+        <button
+          type="button"
+          disabled={busy.value}
+          onClick={() => act(() => setJobEnabled(job.id, !job.enabled), job.enabled ? 'Disabled.' : 'Enabled.')}
+        >
           {job.enabled ? 'Disable' : 'Enable'}
         </button>
         <button type="button" disabled={busy.value} onClick={() => act(() => runJobNow(job.id), 'Started.')}>
@@ -237,7 +241,12 @@ function RuntimeSection({ runtime }: { runtime: SettingsOverview['runtime'] }) {
         <Facts
           facts={[
             ['Status', runtime.ok ? 'Healthy' : 'Not healthy'],
-            ['Channels', Object.entries(runtime.channels).map(([name, value]) => `${name}: ${(value as { ok?: boolean })?.ok === false ? 'failing' : 'ok'}`).join(', ') || 'none'],
+            [
+              'Channels',
+              Object.entries(runtime.channels)
+                .map(([name, value]) => `${name}: ${(value as { ok?: boolean })?.ok === false ? 'failing' : 'ok'}`)
+                .join(', ') || 'none',
+            ],
             ['Agents', runtime.agents.length],
             ['Heartbeat', runtime.heartbeatSeconds === null ? 'unknown' : `every ${Math.round(runtime.heartbeatSeconds / 60)} min`],
             ['Default agent', runtime.defaultAgentId ?? 'none'],

@@ -21,14 +21,18 @@ export function SignIn() {
       return;
     }
     if (isAgentToken(token)) {
-      problem.value = 'This is an agent token. The console is the operator’s: sign in with the server’s access token (DASHBOARD_AUTH_TOKEN).';
+      problem.value =
+        'This is an agent token. The console is the operator’s: sign in with the server’s access token (DASHBOARD_AUTH_TOKEN).';
       return;
     }
     busy.value = true;
     try {
-      const response = await fetch(`${apiBase()}/api/projects`, { headers: { accept: 'application/json', authorization: `Bearer ${token}` } });
+      const response = await fetch(`${apiBase()}/api/projects`, {
+        headers: { accept: 'application/json', authorization: `Bearer ${token}` },
+      });
       if (response.status === 401) problem.value = 'That access token was refused.';
-      else if (response.status === 403) problem.value = 'This token may not act as the operator; the console needs the operator’s access token.';
+      else if (response.status === 403)
+        problem.value = 'This token may not act as the operator; the console needs the operator’s access token.';
       else if (!response.ok) problem.value = `The server answered ${response.status}; try again.`;
       else keepToken(token, remember);
     } catch {
@@ -45,7 +49,13 @@ export function SignIn() {
         <p>This server asks for its access token.</p>
         <label class="field">
           <span>Access token</span>
-          <input name="token" type="password" autocomplete="current-password" required aria-describedby={problem.value ? 'sign-in-problem' : undefined} />
+          <input
+            name="token"
+            type="password"
+            autocomplete="current-password"
+            required
+            aria-describedby={problem.value ? 'sign-in-problem' : undefined}
+          />
         </label>
         <label class="check">
           <input name="remember" type="checkbox" /> Remember on this device

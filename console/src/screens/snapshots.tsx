@@ -30,14 +30,18 @@ import { valueText } from '../parts/version-history';
  * running, finished, or stopped and resumable with the same id (docs/console.md).
  */
 /** The apply requests this page sent, by restore id: their answer, their failure, or still waiting (kept across the screen's re-renders, not a reload). */
-const applies = signal<Record<string, { state: 'sending' } | { state: 'answered'; summary: Record<string, unknown> } | { state: 'failed'; problem: string }>>({});
+const applies = signal<
+  Record<string, { state: 'sending' } | { state: 'answered'; summary: Record<string, unknown> } | { state: 'failed'; problem: string }>
+>({});
 
 function startApply(snapshotId: string, mode: RestoreMode, restoreId: string, onSettled: () => void): void {
   applies.value = { ...applies.value, [restoreId]: { state: 'sending' } };
-  applyRestore(snapshotId, mode, restoreId).then(
-    (answer) => (applies.value = { ...applies.value, [restoreId]: { state: 'answered', summary: answer.summary } }),
-    (err: Error) => (applies.value = { ...applies.value, [restoreId]: { state: 'failed', problem: err.message } }),
-  ).finally(onSettled);
+  applyRestore(snapshotId, mode, restoreId)
+    .then(
+      (answer) => (applies.value = { ...applies.value, [restoreId]: { state: 'answered', summary: answer.summary } }),
+      (err: Error) => (applies.value = { ...applies.value, [restoreId]: { state: 'failed', problem: err.message } }),
+    )
+    .finally(onSettled);
 }
 
 const sizeText = (bytes: number) =>
@@ -97,7 +101,9 @@ export function SnapshotsScreen(_props: { path: string }) {
         ) : null}
       </form>
       <Problem text={problem.value} />
-      {restoreId ? <RestoreProgress key={restoreId} restoreId={restoreId} onDone={() => list.refetch()} onDismiss={() => route('/snapshots')} /> : null}
+      {restoreId ? (
+        <RestoreProgress key={restoreId} restoreId={restoreId} onDone={() => list.refetch()} onDismiss={() => route('/snapshots')} />
+      ) : null}
       {previewing.value && !restoreId ? (
         <RestorePreviewPanel
           key={previewing.value.snapshot_id}
@@ -138,33 +144,39 @@ export function SnapshotsScreen(_props: { path: string }) {
               </thead>
               <tbody>
                 {snapshots.map((s) => (
-                    <tr key={s.snapshot_id}>
-                      <th scope="row" id={`snapshot-${s.snapshot_id}`}>
-                        {s.name}
-                      </th>
-                      <td>
-                        {sizeText(s.size_bytes)} <span class="muted">
-                          ({s.total_rows.toLocaleString()} {s.total_rows === 1 ? 'row' : 'rows'})
-                        </span>
-                      </td>
-                      <td>
-                        <LocalTime iso={s.created_at} />
-                      </td>
-                      <td>
-                        <code class="hash" title={s.content_hash}>
-                          {s.content_hash}
-                        </code>
-                      </td>
-                      <td class="actions">
-                        <button type="button" aria-describedby={`snapshot-${s.snapshot_id}`} onClick={() => download(s)}>
-                          Download
-                        </button>
-                        <button type="button" aria-describedby={`snapshot-${s.snapshot_id}`} onClick={() => (previewing.value = s)} disabled={Boolean(restoreId)}>
-                          Restore
-                        </button>
-                      </td>
-                    </tr>
-                  ))}
+                  <tr key={s.snapshot_id}>
+                    <th scope="row" id={`snapshot-${s.snapshot_id}`}>
+                      {s.name}
+                    </th>
+                    <td>
+                      {sizeText(s.size_bytes)}{' '}
+                      <span class="muted">
+                        ({s.total_rows.toLocaleString()} {s.total_rows === 1 ? 'row' : 'rows'})
+                      </span>
+                    </td>
+                    <td>
+                      <LocalTime iso={s.created_at} />
+                    </td>
+                    <td>
+                      <code class="hash" title={s.content_hash}>
+                        {s.content_hash}
+                      </code>
+                    </td>
+                    <td class="actions">
+                      <button type="button" aria-describedby={`snapshot-${s.snapshot_id}`} onClick={() => download(s)}>
+                        Download
+                      </button>
+                      <button
+                        type="button"
+                        aria-describedby={`snapshot-${s.snapshot_id}`}
+                        onClick={() => (previewing.value = s)}
+                        disabled={Boolean(restoreId)}
+                      >
+                        Restore
+                      </button>
+                    </td>
+                  </tr>
+                ))}
               </tbody>
             </table>
           </div>
@@ -175,7 +187,15 @@ export function SnapshotsScreen(_props: { path: string }) {
 }
 
 /** The first step of a restore: what it would change, table by table, then the mode and the typed confirmation. */
-function RestorePreviewPanel({ snapshot, onClose, onApply }: { snapshot: SnapshotEntry; onClose(): void; onApply(mode: RestoreMode): void }) {
+function RestorePreviewPanel({
+  snapshot,
+  onClose,
+  onApply,
+}: {
+  snapshot: SnapshotEntry;
+  onClose(): void;
+  onApply(mode: RestoreMode): void;
+}) {
   // read when opened, never from the cache: the database may have changed since the last preview
   const preview = { data: useSignal<RestorePreview | undefined>(undefined), error: useSignal<string | undefined>(undefined) };
   useEffect(() => {
@@ -210,12 +230,24 @@ function RestorePreviewPanel({ snapshot, onClose, onApply }: { snapshot: Snapsho
           <fieldset class="mode">
             <legend>Mode</legend>
             <label>
-              <input type="radio" name="restore-mode" value="merge" checked={mode.value === 'merge'} onChange={() => (mode.value = 'merge')} /> Merge: add and
-              update the snapshot’s rows, keep the others
+              <input
+                type="radio"
+                name="restore-mode"
+                value="merge"
+                checked={mode.value === 'merge'}
+                onChange={() => (mode.value = 'merge')}
+              />{' '}
+              Merge: add and update the snapshot’s rows, keep the others
             </label>
             <label>
-              <input type="radio" name="restore-mode" value="replace" checked={mode.value === 'replace'} onChange={() => (mode.value = 'replace')} /> Replace: also
-              remove the rows the snapshot does not hold
+              <input
+                type="radio"
+                name="restore-mode"
+                value="replace"
+                checked={mode.value === 'replace'}
+                onChange={() => (mode.value = 'replace')}
+              />{' '}
+              Replace: also remove the rows the snapshot does not hold
             </label>
           </fieldset>
           <div class="table-scroll">
@@ -336,7 +368,8 @@ function RestoreProgress({ restoreId, onDone, onDismiss }: { restoreId: string; 
       {s && s.total_rows !== null && !summary ? (
         <div class="field">
           <label for="restore-progress">
-            {(s.done_rows ?? 0).toLocaleString()} of {s.total_rows.toLocaleString()} rows; {s.completed_steps.length} of {s.steps_total} steps
+            {(s.done_rows ?? 0).toLocaleString()} of {s.total_rows.toLocaleString()} rows; {s.completed_steps.length} of {s.steps_total}{' '}
+            steps
           </label>
           <progress id="restore-progress" aria-label="Restore progress" max={s.total_rows || 1} value={s.done_rows ?? 0} />
         </div>

@@ -24,7 +24,20 @@ import { sameValue, valueText, VersionHistory, type FieldView } from '../parts/v
  * One task: every field editable, its dependencies and subtasks, its claim, runs and sessions, and its
  * history as field-by-field diffs with "Revert to this version" (previewed first).
  */
-const diffFields = ['title', 'description', 'status', 'priority', 'owner', 'start_date', 'due_date', 'estimated_effort', 'actual_effort', 'labels', 'dependency_ids', 'parent_task_id'] as const;
+const diffFields = [
+  'title',
+  'description',
+  'status',
+  'priority',
+  'owner',
+  'start_date',
+  'due_date',
+  'estimated_effort',
+  'actual_effort',
+  'labels',
+  'dependency_ids',
+  'parent_task_id',
+] as const;
 const fieldNames: Record<string, string> = {
   title: 'Title',
   description: 'Description',
@@ -109,13 +122,21 @@ export function TaskPage({ id = '' }: { path: string; id?: string }) {
           {t.dependencies.map((d) => (
             <li key={d.id}>
               <a href={`/tasks/${d.id}`}>{d.title}</a> <span class="muted">({statusLabel(d.status)})</span>{' '}
-              <button type="button" aria-label={`Remove dependency ${d.title}`} onClick={() => act(() => changeDependencies(id, { remove: [d.id] }), 'Dependency removed.')}>
+              <button
+                type="button"
+                aria-label={`Remove dependency ${d.title}`}
+                onClick={() => act(() => changeDependencies(id, { remove: [d.id] }), 'Dependency removed.')}
+              >
                 Remove
               </button>
             </li>
           ))}
         </ul>
-        <IdForm label="Add dependency (task id)" button="Add dependency" onSubmit={(other) => act(() => changeDependencies(id, { add: [other] }), 'Dependency added.')} />
+        <IdForm
+          label="Add dependency (task id)"
+          button="Add dependency"
+          onSubmit={(other) => act(() => changeDependencies(id, { add: [other] }), 'Dependency added.')}
+        />
       </section>
 
       <section aria-labelledby="subtasks-title" class="card stack">
@@ -125,13 +146,21 @@ export function TaskPage({ id = '' }: { path: string; id?: string }) {
           {t.subtasks.map((s) => (
             <li key={s.id}>
               <a href={`/tasks/${s.id}`}>{s.title}</a> <span class="muted">({statusLabel(s.status)})</span>{' '}
-              <button type="button" aria-label={`Remove subtask ${s.title}`} onClick={() => act(() => updateTask(s.id, { parent_task_id: null }), 'Subtask removed.')}>
+              <button
+                type="button"
+                aria-label={`Remove subtask ${s.title}`}
+                onClick={() => act(() => updateTask(s.id, { parent_task_id: null }), 'Subtask removed.')}
+              >
                 Remove
               </button>
             </li>
           ))}
         </ul>
-        <IdForm label="Add subtask (task id)" button="Add subtask" onSubmit={(other) => act(() => linkSubtask(id, other), 'Subtask added.')} />
+        <IdForm
+          label="Add subtask (task id)"
+          button="Add subtask"
+          onSubmit={(other) => act(() => linkSubtask(id, other), 'Subtask added.')}
+        />
       </section>
 
       <section aria-labelledby="claim-title" class="card stack">
@@ -156,7 +185,9 @@ export function TaskPage({ id = '' }: { path: string; id?: string }) {
       <section aria-labelledby="runs-title" class="card stack">
         <h2 id="runs-title">Runs</h2>
         {(() => {
-          const list = (runs.data.value as { runs?: { id: string; status: string; workflow_type: string; created_at: string }[] } | undefined)?.runs ?? [];
+          const list =
+            (runs.data.value as { runs?: { id: string; status: string; workflow_type: string; created_at: string }[] } | undefined)?.runs ??
+            [];
           return list.length === 0 ? (
             <p class="muted">No runs.</p>
           ) : (
@@ -171,14 +202,23 @@ export function TaskPage({ id = '' }: { path: string; id?: string }) {
         })()}
         <h3>Sessions</h3>
         {(() => {
-          const list = (sessions.data.value as { sessions?: { sessionKey?: string | null; sessionId?: string | null; runId?: string; liveness?: string }[] } | undefined)?.sessions ?? [];
+          const list =
+            (
+              sessions.data.value as
+                { sessions?: { sessionKey?: string | null; sessionId?: string | null; runId?: string; liveness?: string }[] } | undefined
+            )?.sessions ?? [];
           return list.length === 0 ? (
             <p class="muted">No linked sessions.</p>
           ) : (
             <ul class="plain-list">
               {list.map((s, i) => (
                 <li key={s.runId ?? i}>
-                  {s.sessionId ? <a href={`/sessions/${encodeURIComponent(s.sessionId)}`}>{s.sessionKey ?? s.sessionId}</a> : (s.sessionKey ?? 'session')} {s.liveness ? `· ${s.liveness}` : ''}
+                  {s.sessionId ? (
+                    <a href={`/sessions/${encodeURIComponent(s.sessionId)}`}>{s.sessionKey ?? s.sessionId}</a>
+                  ) : (
+                    (s.sessionKey ?? 'session')
+                  )}{' '}
+                  {s.liveness ? `· ${s.liveness}` : ''}
                 </li>
               ))}
             </ul>
@@ -244,7 +284,11 @@ function TaskForm({ task, onSave }: { task: TaskDetail; onSave(body: Parameters<
         .map((l) => l.trim())
         .filter(Boolean),
     };
-    const before: Record<string, unknown> = { ...task, start_date: dateOnly(task.start_date) || null, due_date: dateOnly(task.due_date) || null };
+    const before: Record<string, unknown> = {
+      ...task,
+      start_date: dateOnly(task.start_date) || null,
+      due_date: dateOnly(task.due_date) || null,
+    };
     const changed = Object.fromEntries(Object.entries(next).filter(([k, v]) => !sameValue(before[k], v)));
     if (Object.keys(changed).length > 0) onSave(changed);
   };
