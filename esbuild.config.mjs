@@ -1,4 +1,4 @@
-// Builds dist/: the local runner (dist/server.js), one Lambda bundle per route-table area
+// Builds dist/: the local runner (dist/server.js), one Lambda bundle per area of the route table
 // (dist/lambda/<area>.mjs), and regenerates serverless.yml from the same route table.
 //   node esbuild.config.mjs                  build everything
 //   node esbuild.config.mjs --serverless-only   only rewrite serverless.yml
@@ -26,7 +26,7 @@ const common = {
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
 };
 
-/** The route table, loaded by bundling handlers/routes.ts in memory (it imports no handler). */
+/** The route table, loaded by bundling handlers/routes.ts in memory (every area's rows; it imports no handler). */
 async function loadRoutes() {
   const out = await build({ ...common, entryPoints: [path.join(root, 'handlers/routes.ts')], write: false, sourcemap: false, banner: {} });
   const source = out.outputFiles[0].text;
@@ -173,14 +173,24 @@ const lambdaFile = (name) => path.join(root, `dist/lambda/${name}.mjs`);
 
 await build({ ...lambdaBundle(lambdaFile('dispatcher')), entryPoints: [path.join(root, 'infra/dispatcher/lambda.ts')] });
 
+// Each area's bundle carries its own rows (handlers/<area>/routes.ts, with their schemas) and no other
+// area's. It registers first the table's public rows as plain data, so GET /api/auth/self lists every
+// path served without a token; its own rows then take their places (infra/lambda/area-router.ts).
+const publicRows = routes
+  .filter((r) => r.public)
+  .map(({ method, path: routePath, handler, public: open }) => ({ method, path: routePath, handler, public: open }));
 await Promise.all(
   [...areas].map(([area, areaRoutes]) => {
-    const imports = areaRoutes.map((r, i) => `import { handler as h${i} } from './handlers/${r.handler}.ts';`);
-    const table = areaRoutes.map((r, i) => `  ${JSON.stringify(routeKeyOf(r))}: h${i},`);
+    const names = [...new Set(areaRoutes.map((r) => r.handler))];
+    const imports = names.map((name, i) => `import { handler as h${i} } from './handlers/${name}.ts';`);
+    const table = names.map((name, i) => `  ${JSON.stringify(name)}: h${i},`);
     const contents = [
       "import { areaRouter } from './infra/lambda/area-router.ts';",
+      "import { registerRoutes } from './handlers/route-registry.ts';",
+      `import { routes } from './handlers/${area}/routes.ts';`,
       ...imports,
-      `export const handler = areaRouter({\n${table.join('\n')}\n});`,
+      `registerRoutes(${JSON.stringify(publicRows)});`,
+      `export const handler = areaRouter(routes, {\n${table.join('\n')}\n});`,
     ].join('\n');
     return build({
       ...lambdaBundle(lambdaFile(area)),

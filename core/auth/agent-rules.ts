@@ -2,7 +2,7 @@ import type { AgentTokenScope } from './principal';
 
 /**
  * What a request with an agent token may do, as data: each route row that an agent may use carries
- * its rule (`agent` in handlers/route-table/*.ts); a route without one is the operator's alone
+ * its rule (`agent` in handlers/<area>/routes.ts); a route without one is the operator's alone
  * (tokens, settings, snapshots, restore, budgets, routing, governance, imports…), and an agent
  * token gets 403 there. The operator token is never checked against a rule.
  */

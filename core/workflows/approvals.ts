@@ -8,7 +8,7 @@ import type { Db, Deps } from '../ports';
 import { requireDb } from '../storage';
 import { jsonObjectSchema, parseId, parseInput, uuidSchema, withAliases } from '../validation';
 import { requireGovernance } from './governance';
-import { actorSchema, agentActorSchema, agentIdSchema, sessionKeySchema, type WorkflowRun } from './run';
+import { actorSchema, agentActorSchema, agentIdSchema, sessionKeySchema, workflowRunSchema, type WorkflowRun } from './run';
 import { transitionFor, transitionOf } from './run-status';
 import { assertSession, assertTransition, changeRun, lockRun } from './run-store';
 
@@ -32,6 +32,9 @@ export const approvalSchema = z.object({
   updated_at: z.date(),
 });
 export type Approval = z.infer<typeof approvalSchema>;
+
+/** What a run's request for an approval and a decision on one answer: the approval, and its run as it stands. */
+export const approvalAndRunSchema = z.object({ approval: approvalSchema, run: workflowRunSchema });
 
 export const approvalColumns =
   'id, workflow_run_id, step_name, status, approver_id, approval_type, requested_by, decided_by, decided_at, note, escalated_to, escalation_reason, escalated_at, metadata, created_at, updated_at';

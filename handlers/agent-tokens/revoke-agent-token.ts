@@ -2,4 +2,4 @@ import { revokeAgentToken } from '../../core/auth/agent-tokens';
 import { httpHandler, json } from '../middleware/http-handler';
 
 /** DELETE /api/agent-tokens/:id (operator): revoked at once. */
-export const handler = httpHandler(async (event, app) => json(200, await revokeAgentToken(app.deps, event.pathParameters?.id)));
+export const handler = httpHandler(async (event, app) => json(await revokeAgentToken(app.deps, event.pathParameters?.id)));

@@ -2,4 +2,4 @@ import { agentBridge } from '../../core/workflows/agent-bridge';
 import { httpHandler, json } from '../middleware/http-handler';
 
 /** GET /api/agents/:agent/bridge */
-export const handler = httpHandler(async (event, app) => json(200, await agentBridge(app.deps, event.pathParameters?.agent)));
+export const handler = httpHandler(async (event, app) => json(await agentBridge(app.deps, event.pathParameters?.agent)));

@@ -3,5 +3,5 @@ import { httpHandler, json } from '../middleware/http-handler';
 
 /** POST /api/agent/claim/renew {task_id, agent_name, lock_token, lease_seconds?} */
 export const handler = httpHandler(async (event, app) =>
-  json(200, await renewClaim(app.deps, event.body, { defaultLeaseSeconds: app.config.taskLeaseSeconds })),
+  json(await renewClaim(app.deps, event.body, { defaultLeaseSeconds: app.config.taskLeaseSeconds })),
 );

@@ -3,5 +3,5 @@ import { httpHandler, json } from '../middleware/http-handler';
 
 /** POST /api/agents/:agent/resume-dispatch {actor?} */
 export const handler = httpHandler(async (event, app) =>
-  json(200, await resumeAgentDispatch(app.deps, event.pathParameters?.agent, event.body)),
+  json(await resumeAgentDispatch(app.deps, event.pathParameters?.agent, event.body)),
 );

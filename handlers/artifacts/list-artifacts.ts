@@ -2,4 +2,4 @@ import { listArtifacts } from '../../core/workflows/artifacts';
 import { httpHandler, json } from '../middleware/http-handler';
 
 /** GET /api/artifacts?workflow_run_id=&artifact_type=&status= */
-export const handler = httpHandler(async (event, app) => json(200, await listArtifacts(app.deps, event.queryStringParameters)));
+export const handler = httpHandler(async (event, app) => json(await listArtifacts(app.deps, event.queryStringParameters)));

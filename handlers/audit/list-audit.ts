@@ -7,5 +7,7 @@ import { httpHandler, json } from '../middleware/http-handler';
  */
 export const handler = httpHandler(async (event, app) => {
   const page = await listAudit(app.deps, event.queryStringParameters);
-  return json(200, page.records, page.unsearched ? { 'x-audit-search-unsearched': String(page.unsearched) } : {});
+  const answer = json(page.records);
+  if (page.unsearched) answer.headers['x-audit-search-unsearched'] = String(page.unsearched);
+  return answer;
 });

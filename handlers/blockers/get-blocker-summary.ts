@@ -2,4 +2,4 @@ import { blockerSummary } from '../../core/workflows/blockers';
 import { httpHandler, json } from '../middleware/http-handler';
 
 /** GET /api/blockers/summary */
-export const handler = httpHandler(async (_event, app) => json(200, await blockerSummary(app.deps)));
+export const handler = httpHandler(async (_event, app) => json(await blockerSummary(app.deps)));

@@ -2,4 +2,4 @@ import { createBudget } from '../../core/budgets/commands';
 import { httpHandler, json } from '../middleware/http-handler';
 
 /** POST /api/budgets */
-export const handler = httpHandler(async (event, app) => json(201, await createBudget(app.deps, event.body)));
+export const handler = httpHandler(async (event, app) => json(await createBudget(app.deps, event.body)));

@@ -2,4 +2,4 @@ import { getBurnDowns } from '../../core/budgets/burn-down';
 import { httpHandler, json } from '../middleware/http-handler';
 
 /** GET /api/budgets/burn-down */
-export const handler = httpHandler(async (_event, app) => json(200, await getBurnDowns(app.deps)));
+export const handler = httpHandler(async (_event, app) => json(await getBurnDowns(app.deps)));

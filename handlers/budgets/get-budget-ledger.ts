@@ -3,5 +3,5 @@ import { httpHandler, json } from '../middleware/http-handler';
 
 /** GET /api/budgets/:id/ledger?period=current */
 export const handler = httpHandler(async (event, app) =>
-  json(200, await getBudgetLedger(app.deps, event.pathParameters?.id, event.queryStringParameters)),
+  json(await getBudgetLedger(app.deps, event.pathParameters?.id, event.queryStringParameters)),
 );

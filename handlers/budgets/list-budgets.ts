@@ -2,4 +2,4 @@ import { listBudgets } from '../../core/budgets/queries';
 import { httpHandler, json } from '../middleware/http-handler';
 
 /** GET /api/budgets */
-export const handler = httpHandler(async (_event, app) => json(200, await listBudgets(app.deps)));
+export const handler = httpHandler(async (_event, app) => json(await listBudgets(app.deps)));

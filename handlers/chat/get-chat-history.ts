@@ -2,4 +2,4 @@ import { chatHistory } from '../../core/runtime/chat';
 import { httpHandler, json } from '../middleware/http-handler';
 
 /** GET /api/agent/chat/history?limit&sessionKey */
-export const handler = httpHandler(async (event, app) => json(200, await chatHistory(app.deps, event.queryStringParameters)));
+export const handler = httpHandler(async (event, app) => json(await chatHistory(app.deps, event.queryStringParameters)));

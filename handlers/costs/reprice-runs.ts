@@ -2,4 +2,4 @@ import { repriceRuns } from '../../core/costs/reprice';
 import { httpHandler, json } from '../middleware/http-handler';
 
 /** POST /api/costs/reprice {from, to, actor?} */
-export const handler = httpHandler(async (event, app) => json(200, await repriceRuns(app.deps, event.body)));
+export const handler = httpHandler(async (event, app) => json(await repriceRuns(app.deps, event.body)));

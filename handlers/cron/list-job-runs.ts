@@ -3,5 +3,5 @@ import { httpHandler, json } from '../middleware/http-handler';
 
 /** GET /api/cron/jobs/:id/runs?limit */
 export const handler = httpHandler(async (event, app) =>
-  json(200, await listJobRuns(app.deps, event.pathParameters?.id, event.queryStringParameters)),
+  json(await listJobRuns(app.deps, event.pathParameters?.id, event.queryStringParameters)),
 );

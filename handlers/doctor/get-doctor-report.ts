@@ -2,4 +2,4 @@ import { doctorReport } from '../../core/doctor/doctor';
 import { httpHandler, json } from '../middleware/http-handler';
 
 /** GET /api/doctor */
-export const handler = httpHandler(async (_event, app) => json(200, await doctorReport(app.deps)));
+export const handler = httpHandler(async (_event, app) => json(await doctorReport(app.deps)));

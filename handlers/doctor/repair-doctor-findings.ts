@@ -3,5 +3,5 @@ import { httpHandler, json } from '../middleware/http-handler';
 
 /** POST /api/doctor/repair {kinds?, dry_run?} */
 export const handler = httpHandler(async (event, app) =>
-  json(200, await repairDoctorFindings(app.deps, event.body, { defaultLeaseSeconds: app.config.taskLeaseSeconds })),
+  json(await repairDoctorFindings(app.deps, event.body, { defaultLeaseSeconds: app.config.taskLeaseSeconds })),
 );

@@ -4,7 +4,6 @@ import { httpHandler, json } from '../middleware/http-handler';
 /** GET /api/health (public) */
 export const handler = httpHandler(async (_event, app) =>
   json(
-    200,
     await healthReport(app.deps, {
       port: app.config.port,
       uptimeSeconds: (Date.now() - app.startedAt.getTime()) / 1000,

@@ -6,5 +6,5 @@ import { httpHandler } from '../middleware/http-handler';
 export const handler = httpHandler(async (_event, app) => {
   const fleet = app.deps.storage.mode === 'database' ? await readFleetGauges(app.deps) : undefined;
   const { contentType, text } = await renderMetrics(fleet, app.database()?.pool);
-  return { statusCode: 200, headers: { 'content-type': contentType, 'cache-control': 'no-store' }, body: text };
+  return { headers: { 'content-type': contentType, 'cache-control': 'no-store' }, body: text };
 });

@@ -2,4 +2,4 @@ import { openApiDocument } from '../openapi/openapi-document';
 import { httpHandler, json } from '../middleware/http-handler';
 
 /** GET /api/openapi.json: the generated OpenAPI 3.1 document. */
-export const handler = httpHandler(async () => json(200, openApiDocument()));
+export const handler = httpHandler(async () => json(openApiDocument()));

@@ -2,4 +2,4 @@ import { storageStats } from '../../core/health/health';
 import { httpHandler, json } from '../middleware/http-handler';
 
 /** GET /api/stats */
-export const handler = httpHandler(async (_event, app) => json(200, await storageStats(app.deps)));
+export const handler = httpHandler(async (_event, app) => json(await storageStats(app.deps)));

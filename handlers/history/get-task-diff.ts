@@ -3,5 +3,5 @@ import { httpHandler, json } from '../middleware/http-handler';
 
 /** GET /api/history/:taskId/diff?from=&to= */
 export const handler = httpHandler(async (event, app) =>
-  json(200, await taskDiff(app.deps, event.pathParameters?.taskId, event.queryStringParameters)),
+  json(await taskDiff(app.deps, event.pathParameters?.taskId, event.queryStringParameters)),
 );

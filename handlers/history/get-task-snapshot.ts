@@ -3,5 +3,5 @@ import { httpHandler, json } from '../middleware/http-handler';
 
 /** GET /api/history/:taskId/snapshot?at= */
 export const handler = httpHandler(async (event, app) =>
-  json(200, await taskSnapshotAt(app.deps, event.pathParameters?.taskId, event.queryStringParameters)),
+  json(await taskSnapshotAt(app.deps, event.pathParameters?.taskId, event.queryStringParameters)),
 );

@@ -3,8 +3,5 @@ import { httpHandler, json } from '../middleware/http-handler';
 
 /** GET /api/snapshots/:entityType/:entityId?limit= */
 export const handler = httpHandler(async (event, app) =>
-  json(
-    200,
-    await listEntitySnapshots(app.deps, event.pathParameters?.entityType, event.pathParameters?.entityId, event.queryStringParameters),
-  ),
+  json(await listEntitySnapshots(app.deps, event.pathParameters?.entityType, event.pathParameters?.entityId, event.queryStringParameters)),
 );

@@ -2,4 +2,4 @@ import { listHistory } from '../../core/history/history';
 import { httpHandler, json } from '../middleware/http-handler';
 
 /** GET /api/history?limit=&actor=&action=&entity_type= */
-export const handler = httpHandler(async (event, app) => json(200, await listHistory(app.deps, event.queryStringParameters)));
+export const handler = httpHandler(async (event, app) => json(await listHistory(app.deps, event.queryStringParameters)));

@@ -3,5 +3,5 @@ import { httpHandler, json } from '../middleware/http-handler';
 
 /** GET /api/history/:taskId?limit= */
 export const handler = httpHandler(async (event, app) =>
-  json(200, await listTaskHistory(app.deps, event.pathParameters?.taskId, event.queryStringParameters)),
+  json(await listTaskHistory(app.deps, event.pathParameters?.taskId, event.queryStringParameters)),
 );

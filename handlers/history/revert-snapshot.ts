@@ -3,5 +3,5 @@ import { httpHandler, json } from '../middleware/http-handler';
 
 /** POST /api/snapshots/:snapshotId/revert {actor?} */
 export const handler = httpHandler(async (event, app) =>
-  json(200, await revertSnapshot(app.deps, event.pathParameters?.snapshotId, event.body)),
+  json(await revertSnapshot(app.deps, event.pathParameters?.snapshotId, event.body)),
 );

@@ -3,4 +3,4 @@ import { httpHandler } from '../middleware/http-handler';
 import { json } from '../middleware/responses';
 
 /** GET /api/inbox?limit= */
-export const handler = httpHandler(async (event, app) => json(200, await getInbox(app.deps, event.queryStringParameters)));
+export const handler = httpHandler(async (event, app) => json(await getInbox(app.deps, event.queryStringParameters)));

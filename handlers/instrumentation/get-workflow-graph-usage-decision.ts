@@ -2,6 +2,4 @@ import { workflowGraphUsageDecision } from '../../core/workflows/usage-decision'
 import { httpHandler, json } from '../middleware/http-handler';
 
 /** GET /api/workflow-graph/usage-decision?start=&days= */
-export const handler = httpHandler(async (event, app) =>
-  json(200, await workflowGraphUsageDecision(app.deps, event.queryStringParameters)),
-);
+export const handler = httpHandler(async (event, app) => json(await workflowGraphUsageDecision(app.deps, event.queryStringParameters)));

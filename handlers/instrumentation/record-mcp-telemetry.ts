@@ -2,4 +2,4 @@ import { recordMcpTelemetry } from '../../core/workflows/instrumentation';
 import { httpHandler, json } from '../middleware/http-handler';
 
 /** POST /api/mcp/telemetry */
-export const handler = httpHandler(async (event, app) => json(201, await recordMcpTelemetry(app.deps, event.body)));
+export const handler = httpHandler(async (event, app) => json(await recordMcpTelemetry(app.deps, event.body)));

@@ -2,4 +2,4 @@ import { recordWorkflowGraphEvent } from '../../core/workflows/instrumentation';
 import { httpHandler, json } from '../middleware/http-handler';
 
 /** POST /api/workflow-graph/events */
-export const handler = httpHandler(async (event, app) => json(201, await recordWorkflowGraphEvent(app.deps, event.body)));
+export const handler = httpHandler(async (event, app) => json(await recordWorkflowGraphEvent(app.deps, event.body)));

@@ -15,10 +15,11 @@ import { config } from '../../infra/config';
 import { resolveSecretParameters } from '../../infra/secrets/secret-parameters';
 import { logger, logsInfo } from '../../infra/logger';
 import { observations } from '../../infra/metrics/observations';
-import { routeByKey } from '../routes';
+import { defaultSuccessOf, successStatusesOf } from '../route';
+import { routeByKey } from '../route-registry';
 import { errorAnswer, internalErrorBody } from './error-status';
 import { echoedListHeader, settableHeaders } from './header-values';
-import { collectBodyStream, json, type BodyStreamingContext, type HttpResult } from './responses';
+import { collectBodyStream, json, type BodyStreamingContext, type EndpointResult, type HttpResult } from './responses';
 
 /**
  * An API Gateway v2 event whose body the JSON parser has replaced with its parsed value, and who
@@ -26,7 +27,7 @@ import { collectBodyStream, json, type BodyStreamingContext, type HttpResult } f
  */
 export type HttpEvent = Omit<APIGatewayProxyEventV2, 'body'> & { body?: unknown; principal?: Principal };
 
-export type EndpointFn = (event: HttpEvent, app: AppContext) => Promise<HttpResult>;
+export type EndpointFn = (event: HttpEvent, app: AppContext) => Promise<EndpointResult>;
 
 /** serverless-offline gives every event this same placeholder; a request id must tell requests apart. */
 const OFFLINE_PLACEHOLDER_ID = /^offlineContext_/;
@@ -75,20 +76,44 @@ function ignoredParamsHeader(event: APIGatewayProxyEventV2): Record<string, stri
 }
 
 /**
- * Request logging, CORS header and error shaping, in one place: every response of every
- * handler passes through here. The logged path never carries the query string.
+ * The status of an answer: the one its handler named, or its route row's (the first success status,
+ * 200 without a row). A success status the row does not list is a bug of the handler or the row,
+ * logged here (and failed by the tests, which hold every answer to the OpenAPI document).
  */
-const envelope = (): middy.MiddlewareObj<APIGatewayProxyEventV2, HttpResult> => {
+function statusOf(response: EndpointResult, routeKey: string | undefined, requestId: string): number {
+  const route = routeByKey(routeKey);
+  const named = response.statusCode;
+  if (named === undefined) {
+    if (!route) logger().error('no route row registered for this route key: its answer takes 200', { requestId, routeKey });
+    return defaultSuccessOf(route);
+  }
+  if (route && named < 400 && !successStatusesOf(route).includes(named)) {
+    logger().error('the handler answered a success status its route row does not list', {
+      requestId,
+      routeKey,
+      status: named,
+      listed: successStatusesOf(route),
+    });
+  }
+  return named;
+}
+
+/**
+ * Request logging, CORS header, error shaping and the status a handler leaves to its row, in one
+ * place: every response of every handler passes through here. The logged path never carries the
+ * query string.
+ */
+const envelope = (): middy.MiddlewareObj<APIGatewayProxyEventV2, EndpointResult> => {
   const started = new WeakMap<object, number>();
-  const finish = (request: middy.Request<APIGatewayProxyEventV2, HttpResult>) => {
+  const finish = (request: middy.Request<APIGatewayProxyEventV2, EndpointResult>) => {
     const requestId = requestIdOf(request.event);
     if (request.error && !request.response) {
-      request.response = errorResponse(request.error, requestId);
-      if (request.response.statusCode >= 500) {
-        logger().error('request failed', { requestId, error: request.error as Error });
-      }
+      const answer = errorResponse(request.error, requestId);
+      request.response = answer;
+      if (answer.statusCode >= 500) logger().error('request failed', { requestId, error: request.error as Error });
     }
     const response = request.response!;
+    const status = (response.statusCode = statusOf(response, request.event.routeKey, requestId));
     response.headers = settableHeaders(
       { ...response.headers, ...CORS_HEADERS, 'x-request-id': requestId, ...ignoredParamsHeader(request.event) },
       (name) => logger().warn('response header dropped: its value cannot be sent', { requestId, header: name }),
@@ -96,8 +121,8 @@ const envelope = (): middy.MiddlewareObj<APIGatewayProxyEventV2, HttpResult> => 
     const durationMs = Date.now() - (started.get(request) ?? Date.now());
     const method = request.event.requestContext?.http?.method;
     // the logger reads the environment on every call, even for a line its level drops
-    if (logsInfo()) logger().info('request', { requestId, method, path: request.event.rawPath, status: response.statusCode, durationMs });
-    observations.request(request.event.routeKey, method ?? 'GET', response.statusCode, durationMs / 1000);
+    if (logsInfo()) logger().info('request', { requestId, method, path: request.event.rawPath, status, durationMs });
+    observations.request(request.event.routeKey, method ?? 'GET', status, durationMs / 1000);
   };
   return {
     before: (request) => {
@@ -114,7 +139,7 @@ const envelope = (): middy.MiddlewareObj<APIGatewayProxyEventV2, HttpResult> => 
  * without DASHBOARD_AUTH_TOKEN, and the request then acts as that agent; an unknown, revoked or
  * expired one is 401 (a public route answers as for no token).
  */
-const authentication = (): middy.MiddlewareObj<APIGatewayProxyEventV2, HttpResult> => ({
+const authentication = (): middy.MiddlewareObj<APIGatewayProxyEventV2, EndpointResult> => ({
   before: async (request) => {
     // a token kept in SSM is read before the first check, never skipped: no token read, no answer
     await resolveSecretParameters();
@@ -144,7 +169,7 @@ const authentication = (): middy.MiddlewareObj<APIGatewayProxyEventV2, HttpResul
  * What an agent token may do (the route row's `agent` rule, core/auth/agent-access.ts), once the body is parsed: a
  * route beyond the agent is 403, and the body leaves with the agent's identity bound in it.
  */
-const agentAccess = (): middy.MiddlewareObj<APIGatewayProxyEventV2, HttpResult> => ({
+const agentAccess = (): middy.MiddlewareObj<APIGatewayProxyEventV2, EndpointResult> => ({
   before: async (request) => {
     const event = request.event as HttpEvent;
     // public routes answer anyone, as they are
@@ -160,7 +185,7 @@ const agentAccess = (): middy.MiddlewareObj<APIGatewayProxyEventV2, HttpResult> 
 });
 
 /** Refuses a body nested deeper than MAX_JSON_DEPTH before anything walks it (raw-body routes too). */
-const nestingLimit = (): middy.MiddlewareObj<APIGatewayProxyEventV2, HttpResult> => ({
+const nestingLimit = (): middy.MiddlewareObj<APIGatewayProxyEventV2, EndpointResult> => ({
   before: (request) => {
     const body = request.event.body;
     if (typeof body !== 'string' || body === '') return;
@@ -173,7 +198,7 @@ const nestingLimit = (): middy.MiddlewareObj<APIGatewayProxyEventV2, HttpResult>
 });
 
 /** JSON bodies are parsed whatever the Content-Type (clients such as curl -d send form types); empty means none. */
-const jsonBody = (): middy.MiddlewareObj<APIGatewayProxyEventV2, HttpResult> => {
+const jsonBody = (): middy.MiddlewareObj<APIGatewayProxyEventV2, EndpointResult> => {
   // disableContentTypeCheck exists in the middleware but not in its published types.
   const parser = httpJsonBodyParser({ disableContentTypeCheck: true } as Parameters<typeof httpJsonBodyParser>[0]);
   return {
@@ -195,7 +220,7 @@ export interface HandlerOptions {
 
 /** Wraps an endpoint function in the shared middy stack; each handler module is one line of this. */
 export function httpHandler(endpoint: EndpointFn, options: HandlerOptions = {}) {
-  const stack = middy<APIGatewayProxyEventV2, HttpResult, Error, Context>().use(envelope()).use(authentication()).use(nestingLimit());
+  const stack = middy<APIGatewayProxyEventV2, EndpointResult, Error, Context>().use(envelope()).use(authentication()).use(nestingLimit());
   if (!options.rawBody) stack.use(jsonBody());
   stack.use(agentAccess());
   return stack.handler(async (event, context) => {

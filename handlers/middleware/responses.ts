@@ -17,6 +17,13 @@ export type HttpResult = APIGatewayProxyStructuredResultV2 & {
   bodyBytes?: Uint8Array;
 };
 
+/**
+ * What an endpoint answers: an HttpResult whose status may be left to its route row. Without one
+ * (`json(body)`), the envelope of handlers/middleware/http-handler.ts gives it the row's first
+ * success status, 200 when the row lists none.
+ */
+export type EndpointResult = Omit<HttpResult, 'statusCode'> & { statusCode?: number };
+
 /** Set on the Lambda context by an invoker that writes `bodyStream` and `bodyBytes` itself (the local runner). */
 export interface BodyStreamingContext {
   acceptsBodyStream?: boolean;
@@ -44,11 +51,11 @@ function tooLargeToCollect(): ResponseTooLargeError {
  * Reads a streamed body (or a body of bytes) into a string, for invokers that cannot stream. A body
  * beyond COLLECTED_BODY_MAX_BYTES is not sent half-way: it becomes a 413 that says where it can be had.
  */
-export async function collectBodyStream(result: HttpResult): Promise<HttpResult> {
+export async function collectBodyStream<T extends EndpointResult>(result: T): Promise<T> {
   if (result.bodyBytes) {
     if (result.bodyBytes.byteLength > COLLECTED_BODY_MAX_BYTES) throw tooLargeToCollect();
     const { bodyBytes, ...rest } = result;
-    return { ...rest, body: Buffer.from(bodyBytes.buffer, bodyBytes.byteOffset, bodyBytes.byteLength).toString('utf8') };
+    return { ...rest, body: Buffer.from(bodyBytes.buffer, bodyBytes.byteOffset, bodyBytes.byteLength).toString('utf8') } as T;
   }
   if (!result.bodyStream) return result;
   const parts: Buffer[] = [];
@@ -62,16 +69,21 @@ export async function collectBodyStream(result: HttpResult): Promise<HttpResult>
     parts.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
   }
   const { bodyStream: _consumed, ...rest } = result;
-  return { ...rest, body: Buffer.concat(parts).toString('utf8') };
+  return { ...rest, body: Buffer.concat(parts).toString('utf8') } as T;
 }
 
-/** A JSON response. Dates serialize as ISO 8601 strings. */
-export function json(statusCode: number, body: unknown, headers: Record<string, string> = {}): HttpResult {
-  return {
-    statusCode,
-    headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
-    body: JSON.stringify(body),
-  };
+const JSON_TYPE = { 'content-type': 'application/json; charset=utf-8' };
+
+/**
+ * A JSON response. Dates serialize as ISO 8601 strings. `json(body)` answers the route row's
+ * status; `json(status, body)` names it, for a route with two success statuses and for errors.
+ */
+export function json(body: unknown): EndpointResult;
+export function json(statusCode: number, body: unknown, headers?: Record<string, string>): HttpResult;
+export function json(...args: [unknown] | [number, unknown, Record<string, string>?]): EndpointResult {
+  if (args.length === 1) return { headers: { ...JSON_TYPE }, body: JSON.stringify(args[0]) };
+  const [statusCode, body, headers = {}] = args;
+  return { statusCode, headers: { ...JSON_TYPE, ...headers }, body: JSON.stringify(body) };
 }
 
 /**
@@ -93,12 +105,12 @@ export function utf8Of(pieces: readonly string[]): Buffer {
  * sent as their bytes: no joined string, and none for the socket to flatten and encode again
  * (GET /api/views/board of 1,000 tasks, ~650 KB: ~9.2 → ~8.2 ms).
  */
-export function jsonPieces(statusCode: number, pieces: readonly string[]): HttpResult {
-  return { statusCode, headers: { 'content-type': 'application/json; charset=utf-8' }, bodyBytes: utf8Of(pieces) };
+export function jsonPieces(pieces: readonly string[]): EndpointResult {
+  return { headers: { ...JSON_TYPE }, bodyBytes: utf8Of(pieces) };
 }
 
-/** A JSON array response written page by page, for listings of any length: each page holds its items' JSON texts. */
-export function streamedJsonArray(statusCode: number, pages: AsyncIterable<readonly string[]>): HttpResult {
+/** A JSON array response written page by page, for listings of any length: each page holds its items' JSON texts. Its status is the row's. */
+export function streamedJsonArray(pages: AsyncIterable<readonly string[]>): EndpointResult {
   async function* chunks(): AsyncGenerator<Uint8Array> {
     let first = true;
     for await (const page of pages) {
@@ -114,13 +126,13 @@ export function streamedJsonArray(statusCode: number, pages: AsyncIterable<reado
     }
     yield Buffer.from(first ? '[]' : ']');
   }
-  return streamed(statusCode, chunks(), { 'content-type': 'application/json; charset=utf-8' });
+  return { headers: { ...JSON_TYPE }, bodyStream: chunks() };
 }
 
-/** A text response written piece by piece as its source reads it (a CSV export), each piece sent as its UTF-8 bytes. */
-export function streamedText(statusCode: number, pieces: AsyncIterable<string>, headers: Record<string, string>): HttpResult {
+/** A text response written piece by piece as its source reads it (a CSV export), each piece sent as its UTF-8 bytes. Its status is the row's. */
+export function streamedText(pieces: AsyncIterable<string>, headers: Record<string, string>): EndpointResult {
   async function* chunks(): AsyncGenerator<Uint8Array> {
     for await (const piece of pieces) yield Buffer.from(piece);
   }
-  return streamed(statusCode, chunks(), headers);
+  return { headers, bodyStream: chunks() };
 }

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { statusByErrorCode } from '../middleware/error-status';
-import { routeKeyOf, routes as routeTable, type Route } from '../routes';
-import { routeSchemas, type RouteSchemas } from './route-schemas';
+import { routeKeyOf, successStatusesOf, type Route } from '../route';
+import { routes as routeTable } from '../routes';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -53,22 +53,22 @@ const errorStatuses = [...new Set([400, 401, 404, 413, 500, 503, ...Object.value
  */
 const errorRanges = ['4XX', '5XX'] as const;
 
-function successResponse(status: number, schemas: RouteSchemas | undefined): JsonSchema {
+function successResponse(status: number, route: Route): JsonSchema {
   if (status >= 300 && status < 400) return { description: 'redirect', headers: { location: { schema: { type: 'string' } } } };
-  if (schemas?.contentType) return { description: 'success', content: { [schemas.contentType]: { schema: { type: 'string' } } } };
+  if (route.contentType) return { description: 'success', content: { [route.contentType]: { schema: { type: 'string' } } } };
   return {
     description: 'success',
-    content: { 'application/json': { schema: successSchema(status, schemas) } },
+    content: { 'application/json': { schema: successSchema(status, route) } },
   };
 }
 
-function successSchema(status: number, schemas: RouteSchemas | undefined): JsonSchema {
-  const response = schemas?.response instanceof z.ZodType ? schemas.response : schemas?.response?.[status];
+function successSchema(status: number, route: Route): JsonSchema {
+  const response = route.response instanceof z.ZodType ? route.response : route.response?.[status];
   const schema = response ? jsonSchemaOf(response, 'output') : {};
-  if (!schemas?.degrades || status !== 200) return schema;
+  if (!route.degrades || status !== 200) return schema;
   const unavailable = { $ref: '#/components/schemas/Unavailable' };
   // a route that answers 200 only when degraded (a create) documents just the degraded body there
-  return (schemas.success ?? [200]).includes(200) ? { anyOf: [schema, unavailable] } : unavailable;
+  return (route.success ?? [200]).includes(200) ? { anyOf: [schema, unavailable] } : unavailable;
 }
 
 const camel = (text: string) => text.replace(/[/-](\w)/g, (_m, c: string) => c.toUpperCase());
@@ -77,8 +77,8 @@ const camel = (text: string) => text.replace(/[/-](\w)/g, (_m, c: string) => c.t
  * The handler's name in camel case (`tasksGetTask`). Two routes served by one handler (the two event
  * streams) would share it, which OpenAPI forbids: the route's path tells them apart.
  */
-function operationIdOf(route: Route): string {
-  const shared = routeTable.filter((r) => r.handler === route.handler).length > 1;
+function operationIdOf(route: Route, table: readonly Route[]): string {
+  const shared = table.filter((r) => r.handler === route.handler).length > 1;
   if (!shared) return camel(route.handler);
   const pathPart = route.path
     .replace(/^\/api\//, '')
@@ -87,14 +87,14 @@ function operationIdOf(route: Route): string {
   return camel(`${route.handler}/${pathPart}`);
 }
 
-function operation(route: Route, schemas: RouteSchemas | undefined): JsonSchema {
+function operation(route: Route, table: readonly Route[]): JsonSchema {
   const pathParams = [...route.path.matchAll(/:([A-Za-z][A-Za-z0-9_]*)/g)].map((m) => ({
     name: m[1],
     in: 'path',
     required: true,
     schema: { type: 'string' },
   }));
-  const query = schemas?.query ? jsonSchemaOf(schemas.query, 'input') : undefined;
+  const query = route.query ? jsonSchemaOf(route.query, 'input') : undefined;
   const required = new Set((query?.required as string[] | undefined) ?? []);
   const queryParams = Object.entries((query?.properties as Record<string, JsonSchema> | undefined) ?? {}).map(([name, schema]) => ({
     name,
@@ -103,11 +103,10 @@ function operation(route: Route, schemas: RouteSchemas | undefined): JsonSchema 
     schema,
   }));
   const responses: Record<string, JsonSchema> = {};
-  const successes = new Set([...(schemas?.success ?? [200]), ...(schemas?.degrades ? [200] : [])]);
-  for (const status of [...successes].sort()) responses[String(status)] = successResponse(status, schemas);
+  for (const status of successStatusesOf(route)) responses[String(status)] = successResponse(status, route);
   for (const range of errorRanges) responses[range] = { $ref: '#/components/responses/Error' };
   const op: JsonSchema = {
-    operationId: operationIdOf(route),
+    operationId: operationIdOf(route, table),
     tags: [route.handler.split('/')[0]],
     parameters: [...pathParams, ...queryParams],
     responses,
@@ -116,23 +115,23 @@ function operation(route: Route, schemas: RouteSchemas | undefined): JsonSchema 
   if (['POST', 'PUT', 'PATCH'].includes(route.method)) {
     op.requestBody = {
       required: false,
-      content: { 'application/json': { schema: schemas?.body ? jsonSchemaOf(schemas.body, 'input') : { type: 'object' } } },
+      content: { 'application/json': { schema: route.body ? jsonSchemaOf(route.body, 'input') : { type: 'object' } } },
     };
   }
   return op;
 }
 
 /**
- * The OpenAPI 3.1 document of the task server, generated from the route table and the zod schemas
- * of routeSchemas: every route appears, with its path parameters, its query parameters and body
- * where a schema is registered, and the error body on every error status.
+ * The OpenAPI 3.1 document of the task server, generated from the route table (or the rows given):
+ * every route appears, with its path parameters, its query parameters and body where its row has a
+ * schema for them, its success statuses and bodies, and the error body on every error status.
  */
 export function openApiDocument(routes: readonly Route[] = routeTable, version = '0.1.0'): JsonSchema {
   const paths: Record<string, Record<string, JsonSchema>> = {};
   for (const route of routes) {
     const key = routeKeyOf(route);
     const apiPath = key.split(' ')[1]!;
-    (paths[apiPath] ??= {})[route.method.toLowerCase()] = operation(route, routeSchemas[key]);
+    (paths[apiPath] ??= {})[route.method.toLowerCase()] = operation(route, routes);
   }
   return {
     openapi: '3.1.0',

@@ -2,4 +2,4 @@ import { getOrgSummary } from '../../core/org/summary';
 import { httpHandler, json } from '../middleware/http-handler';
 
 /** GET /api/org/summary */
-export const handler = httpHandler(async (_event, app) => json(200, await getOrgSummary(app.deps)));
+export const handler = httpHandler(async (_event, app) => json(await getOrgSummary(app.deps)));

@@ -2,4 +2,4 @@ import { deleteProject } from '../../core/projects/commands';
 import { httpHandler, json } from '../middleware/http-handler';
 
 /** DELETE /api/projects/:id */
-export const handler = httpHandler(async (event, app) => json(200, await deleteProject(app.deps, event.pathParameters?.id)));
+export const handler = httpHandler(async (event, app) => json(await deleteProject(app.deps, event.pathParameters?.id)));

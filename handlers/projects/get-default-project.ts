@@ -2,4 +2,4 @@ import { getDefaultProject } from '../../core/projects/queries';
 import { httpHandler, json } from '../middleware/http-handler';
 
 /** GET /api/projects/default */
-export const handler = httpHandler(async (_event, app) => json(200, await getDefaultProject(app.deps)));
+export const handler = httpHandler(async (_event, app) => json(await getDefaultProject(app.deps)));

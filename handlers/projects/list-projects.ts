@@ -2,4 +2,4 @@ import { listProjects } from '../../core/projects/queries';
 import { httpHandler, json } from '../middleware/http-handler';
 
 /** GET /api/projects?status=&workspace_id= */
-export const handler = httpHandler(async (event, app) => json(200, await listProjects(app.deps, event.queryStringParameters)));
+export const handler = httpHandler(async (event, app) => json(await listProjects(app.deps, event.queryStringParameters)));

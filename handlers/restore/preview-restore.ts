@@ -4,6 +4,6 @@ import { httpHandler, json, rawBodyOf } from '../middleware/http-handler';
 
 /** POST /api/restore/preview {artifact} | {snapshot_id}: the body is read incrementally, never parsed whole. */
 export const handler = httpHandler(
-  async (event, app) => json(200, await previewRestore(app.deps, memorySource(rawBodyOf(event)), app.config.restoreMaxBytes)),
+  async (event, app) => json(await previewRestore(app.deps, memorySource(rawBodyOf(event)), app.config.restoreMaxBytes)),
   { rawBody: true },
 );

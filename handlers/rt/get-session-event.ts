@@ -3,5 +3,5 @@ import { httpHandler, json } from '../middleware/http-handler';
 
 /** GET /api/rt/sessions/:sessionId/events/:line?agent */
 export const handler = httpHandler(async (event, app) =>
-  json(200, await sessionEventDetail(app.deps, event.pathParameters?.sessionId, event.pathParameters?.line, event.queryStringParameters)),
+  json(await sessionEventDetail(app.deps, event.pathParameters?.sessionId, event.pathParameters?.line, event.queryStringParameters)),
 );

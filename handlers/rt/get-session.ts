@@ -3,5 +3,5 @@ import { httpHandler, json } from '../middleware/http-handler';
 
 /** GET /api/rt/sessions/:sessionId?agent&messages */
 export const handler = httpHandler(async (event, app) =>
-  json(200, await sessionDetail(app.deps, event.pathParameters?.sessionId, event.queryStringParameters)),
+  json(await sessionDetail(app.deps, event.pathParameters?.sessionId, event.queryStringParameters)),
 );

@@ -3,5 +3,5 @@ import { httpHandler, json } from '../middleware/http-handler';
 
 /** GET /api/rt/sessions/:sessionId/messages?agent&after&limit&filter */
 export const handler = httpHandler(async (event, app) =>
-  json(200, await sessionMessages(app.deps, event.pathParameters?.sessionId, event.queryStringParameters)),
+  json(await sessionMessages(app.deps, event.pathParameters?.sessionId, event.queryStringParameters)),
 );

@@ -3,5 +3,5 @@ import { httpHandler, json } from '../middleware/http-handler';
 
 /** GET /api/rt/sessions/:sessionId/search?agent&q&afterLine&limit */
 export const handler = httpHandler(async (event, app) =>
-  json(200, await searchSession(app.deps, event.pathParameters?.sessionId, event.queryStringParameters)),
+  json(await searchSession(app.deps, event.pathParameters?.sessionId, event.queryStringParameters)),
 );

@@ -2,4 +2,4 @@ import { runtimeTaskAudit } from '../../core/runtime/proxies';
 import { httpHandler, json } from '../middleware/http-handler';
 
 /** GET /api/runtime/tasks/audit */
-export const handler = httpHandler(async (_event, app) => json(200, await runtimeTaskAudit(app.deps)));
+export const handler = httpHandler(async (_event, app) => json(await runtimeTaskAudit(app.deps)));

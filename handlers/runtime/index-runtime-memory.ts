@@ -2,4 +2,4 @@ import { indexRuntimeMemory } from '../../core/runtime/proxies';
 import { httpHandler, json } from '../middleware/http-handler';
 
 /** POST /api/runtime/memory/index?agent */
-export const handler = httpHandler(async (event, app) => json(200, await indexRuntimeMemory(app.deps, event.queryStringParameters)));
+export const handler = httpHandler(async (event, app) => json(await indexRuntimeMemory(app.deps, event.queryStringParameters)));

@@ -2,4 +2,4 @@ import { memoryPromotionCandidates } from '../../core/runtime/proxies';
 import { httpHandler, json } from '../middleware/http-handler';
 
 /** GET /api/runtime/memory/promote?agent&limit */
-export const handler = httpHandler(async (event, app) => json(200, await memoryPromotionCandidates(app.deps, event.queryStringParameters)));
+export const handler = httpHandler(async (event, app) => json(await memoryPromotionCandidates(app.deps, event.queryStringParameters)));

@@ -3,5 +3,5 @@ import { httpHandler, json } from '../middleware/http-handler';
 
 /** POST /api/sessions/:id/heartbeat (id: a session key, URL-encoded) */
 export const handler = httpHandler(async (event, app) =>
-  json(200, await recordSessionHeartbeat(app.deps, event.pathParameters?.id, event.body)),
+  json(await recordSessionHeartbeat(app.deps, event.pathParameters?.id, event.body)),
 );

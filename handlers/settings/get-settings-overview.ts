@@ -4,7 +4,6 @@ import { httpHandler, json } from '../middleware/http-handler';
 /** GET /api/settings/overview (operator): the server, routing, governance policy, runtime health and scheduled jobs in one read. */
 export const handler = httpHandler(async (_event, app) =>
   json(
-    200,
     await settingsOverview(app.deps, {
       version: app.version,
       port: app.config.port,

@@ -2,4 +2,4 @@ import { createSnapshot, parseSnapshotRequest } from '../../core/snapshots/creat
 import { httpHandler, json } from '../middleware/http-handler';
 
 /** POST /api/snapshots {name?} */
-export const handler = httpHandler(async (event, app) => json(201, await createSnapshot(app.deps, parseSnapshotRequest(event.body))));
+export const handler = httpHandler(async (event, app) => json(await createSnapshot(app.deps, parseSnapshotRequest(event.body))));

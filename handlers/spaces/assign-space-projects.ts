@@ -2,4 +2,4 @@ import { assignProjects } from '../../core/spaces/commands';
 import { httpHandler, json } from '../middleware/http-handler';
 
 /** PUT /api/spaces/:id/projects {project_ids} */
-export const handler = httpHandler(async (event, app) => json(200, await assignProjects(app.deps, event.pathParameters?.id, event.body)));
+export const handler = httpHandler(async (event, app) => json(await assignProjects(app.deps, event.pathParameters?.id, event.body)));

@@ -2,4 +2,4 @@ import { createSpace } from '../../core/spaces/commands';
 import { httpHandler, json } from '../middleware/http-handler';
 
 /** POST /api/spaces */
-export const handler = httpHandler(async (event, app) => json(201, await createSpace(app.deps, event.body)));
+export const handler = httpHandler(async (event, app) => json(await createSpace(app.deps, event.body)));

@@ -2,4 +2,4 @@ import { getSpace } from '../../core/spaces/queries';
 import { httpHandler, json } from '../middleware/http-handler';
 
 /** GET /api/spaces/:id */
-export const handler = httpHandler(async (event, app) => json(200, await getSpace(app.deps, event.pathParameters?.id)));
+export const handler = httpHandler(async (event, app) => json(await getSpace(app.deps, event.pathParameters?.id)));

@@ -2,4 +2,4 @@ import { listSpaces } from '../../core/spaces/queries';
 import { httpHandler, json } from '../middleware/http-handler';
 
 /** GET /api/spaces */
-export const handler = httpHandler(async (event, app) => json(200, await listSpaces(app.deps)));
+export const handler = httpHandler(async (event, app) => json(await listSpaces(app.deps)));

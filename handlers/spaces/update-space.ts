@@ -2,4 +2,4 @@ import { updateSpace } from '../../core/spaces/commands';
 import { httpHandler, json } from '../middleware/http-handler';
 
 /** PUT /api/spaces/:id */
-export const handler = httpHandler(async (event, app) => json(200, await updateSpace(app.deps, event.pathParameters?.id, event.body)));
+export const handler = httpHandler(async (event, app) => json(await updateSpace(app.deps, event.pathParameters?.id, event.body)));

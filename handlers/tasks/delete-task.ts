@@ -2,4 +2,4 @@ import { deleteTask } from '../../core/tasks/commands';
 import { httpHandler, json } from '../middleware/http-handler';
 
 /** DELETE /api/tasks/:id (soft delete) */
-export const handler = httpHandler(async (event, app) => json(200, await deleteTask(app.deps, event.pathParameters?.id)));
+export const handler = httpHandler(async (event, app) => json(await deleteTask(app.deps, event.pathParameters?.id)));

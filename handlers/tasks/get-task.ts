@@ -3,4 +3,4 @@ import { httpHandler } from '../middleware/http-handler';
 import { jsonPieces } from '../middleware/responses';
 
 /** GET /api/tasks/:id */
-export const handler = httpHandler(async (event, app) => jsonPieces(200, await getTaskJson(app.deps, event.pathParameters?.id)));
+export const handler = httpHandler(async (event, app) => jsonPieces(await getTaskJson(app.deps, event.pathParameters?.id)));

@@ -2,4 +2,4 @@ import { linkSubtask } from '../../core/tasks/commands';
 import { httpHandler, json } from '../middleware/http-handler';
 
 /** POST /api/tasks/:id/subtasks {task_id} */
-export const handler = httpHandler(async (event, app) => json(200, await linkSubtask(app.deps, event.pathParameters?.id, event.body)));
+export const handler = httpHandler(async (event, app) => json(await linkSubtask(app.deps, event.pathParameters?.id, event.body)));

@@ -2,4 +2,4 @@ import { createView } from '../../core/views/saved-views';
 import { httpHandler, json } from '../middleware/http-handler';
 
 /** POST /api/views */
-export const handler = httpHandler(async (event, app) => json(201, await createView(app.deps, event.body)));
+export const handler = httpHandler(async (event, app) => json(await createView(app.deps, event.body)));

@@ -3,4 +3,4 @@ import { httpHandler } from '../middleware/http-handler';
 import { jsonPieces } from '../middleware/responses';
 
 /** GET /api/views/agent?agent=&page=&limit= */
-export const handler = httpHandler(async (event, app) => jsonPieces(200, await getAgentQueueJson(app.deps, event.queryStringParameters)));
+export const handler = httpHandler(async (event, app) => jsonPieces(await getAgentQueueJson(app.deps, event.queryStringParameters)));

@@ -3,4 +3,4 @@ import { httpHandler } from '../middleware/http-handler';
 import { json } from '../middleware/responses';
 
 /** GET /api/views/board/as-of?project_id=&at= */
-export const handler = httpHandler(async (event, app) => json(200, await getBoardAsOf(app.deps, event.queryStringParameters)));
+export const handler = httpHandler(async (event, app) => json(await getBoardAsOf(app.deps, event.queryStringParameters)));

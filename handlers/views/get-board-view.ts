@@ -3,4 +3,4 @@ import { httpHandler } from '../middleware/http-handler';
 import { jsonPieces } from '../middleware/responses';
 
 /** GET /api/views/board?project_id=&include=stuck */
-export const handler = httpHandler(async (event, app) => jsonPieces(200, await getBoardJson(app.deps, event.queryStringParameters)));
+export const handler = httpHandler(async (event, app) => jsonPieces(await getBoardJson(app.deps, event.queryStringParameters)));

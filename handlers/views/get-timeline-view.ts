@@ -3,4 +3,4 @@ import { httpHandler } from '../middleware/http-handler';
 import { jsonPieces } from '../middleware/responses';
 
 /** GET /api/views/timeline?project_id=&start=&end= */
-export const handler = httpHandler(async (event, app) => jsonPieces(200, await getTimelineJson(app.deps, event.queryStringParameters)));
+export const handler = httpHandler(async (event, app) => jsonPieces(await getTimelineJson(app.deps, event.queryStringParameters)));

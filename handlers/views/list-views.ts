@@ -2,4 +2,4 @@ import { listViews } from '../../core/views/saved-views';
 import { httpHandler, json } from '../middleware/http-handler';
 
 /** GET /api/views?project_id= */
-export const handler = httpHandler(async (event, app) => json(200, await listViews(app.deps, event.queryStringParameters)));
+export const handler = httpHandler(async (event, app) => json(await listViews(app.deps, event.queryStringParameters)));

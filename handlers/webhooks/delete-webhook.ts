@@ -2,4 +2,4 @@ import { deleteWebhook } from '../../core/webhooks/webhooks';
 import { httpHandler, json } from '../middleware/http-handler';
 
 /** DELETE /api/webhooks/:id */
-export const handler = httpHandler(async (event, app) => json(200, await deleteWebhook(app.deps, event.pathParameters?.id)));
+export const handler = httpHandler(async (event, app) => json(await deleteWebhook(app.deps, event.pathParameters?.id)));

@@ -3,5 +3,5 @@ import { httpHandler, json } from '../middleware/http-handler';
 
 /** GET /api/webhooks/:id/deliveries?limit= */
 export const handler = httpHandler(async (event, app) =>
-  json(200, await listDeliveries(app.deps, event.pathParameters?.id, event.queryStringParameters)),
+  json(await listDeliveries(app.deps, event.pathParameters?.id, event.queryStringParameters)),
 );

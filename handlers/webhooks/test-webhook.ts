@@ -2,4 +2,4 @@ import { testWebhook } from '../../core/webhooks/delivery';
 import { httpHandler, json } from '../middleware/http-handler';
 
 /** POST /api/webhooks/:id/test */
-export const handler = httpHandler(async (event, app) => json(200, await testWebhook(app.deps, event.pathParameters?.id)));
+export const handler = httpHandler(async (event, app) => json(await testWebhook(app.deps, event.pathParameters?.id)));

@@ -2,6 +2,4 @@ import { putRoute } from '../../core/workflows/routing';
 import { httpHandler, json } from '../middleware/http-handler';
 
 /** PUT /api/workflow-routing/:workflowType */
-export const handler = httpHandler(async (event, app) =>
-  json(200, await putRoute(app.deps, event.pathParameters?.workflowType, event.body)),
-);
+export const handler = httpHandler(async (event, app) => json(await putRoute(app.deps, event.pathParameters?.workflowType, event.body)));

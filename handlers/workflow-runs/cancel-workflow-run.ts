@@ -2,4 +2,4 @@ import { cancelRun } from '../../core/workflows/run-operator-commands';
 import { httpHandler, json } from '../middleware/http-handler';
 
 /** POST /api/workflow-runs/:id/cancel */
-export const handler = httpHandler(async (event, app) => json(200, await cancelRun(app.deps, event.pathParameters?.id, event.body)));
+export const handler = httpHandler(async (event, app) => json(await cancelRun(app.deps, event.pathParameters?.id, event.body)));

@@ -2,4 +2,4 @@ import { getRunDetail } from '../../core/workflows/run-queries';
 import { httpHandler, json } from '../middleware/http-handler';
 
 /** GET /api/workflow-runs/:id (run detail) */
-export const handler = httpHandler(async (event, app) => json(200, await getRunDetail(app.deps, event.pathParameters?.id)));
+export const handler = httpHandler(async (event, app) => json(await getRunDetail(app.deps, event.pathParameters?.id)));

@@ -2,4 +2,4 @@ import { heartbeatRun } from '../../core/workflows/run-session-reports';
 import { httpHandler, json } from '../middleware/http-handler';
 
 /** POST /api/workflow-runs/:id/heartbeat */
-export const handler = httpHandler(async (event, app) => json(200, await heartbeatRun(app.deps, event.pathParameters?.id, event.body)));
+export const handler = httpHandler(async (event, app) => json(await heartbeatRun(app.deps, event.pathParameters?.id, event.body)));

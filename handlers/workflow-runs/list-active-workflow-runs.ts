@@ -2,4 +2,4 @@ import { listActiveRuns } from '../../core/workflows/run-queries';
 import { httpHandler, json } from '../middleware/http-handler';
 
 /** GET /api/workflow-runs/active */
-export const handler = httpHandler(async (event, app) => json(200, await listActiveRuns(app.deps)));
+export const handler = httpHandler(async (event, app) => json(await listActiveRuns(app.deps)));

@@ -2,4 +2,4 @@ import { listStuckRuns } from '../../core/workflows/run-queries';
 import { httpHandler, json } from '../middleware/http-handler';
 
 /** GET /api/workflow-runs/stuck */
-export const handler = httpHandler(async (event, app) => json(200, await listStuckRuns(app.deps)));
+export const handler = httpHandler(async (event, app) => json(await listStuckRuns(app.deps)));

@@ -2,4 +2,4 @@ import { overrideFailure } from '../../core/workflows/run-operator-commands';
 import { httpHandler, json } from '../middleware/http-handler';
 
 /** POST /api/workflow-runs/:id/override-failure */
-export const handler = httpHandler(async (event, app) => json(200, await overrideFailure(app.deps, event.pathParameters?.id, event.body)));
+export const handler = httpHandler(async (event, app) => json(await overrideFailure(app.deps, event.pathParameters?.id, event.body)));

@@ -2,4 +2,4 @@ import { reassignRun } from '../../core/workflows/run-operator-commands';
 import { httpHandler, json } from '../middleware/http-handler';
 
 /** POST /api/workflow-runs/:id/reassign */
-export const handler = httpHandler(async (event, app) => json(200, await reassignRun(app.deps, event.pathParameters?.id, event.body)));
+export const handler = httpHandler(async (event, app) => json(await reassignRun(app.deps, event.pathParameters?.id, event.body)));

@@ -3,5 +3,5 @@ import { httpHandler, json } from '../middleware/http-handler';
 
 /** PATCH /api/workflow-runs/:id/steps/:stepOrder */
 export const handler = httpHandler(async (event, app) =>
-  json(200, await reportStep(app.deps, event.pathParameters?.id, event.pathParameters?.stepOrder, event.body)),
+  json(await reportStep(app.deps, event.pathParameters?.id, event.pathParameters?.stepOrder, event.body)),
 );

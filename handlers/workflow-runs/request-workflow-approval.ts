@@ -2,4 +2,4 @@ import { requestApproval } from '../../core/workflows/approvals';
 import { httpHandler, json } from '../middleware/http-handler';
 
 /** POST /api/workflow-runs/:id/approvals */
-export const handler = httpHandler(async (event, app) => json(201, await requestApproval(app.deps, event.pathParameters?.id, event.body)));
+export const handler = httpHandler(async (event, app) => json(await requestApproval(app.deps, event.pathParameters?.id, event.body)));

@@ -2,4 +2,4 @@ import { getTemplate } from '../../core/workflows/templates';
 import { httpHandler, json } from '../middleware/http-handler';
 
 /** GET /api/workflow-templates/:name */
-export const handler = httpHandler(async (event, app) => json(200, await getTemplate(app.deps, event.pathParameters?.name)));
+export const handler = httpHandler(async (event, app) => json(await getTemplate(app.deps, event.pathParameters?.name)));

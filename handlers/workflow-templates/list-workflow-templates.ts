@@ -2,4 +2,4 @@ import { listTemplates } from '../../core/workflows/templates';
 import { httpHandler, json } from '../middleware/http-handler';
 
 /** GET /api/workflow-templates?department_id=&ui_category= */
-export const handler = httpHandler(async (event, app) => json(200, await listTemplates(app.deps, event.queryStringParameters)));
+export const handler = httpHandler(async (event, app) => json(await listTemplates(app.deps, event.queryStringParameters)));

@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { routeKeyOf, type Route } from '../../handlers/routes';
+import { routeKeyOf, type Route } from '../../handlers/route';
 
 /** Query parameters as API Gateway v2 presents them: repeated keys joined with commas. */
 function queryParameters(search: URLSearchParams): Record<string, string> | undefined {

@@ -1,4 +1,4 @@
-import type { HttpMethod, Route } from '../../handlers/routes';
+import type { HttpMethod, Route } from '../../handlers/route';
 
 export interface RouteMatch {
   route: Route;

@@ -10,6 +10,7 @@ import { CORS_PREFLIGHT_HEADERS } from '../../handlers/middleware/cors';
 import { internalErrorBody } from '../../handlers/middleware/error-status';
 import { settableHeaders } from '../../handlers/middleware/header-values';
 import { loadHandler, type RunnerResult } from './load-handler';
+import { registerRoutes } from '../../handlers/route-registry';
 import { routes as routeTable, type Route } from '../../handlers/routes';
 import { config } from '../config';
 import { logger } from '../logger';
@@ -47,6 +48,7 @@ export interface RunnerOptions {
   port: number;
   /** Per-route body cap; routes flagged largeBody get this instead of 1 MB. */
   largeBodyLimit: number;
+  /** The rows served (the whole table when absent), registered for the middy stack as they are. */
   routes?: readonly Route[];
   /** Without it, stream routes fall through to their handler, which says streams are not served there. */
   streams?: StreamServer;
@@ -210,6 +212,8 @@ async function writeResult(request: IncomingRequest, result: RunnerResult): Prom
  * It answers CORS preflights, unknown routes and oversized bodies itself, and never dies of a request.
  */
 export async function startRunner(options: RunnerOptions): Promise<Runner> {
+  // the table registered itself on import; rows given instead are registered for the middy stack too
+  if (options.routes) registerRoutes(options.routes);
   const matcher = new RouteMatcher(options.routes ?? routeTable);
   let inFlight = 0;
   let drained: (() => void) | undefined;

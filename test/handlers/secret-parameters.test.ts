@@ -3,7 +3,9 @@ import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler as listProjects } from '../../handlers/projects/list-projects';
+import { routes as projectRoutes } from '../../handlers/projects/routes';
 import { handler as health } from '../../handlers/health/get-health';
+import { routes as healthRoutes } from '../../handlers/health/routes';
 import { resetConfig } from '../../infra/config';
 import { forgetSecretParameters } from '../../infra/secrets/secret-parameters';
 import { areaRouter } from '../../infra/lambda/area-router';
@@ -60,7 +62,12 @@ afterAll(async () => {
   await database?.drop();
 });
 
-const route = areaRouter({ 'GET /api/projects': listProjects, 'GET /api/health': health });
+// two areas' handlers behind one router, with their rows (GET /api/health's says it is public)
+const handlers = { 'projects/list-projects': listProjects, 'health/get-health': health };
+const route = areaRouter(
+  [...projectRoutes, ...healthRoutes].filter((r) => r.handler in handlers),
+  handlers,
+);
 const event = (routeKey: string, token?: string) =>
   ({
     routeKey,

@@ -55,6 +55,9 @@ describe('serverless offline', () => {
     const health = await fetch(`http://127.0.0.1:${portA}/api/health`);
     expect(health.status).toBe(200);
     expect(await health.json()).toMatchObject({ status: 'ok', task_storage: 'database' });
+    // the auth bundle carries its own rows, and knows the other areas' public paths all the same
+    const self = (await (await fetch(`http://127.0.0.1:${portA}/api/auth/self`)).json()) as { publicRoutes: string[] };
+    expect(self.publicRoutes).toEqual(['/api/health', '/api/auth/self']);
     const created = await fetch(`http://127.0.0.1:${portA}/api/projects`, {
       method: 'POST',
       body: JSON.stringify({ name: 'Offline' }),

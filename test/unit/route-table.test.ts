@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { routeKeyOf, routes } from '../../handlers/routes';
@@ -20,6 +20,21 @@ describe('route table', () => {
 
   it('keeps handler modules at handlers/<area>/<verb-noun>', () => {
     for (const route of routes) expect(route.handler).toMatch(/^[a-z-]+\/[a-z]+(-[a-z]+)+$/);
+  });
+
+  it("keeps each row in its area's rows file, handlers/<area>/routes.ts, which a Lambda bundle registers alone", async () => {
+    const areas = readdirSync('handlers', { withFileTypes: true }).filter(
+      (e) => e.isDirectory() && readdirSync(`handlers/${e.name}`).includes('routes.ts'),
+    );
+    const rows = [];
+    for (const { name } of areas) {
+      const { routes: areaRows } = (await import(`../../handlers/${name}/routes.ts`)) as { routes: typeof routes };
+      for (const row of areaRows) expect(row.handler.split('/')[0], `${routeKeyOf(row)} in handlers/${name}/routes.ts`).toBe(name);
+      rows.push(...areaRows);
+    }
+    // the table is every area's rows, each once
+    expect(new Set(rows)).toEqual(new Set(routes));
+    expect(rows).toHaveLength(routes.length);
   });
 
   it('makes only /api/health and /api/auth/self public', () => {
