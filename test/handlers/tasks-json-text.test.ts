@@ -84,6 +84,17 @@ async function onlyTasks(projectId: string, bodies: ReadonlyArray<Record<string,
   return ids;
 }
 
+/**
+ * The runs of a property, bounded inside the test's 90 s: a run is about 20 ms here and has taken
+ * seconds under CI's load, and a failure found late is shrunk by hundreds more runs. Past 60 s no
+ * new run starts, so a counterexample is reported (shrunk as far as it got) instead of the test
+ * timing out and running on beneath the next one; a single run that stops answering fails with
+ * its input after 20 s.
+ */
+function propertyLimits(numRuns: number): fc.Parameters<unknown> {
+  return { numRuns, interruptAfterTimeLimit: 60_000, timeout: 20_000 };
+}
+
 describe('task lists and views: JSON built in PostgreSQL', () => {
   it('knows how to write every column of the tasks table whose JSON PostgreSQL writes its own way', async () => {
     // a column added later (a timestamp, jsonb, a float) must be listed, or its bytes would change;
@@ -232,9 +243,8 @@ describe('task lists and views: JSON built in PostgreSQL', () => {
           expect(built.map((b) => b.redacted)).toEqual(read.map((r) => redactSecrets(JSON.parse(JSON.stringify(r)))));
         },
       ),
-      { numRuns: 15 },
+      propertyLimits(15),
     );
-    // fifteen runs of every listing: under CI's load (both databases at once) this has taken 20 s
   }, 90_000);
 
   it('answer a task detail byte for byte as JSON.stringify of its row and links did', async () => {
@@ -263,7 +273,7 @@ describe('task lists and views: JSON built in PostgreSQL', () => {
           expect(detail.text).toBe(JSON.stringify({ ...row, history: { url: `/api/tasks/${id}/history`, entries } }));
         }
       }),
-      { numRuns: 10 },
+      propertyLimits(10),
     );
   }, 90_000);
 });
