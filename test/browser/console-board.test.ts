@@ -383,11 +383,13 @@ describe('the board as of a moment', () => {
     await expect.poll(() => column(page, 'Blocked').getByRole('article', { name: 'Ready back then' }).count()).toBe(1);
     const halfAnHourAgo = new Date(Date.now() - 30 * 60_000);
     halfAnHourAgo.setMilliseconds(0);
-    // the control takes the browser's local time
+    // the control takes the browser's local time, written as Chromium keeps it: a whole minute without
+    // its ':00' (fill reads the value back and refuses one the control rewrote)
     const local = await page.evaluate((iso) => {
       const d = new Date(iso);
       const pad = (n: number) => String(n).padStart(2, '0');
-      return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+      const seconds = d.getSeconds() === 0 ? '' : `:${pad(d.getSeconds())}`;
+      return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}${seconds}`;
     }, halfAnHourAgo.toISOString());
     let asOfRequests = 0;
     page.on('request', (r) => {
