@@ -102,7 +102,8 @@ export function searchTranscript(agentId: string, sessionId: string, q: string, 
  * Follows the session's new lines through its live tail (GET /api/rt/sessions/:sessionId/tail),
  * read with fetch and a stream parser so the token stays in the Authorization header. Each line's
  * events arrive together; `onEvent` gets each. Reconnects after a drop (from the last line
- * received) until `signal` aborts; a 404 (the transcript went away) ends it.
+ * received) until `signal` aborts; a 404 (the transcript went away) ends it. `onOpen` says whether a
+ * tail is open right now: the viewer says it follows new lines only while one is.
  */
 export async function followTail(
   agentId: string,
@@ -110,6 +111,7 @@ export async function followTail(
   afterLine: () => number,
   onEvent: (event: TranscriptEvent) => void,
   signal: AbortSignal,
+  onOpen: (open: boolean) => void = () => undefined,
 ): Promise<void> {
   let failures = 0;
   while (!signal.aborted) {
@@ -120,6 +122,7 @@ export async function followTail(
       if (response.status === 401 || response.status === 404 || response.status === 400) return;
       if (!response.ok || !response.body) throw new Error(`the tail answered ${response.status}`);
       failures = 0;
+      onOpen(true);
       const parser = createParser({
         onEvent(frame) {
           if (frame.event === 'transcript') onEvent(JSON.parse(frame.data) as TranscriptEvent);
@@ -133,6 +136,9 @@ export async function followTail(
       }
     } catch {
       // dropped or refused (503 beyond the server's tails): tried again below
+    } finally {
+      // an aborted tail's end is its viewer's to report (a tail opened after it may be open already)
+      if (!signal.aborted) onOpen(false);
     }
     if (signal.aborted) return;
     failures++;

@@ -56,6 +56,8 @@ export function Transcript(props: { sessionId: string; live: boolean }): JSX.Ele
   const current = useSignal<number | undefined>(undefined);
   const atEnd = useSignal(false);
   const onScreen = useSignal(false);
+  /** The live tail is open: new lines reach this viewer as they are written. */
+  const tailOpen = useSignal(false);
   const search = useSignal<Search | undefined>(undefined);
   const problem = useSignal<string | undefined>(undefined);
   /** Where a jump goes, kept until its line has been read and drawn (then the virtualizer's own correction takes over). */
@@ -139,7 +141,8 @@ export function Transcript(props: { sessionId: string; live: boolean }): JSX.Ele
   useEffect(() => {
     const el = root.current;
     if (!el) return;
-    const observer = new IntersectionObserver(([entry]) => (onScreen.value = entry?.isIntersecting ?? false));
+    // the newest entry is the state now: a batch may hold a leave and a return
+    const observer = new IntersectionObserver((entries) => (onScreen.value = entries.at(-1)?.isIntersecting ?? false));
     observer.observe(el);
     return () => observer.disconnect();
   }, []);
@@ -153,8 +156,12 @@ export function Transcript(props: { sessionId: string; live: boolean }): JSX.Ele
       () => lines.tailCursor(),
       (event) => lines.addLive(event),
       stop.signal,
+      (open) => (tailOpen.value = open),
     );
-    return () => stop.abort();
+    return () => {
+      stop.abort();
+      tailOpen.value = false;
+    };
   }, [live, onScreen.value, found?.agentId, found?.sessionId, opened, lines]);
 
   const runSearch = async (q: string) => {
@@ -243,7 +250,7 @@ export function Transcript(props: { sessionId: string; live: boolean }): JSX.Ele
         </form>
       </div>
       <p role="status" class="muted transcript-status">
-        {statusText(lines, s, live && atEnd.value)}
+        {statusText(lines, s, live && atEnd.value && tailOpen.value)}
       </p>
       <Problem text={problem.value} />
       <Problem text={lines.problem.value && `The transcript could not be read: ${lines.problem.value}`} />
