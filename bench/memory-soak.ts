@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
@@ -10,7 +10,7 @@ import { benchDatabase, report, rssMb } from './support';
  * Memory under a long mixed load: a runner process (`infra/http/main.ts` through tsx, or
  * `dist/server.js` with BENCH_SOAK_SERVER=dist) on a database of its own process (an embedded
  * PostgreSQL, or DATABASE_URL) holding BENCH_SOAK_TASKS (20,000) live tasks, its dispatcher ticking
- * every 15 s, answers BENCH_SOAK_RATE (50) requests/s of reads and writes over sixteen routes (and an unknown path), with
+ * every 15 s, answers BENCH_SOAK_RATE (50) requests/s of reads and writes over seventeen routes (and an unknown path), with
  * four event-stream clients that reconnect every 20 s, for BENCH_SOAK_MINUTES (2); then nothing for
  * BENCH_SOAK_IDLE_SECONDS (60). Its RSS is read from /proc after the warm-up (the first
  * BENCH_SOAK_WARMUP_SECONDS, 30), at the end of the load and after the idle time; the slope is a
@@ -24,6 +24,13 @@ const rate = Number(process.env.BENCH_SOAK_RATE ?? 50);
 const idleSeconds = Number(process.env.BENCH_SOAK_IDLE_SECONDS ?? 60);
 /** Live tasks in the database before the load starts: work that reads every row shows with a table of a realistic size. */
 const seededTasks = Number(process.env.BENCH_SOAK_TASKS ?? 20_000);
+/**
+ * Tasks of the soak's own project, whose board the load reads: seeded before the load, then held
+ * there by deleting the oldest as new ones are created, so the answers weigh the same at the end
+ * as at the start and a rising RSS is the server's, not a board that grew with every write.
+ * BENCH_SOAK_LIVE_TASKS=0 never deletes (the project gains ~6 tasks a second, its board ~2 KB a second).
+ */
+const liveTasks = Number(process.env.BENCH_SOAK_LIVE_TASKS ?? 1_000);
 const warmupSeconds = Math.min(Number(process.env.BENCH_SOAK_WARMUP_SECONDS ?? 30), (minutes * 60) / 2);
 /** Requests in flight at most: a server that slows down is measured at the rate it keeps, not buried. */
 const maxInFlight = 64;
@@ -40,6 +47,8 @@ const streamReconnectMs = 20_000;
 const heapSnapshotDir = process.env.BENCH_SOAK_HEAP_SNAPSHOTS;
 /** The runner's glibc malloc arenas (MALLOC_ARENA_MAX), 2 as deployed. */
 const mallocArenaMax = process.env.BENCH_SOAK_MALLOC_ARENA_MAX ?? '2';
+/** BENCH_SOAK_SAMPLES=<file>: every sample as a CSV line (minute, RSS, heap total, heap used, external), to plot the load's rhythm. */
+const samplesFile = process.env.BENCH_SOAK_SAMPLES;
 
 let runner: ChildProcess | undefined;
 process.once('exit', () => runner?.kill('SIGKILL'));
@@ -81,7 +90,7 @@ async function startRunnerProcess(databaseUrl: string, dataDir: string): Promise
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: maxInFlight });
 
-function call(base: string, method: string, target: string, body?: unknown): Promise<{ status: number; json: unknown }> {
+function call(base: string, method: string, target: string, body?: unknown): Promise<{ status: number; json: unknown; bytes: number }> {
   return new Promise((resolve, reject) => {
     const payload = body === undefined ? undefined : JSON.stringify(body);
     const req = http.request(
@@ -91,6 +100,7 @@ function call(base: string, method: string, target: string, body?: unknown): Pro
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => {
+          const bytes = chunks.reduce((sum, c) => sum + c.byteLength, 0);
           const text = Buffer.concat(chunks).toString();
           let json: unknown;
           try {
@@ -98,7 +108,7 @@ function call(base: string, method: string, target: string, body?: unknown): Pro
           } catch {
             json = text;
           }
-          resolve({ status: res.statusCode ?? 0, json });
+          resolve({ status: res.statusCode ?? 0, json, bytes });
         });
         res.on('error', reject);
       },
@@ -120,7 +130,7 @@ const pick = <T>(items: readonly T[]): T => items[Math.floor(Math.random() * ite
 const remember = (ids: string[], id: unknown) => {
   if (typeof id !== 'string') return;
   ids.push(id);
-  if (ids.length > 2_000) ids.splice(0, ids.length - 2_000);
+  if (ids.length > Math.max(2_000, liveTasks)) ids.splice(0, ids.length - Math.max(2_000, liveTasks));
 };
 const words = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf', 'hotel'];
 
@@ -129,7 +139,7 @@ const words = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf', 
  * writes (new tasks, edits, moves, runs the dispatcher picks up), with ids and search words that
  * keep changing, as a dashboard and a fleet of agents send them.
  */
-const mix: Array<[number, string, (base: string, s: Seeds) => Promise<{ status: number; json: unknown }>]> = [
+const mix: Array<[number, string, (base: string, s: Seeds) => Promise<{ status: number; json: unknown; bytes: number }>]> = [
   [14, 'GET /api/tasks/:id', (base, s) => call(base, 'GET', `/api/tasks/${pick(s.taskIds)}`)],
   [3, 'GET /api/tasks', (base) => call(base, 'GET', '/api/tasks')],
   [5, 'GET /api/tasks/:id/history', (base, s) => call(base, 'GET', `/api/tasks/${pick(s.taskIds)}/history`)],
@@ -166,6 +176,15 @@ const mix: Array<[number, string, (base: string, s: Seeds) => Promise<{ status: 
     8,
     'POST /api/tasks/:id/move',
     (base, s) => call(base, 'POST', `/api/tasks/${pick(s.taskIds)}/move`, { status: pick(['ready', 'in_progress', 'review']) }),
+  ],
+  // as many deletions as creations: the project's live tasks stay at liveTasks (the oldest go first)
+  [
+    liveTasks > 0 ? 6 : 0,
+    'DELETE /api/tasks/:id',
+    (base, s) =>
+      s.taskIds.length > liveTasks
+        ? call(base, 'DELETE', `/api/tasks/${s.taskIds.shift()}`)
+        : call(base, 'GET', `/api/tasks/${s.taskIds[0]}`),
   ],
   [
     5,
@@ -245,24 +264,50 @@ async function seed(base: string): Promise<Seeds> {
   return seeds;
 }
 
-/** BENCH_SOAK_TASKS live tasks in one more project, written set-based once the runner has migrated the database. */
-async function seedTasks(url: string): Promise<void> {
+/** `count` tasks of one project in one set-based INSERT (statuses spread over the board's first columns); their ids, oldest first. */
+async function insertTasks(
+  client: pg.Client,
+  projectId: string,
+  count: number,
+  title: string,
+  description: string | null,
+): Promise<string[]> {
+  const { rows } = await client.query<{ id: string }>(
+    `INSERT INTO tasks (id, project_id, title, status, priority, description)
+     SELECT gen_random_uuid(), $1, $3 || g, (ARRAY['backlog', 'ready', 'in_progress', 'review'])[1 + g % 4], 'medium', $4
+       FROM generate_series(1, $2) g RETURNING id`,
+    [projectId, count, title, description],
+  );
+  return rows.map((r) => r.id);
+}
+
+/** Runs `work` on a connection of its own to the bench's database. */
+async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    const { rows } = await client.query<{ id: string }>(
-      `INSERT INTO projects (id, name) VALUES (gen_random_uuid(), 'soak seeded') RETURNING id`,
-    );
-    await client.query(
-      `INSERT INTO tasks (id, project_id, title, status, priority, description)
-       SELECT gen_random_uuid(), $1, 'seeded task ' || g, (ARRAY['backlog', 'ready', 'in_progress', 'review'])[1 + g % 4], 'medium', repeat('words ', 40)
-         FROM generate_series(1, $2) g`,
-      [rows[0]!.id, seededTasks],
-    );
-    await client.query('ANALYZE tasks');
+    return await work(client);
   } finally {
     await client.end();
   }
+}
+
+/** The soak project's tasks up to liveTasks, written set-based; their ids join the ones the load picks from, oldest first. */
+async function seedLiveTasks(url: string, seeds: Seeds): Promise<void> {
+  const missing = liveTasks - seeds.taskIds.length;
+  if (missing <= 0) return;
+  seeds.taskIds.unshift(...(await withClient(url, (client) => insertTasks(client, seeds.projectId, missing, 'live task ', ''))));
+}
+
+/** BENCH_SOAK_TASKS live tasks in one more project, written set-based once the runner has migrated the database. */
+async function seedTasks(url: string): Promise<void> {
+  await withClient(url, async (client) => {
+    const { rows } = await client.query<{ id: string }>(
+      `INSERT INTO projects (id, name) VALUES (gen_random_uuid(), 'soak seeded') RETURNING id`,
+    );
+    await insertTasks(client, rows[0]!.id, seededTasks, 'seeded task ', 'words '.repeat(40));
+    await client.query('ANALYZE tasks');
+  });
 }
 
 export async function run(): Promise<void> {
@@ -277,13 +322,32 @@ export async function run(): Promise<void> {
     );
     await seedTasks(database.url);
     const seeds = await seed(base);
+    await seedLiveTasks(database.url, seeds);
     const streams = Array.from({ length: streamClients }, () => streamClient(base));
 
     let sent = 0;
     let failed = 0;
+    // requests that got no answer, by the client's error code and route (a reset of a reused keep-alive socket the server was closing reads ECONNRESET)
+    const failures = new Map<string, number>();
     let inFlight = 0;
     let skipped = 0;
     const statuses = new Map<number, number>();
+    // what the answers weigh, by route: in the first minute after the warm-up and in the load's last minute
+    const answerBytes = new Map<string, { first: [number, number]; last: [number, number] }>();
+    const weigh = (route: string, bytes: number) => {
+      const at = performance.now() - started;
+      const window =
+        at >= warmupSeconds * 1000 && at < warmupSeconds * 1000 + 60_000
+          ? 'first'
+          : at >= loadMs - 60_000 && at < loadMs
+            ? 'last'
+            : undefined;
+      if (!window) return;
+      const entry = answerBytes.get(route) ?? { first: [0, 0], last: [0, 0] };
+      entry[window][0] += 1;
+      entry[window][1] += bytes;
+      answerBytes.set(route, entry);
+    };
     const serverErrors = new Map<string, number>();
     const started = performance.now();
     const loadMs = minutes * 60_000;
@@ -329,9 +393,14 @@ export async function run(): Promise<void> {
           send(base, seeds)
             .then((res) => {
               statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+              weigh(route, res.bytes);
               if (res.status >= 500) serverErrors.set(route, (serverErrors.get(route) ?? 0) + 1);
             })
-            .catch(() => (failed += 1))
+            .catch((error: NodeJS.ErrnoException) => {
+              failed += 1;
+              const key = `${error.code ?? error.message} ${route}`;
+              failures.set(key, (failures.get(key) ?? 0) + 1);
+            })
             .finally(() => (inFlight -= 1));
         }
       }, 20);
@@ -355,7 +424,15 @@ export async function run(): Promise<void> {
     const idleHeap = await heapFigures(base);
 
     console.error(
-      `memory soak: answers by status ${JSON.stringify(Object.fromEntries(statuses))}; 5xx by route ${JSON.stringify(Object.fromEntries(serverErrors))}; stream events received ${streams.map((c) => c.received()).join(', ')}`,
+      `memory soak: answers by status ${JSON.stringify(Object.fromEntries(statuses))}; 5xx by route ${JSON.stringify(Object.fromEntries(serverErrors))}; no answer ${JSON.stringify(Object.fromEntries(failures))}; stream events received ${streams.map((c) => c.received()).join(', ')}`,
+    );
+    const meanKb = ([n, bytes]: [number, number]) => (n ? (bytes / n / 1024).toFixed(1) : '-');
+    console.error(
+      `memory soak: mean answer by route, first minute after warm-up -> last minute (KB): ${[...answerBytes]
+        .map(([route, { first, last }]) => `${route} ${meanKb(first)} -> ${meanKb(last)}`)
+        .join(
+          '; ',
+        )}; the soak project's live tasks ${liveTasks > 0 ? `held at ${liveTasks}` : `not bounded (${seeds.taskIds.length} remembered)`}`,
     );
     const slope = leastSquaresSlope(samples);
     const errors = [...statuses].filter(([status]) => status >= 500).reduce((sum, [, n]) => sum + n, 0) + failed;
@@ -400,6 +477,19 @@ export async function run(): Promise<void> {
       );
     }
 
+    if (samplesFile) {
+      const rssAt = new Map(samples.map((s) => [s.minute.toFixed(3), s.mb]));
+      const lines = heapSamples.map(({ minute, memory: m }) =>
+        [
+          minute.toFixed(3),
+          (rssAt.get(minute.toFixed(3)) ?? m.rss).toFixed(1),
+          m.heapTotal.toFixed(1),
+          m.heapUsed.toFixed(1),
+          m.external.toFixed(1),
+        ].join(','),
+      );
+      await writeFile(samplesFile, `minute,rss_mb,heap_total_mb,heap_used_mb,external_mb\n${lines.join('\n')}\n`);
+    }
     proc.kill('SIGTERM');
     await new Promise((r) => (proc.exitCode !== null ? r(undefined) : proc.once('exit', r)));
   } finally {
