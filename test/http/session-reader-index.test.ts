@@ -62,16 +62,14 @@ const lineArb: fc.Arbitrary<string> = fc.oneof(
   fc.constant(JSON.stringify({ type: 'message', message: { role: 'assistant', content: [] } })),
   fc.constant(JSON.stringify({ type: 'session', id: 's', cwd: '/' })),
   // the released runtime's tree: entries naming their parent, rewinds to any earlier one
-  fc
-    .record({ id: fc.constantFrom('n1', 'n2', 'n3', 'n4'), parentId: fc.constantFrom(null, 'n1', 'n2', 'n3') })
-    .map(({ id, parentId }) =>
-      JSON.stringify({
-        type: 'message',
-        id,
-        parentId,
-        message: { role: 'assistant', content: [{ type: 'text', text: 'turn' }], usage: { input: 1, cost: { total: 0.1 } } },
-      }),
-    ),
+  fc.record({ id: fc.constantFrom('n1', 'n2', 'n3', 'n4'), parentId: fc.constantFrom(null, 'n1', 'n2', 'n3') }).map(({ id, parentId }) =>
+    JSON.stringify({
+      type: 'message',
+      id,
+      parentId,
+      message: { role: 'assistant', content: [{ type: 'text', text: 'turn' }], usage: { input: 1, cost: { total: 0.1 } } },
+    }),
+  ),
   fc.constant(''),
   fc.constant('   '),
   // what the index reads from bytes must agree with what the pages parse: spacing, repeated names
