@@ -795,8 +795,11 @@ END $function$;
 
 CREATE OR REPLACE FUNCTION public.audit_search_fold(max_rows integer)
  RETURNS integer
- LANGUAGE sql
+ LANGUAGE plpgsql
 AS $function$
+DECLARE
+  moved integer;
+BEGIN
   WITH picked AS (
     DELETE FROM audit_search_pending p
      WHERE p.audit_id IN (SELECT audit_id FROM audit_search_pending ORDER BY audit_id LIMIT max_rows FOR UPDATE SKIP LOCKED)
@@ -807,8 +810,12 @@ AS $function$
       FROM audit_log a JOIN picked ON picked.audit_id = a.id
     ON CONFLICT (audit_id) DO UPDATE SET search_text = EXCLUDED.search_text
     RETURNING 1)
-  SELECT count(*)::int FROM picked
-$function$;
+  SELECT count(*)::int INTO moved FROM picked;
+  IF moved > 0 AND pg_has_role((SELECT c.relowner FROM pg_class c WHERE c.oid = 'audit_search_text_trgm'::regclass), 'USAGE') THEN
+    PERFORM gin_clean_pending_list('audit_search_text_trgm'::regclass);
+  END IF;
+  RETURN moved;
+END $function$;
 
 CREATE OR REPLACE FUNCTION public.audit_search_forget()
  RETURNS trigger

@@ -164,6 +164,24 @@ describe('the transcript viewer', () => {
     await expect.poll(() => page.getByText('Answer for the appended turn.').isVisible()).toBe(true);
   });
 
+  it('stops following once the operator scrolls up, and follows again back at the end', async () => {
+    const page = await ui.newPage();
+    await openSession(page, growing.sessionId);
+    await page.getByRole('button', { name: 'Go to end' }).click();
+    await expect.poll(() => transcriptStatus(page).textContent()).toContain('following new lines');
+    const region = page.getByRole('region', { name: /^Transcript lines/ });
+    await region.evaluate((el) => el.scrollBy(0, -2000));
+    await expect.poll(() => transcriptStatus(page).textContent()).not.toContain('following new lines');
+    const before = Number(/(\d+) lines/.exec((await transcriptStatus(page).textContent()) ?? '')?.[1]);
+    appendFileSync(growing.file, `${turnLines(501, 120, 'a turn written above the fold').join('\n')}\n`);
+    // the new lines are counted, and the viewer stays where the operator put it
+    await expect.poll(() => transcriptStatus(page).textContent()).toContain(`${before + 4} lines`);
+    expect(await page.getByText('Answer for a turn written above the fold.').count()).toBe(0);
+    await page.getByRole('button', { name: 'Go to end' }).click();
+    await page.getByText('Answer for a turn written above the fold.').waitFor();
+    await expect.poll(() => transcriptStatus(page).textContent()).toContain('following new lines');
+  });
+
   it('has no serious axe violation and no sideways scrolling at 390×844, light and dark', async () => {
     for (const colorScheme of ['light', 'dark'] as const) {
       const page = await ui.newPage({ viewport: { width: 390, height: 844 }, colorScheme });

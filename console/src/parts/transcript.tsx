@@ -55,6 +55,7 @@ export function Transcript(props: { sessionId: string; live: boolean }): JSX.Ele
   const expanded = useSignal<ReadonlySet<string>>(new Set());
   const current = useSignal<number | undefined>(undefined);
   const atEnd = useSignal(false);
+  const lastScrollTop = useRef(0);
   const onScreen = useSignal(false);
   /** The live tail is open: new lines reach this viewer as they are written. */
   const tailOpen = useSignal(false);
@@ -110,7 +111,8 @@ export function Transcript(props: { sessionId: string; live: boolean }): JSX.Ele
         if (goal.focus) drawn?.focus({ preventScroll: true });
       }
     } else if (live && atEnd.value && total > followed.current) {
-      virtualizer.scrollToIndex(total - 1, { align: 'end' });
+      // to the end as it is once the new rows are measured (the virtualizer retargets while they are)
+      virtualizer.scrollToEnd();
     }
     followed.current = total;
   });
@@ -262,7 +264,12 @@ export function Transcript(props: { sessionId: string; live: boolean }): JSX.Ele
         aria-label={`Transcript lines, ${total} in all`}
         onScroll={(e) => {
           const el = e.currentTarget as HTMLDivElement;
-          atEnd.value = el.scrollTop + el.clientHeight >= el.scrollHeight - AT_END_PX;
+          // Only a move up leaves the end: rows arriving or measured taller below push the end away
+          // between the scrolls that follow it, and reading that as the operator's leaving stopped
+          // the following with the newest lines out of view.
+          if (el.scrollTop + el.clientHeight >= el.scrollHeight - AT_END_PX) atEnd.value = true;
+          else if (el.scrollTop < lastScrollTop.current) atEnd.value = false;
+          lastScrollTop.current = el.scrollTop;
         }}
       >
         <div class="transcript-inner" role="list" style={{ height: `${virtualizer.getTotalSize()}px` }}>
