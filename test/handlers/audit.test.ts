@@ -120,6 +120,36 @@ describe('GET /api/audit', () => {
   });
 });
 
+describe('folding the search index (migrations 1020, 1180)', () => {
+  it('folds under a role that does not own the trigram index, leaving the merge of its pending list to autovacuum', async () => {
+    const role = `audit_folder_${process.pid}_${Date.now()}`;
+    await app.db.query(`CREATE ROLE ${role} NOLOGIN`);
+    try {
+      await app.db.query(`GRANT SELECT ON audit_log TO ${role}`);
+      await app.db.query(`GRANT SELECT, INSERT, UPDATE, DELETE ON audit_search, audit_search_pending TO ${role}`);
+      await app.db.query(
+        `INSERT INTO audit_log (timestamp, actor, action, entity_type, entity_id, new_value)
+         VALUES (now(), 'fold-probe', 'updated', 'task', 'probe', '{"title":"folded without owning the index"}')`,
+      );
+      const { folded, found } = await app.db.transaction(async (tx) => {
+        await tx.query(`SET LOCAL ROLE ${role}`);
+        const moved = await tx.query<{ n: number }>('SELECT audit_search_fold(100000) AS n');
+        const indexed = await tx.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM audit_search WHERE search_text LIKE '%folded without owning the index%'`,
+        );
+        return { folded: moved.rows[0]!.n, found: indexed.rows[0]!.n };
+      });
+      expect(folded).toBeGreaterThan(0);
+      expect(found).toBe(1);
+      const res = await app.call('GET', `/api/audit?q=${encodeURIComponent('folded without owning')}`);
+      expect(res.body.map((r: { actor: string }) => r.actor)).toEqual(['fold-probe']);
+    } finally {
+      await app.db.query(`DROP OWNED BY ${role}`);
+      await app.db.query(`DROP ROLE ${role}`);
+    }
+  });
+});
+
 describe('filters are served by indexes', () => {
   async function plan(sql: string, params: unknown[]): Promise<string> {
     const { rows } = await app.db.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${sql}`, params);
