@@ -799,6 +799,7 @@ CREATE OR REPLACE FUNCTION public.audit_search_fold(max_rows integer)
 AS $function$
 DECLARE
   moved integer;
+  search_index regclass := to_regclass('audit_search_text_trgm');
 BEGIN
   WITH picked AS (
     DELETE FROM audit_search_pending p
@@ -811,8 +812,8 @@ BEGIN
     ON CONFLICT (audit_id) DO UPDATE SET search_text = EXCLUDED.search_text
     RETURNING 1)
   SELECT count(*)::int INTO moved FROM picked;
-  IF moved > 0 AND pg_has_role((SELECT c.relowner FROM pg_class c WHERE c.oid = 'audit_search_text_trgm'::regclass), 'USAGE') THEN
-    PERFORM gin_clean_pending_list('audit_search_text_trgm'::regclass);
+  IF moved > 0 AND search_index IS NOT NULL AND pg_has_role((SELECT c.relowner FROM pg_class c WHERE c.oid = search_index), 'USAGE') THEN
+    PERFORM gin_clean_pending_list(search_index);
   END IF;
   RETURN moved;
 END $function$;

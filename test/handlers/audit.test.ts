@@ -148,6 +148,23 @@ describe('folding the search index (migrations 1020, 1180)', () => {
       await app.db.query(`DROP ROLE ${role}`);
     }
   });
+
+  it('folds while the trigram index is dropped (a bulk load builds it after), with nothing to merge', async () => {
+    const rollBack = new Error('rolled back: the index stays');
+    let moved = 0;
+    const outcome = await app.db
+      .transaction(async (tx) => {
+        await tx.query('DROP INDEX audit_search_text_trgm');
+        await tx.query(
+          `INSERT INTO audit_log (timestamp, actor, action, entity_type, entity_id) VALUES (now(), 'bulk-load', 'created', 'task', 'probe')`,
+        );
+        moved = (await tx.query<{ n: number }>('SELECT audit_search_fold(100000) AS n')).rows[0]!.n;
+        throw rollBack;
+      })
+      .catch((error: unknown) => error);
+    expect(outcome).toBe(rollBack);
+    expect(moved).toBeGreaterThan(0);
+  });
 });
 
 describe('filters are served by indexes', () => {

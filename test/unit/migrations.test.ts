@@ -68,7 +68,7 @@ const landedTexts: ReadonlyArray<readonly [string, string]> = [
   ['1110_runtime_costs', '2b3b0f75d363b465'],
   ['1120_receipts_by_target', '603b875c0b88c402'],
   ['1170_board_column_order', 'be05e8a92fce040c'],
-  ['1180_audit_search_fold_merges_pending', '2a2d2a76e65f55e1'],
+  ['1180_audit_search_fold_merges_pending', '4ff0a15ac6faa565'],
 ];
 
 describe('the migration list (infra/db/migrations/README.md)', () => {
