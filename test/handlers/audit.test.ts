@@ -121,6 +121,20 @@ describe('GET /api/audit', () => {
 });
 
 describe('folding the search index (migrations 1020, 1180)', () => {
+  it('leaves nothing pending in the trigram index after a fold, so a search reads the index alone', async () => {
+    // only the fold may merge the list here: autovacuum would hide a fold that leaves one
+    await app.db.query('ALTER TABLE audit_search SET (autovacuum_enabled = false)');
+    await app.db.query(
+      `INSERT INTO audit_log (timestamp, actor, action, entity_type, entity_id, new_value)
+       SELECT now(), 'merge-probe', 'updated', 'task', g::text, jsonb_build_object('title', 'merge probe ' || g || ' ' || md5(g::text))
+         FROM generate_series(1, 200) g`,
+    );
+    expect((await app.db.query<{ n: number }>('SELECT audit_search_fold(100000) AS n')).rows[0]!.n).toBeGreaterThanOrEqual(200);
+    // what a merge now would move: the pages the fold left in the list (38 for these rows when the fold did not merge)
+    const { rows } = await app.db.query<{ pages: number }>(`SELECT gin_clean_pending_list('audit_search_text_trgm') AS pages`);
+    expect(Number(rows[0]!.pages)).toBe(0);
+  });
+
   it('folds under a role that does not own the trigram index, leaving the merge of its pending list to autovacuum', async () => {
     const role = `audit_folder_${process.pid}_${Date.now()}`;
     await app.db.query(`CREATE ROLE ${role} NOLOGIN`);
